@@ -1,0 +1,164 @@
+"""Run one set of probes over one piece of code in a fresh sandbox, and decode what it said.
+
+Place in the flow: ``grade.py`` calls :func:`execute` twice per grading, once
+for the reference (through the expected-observation cache) and once for the
+submission. Everything read from the sandbox is untrusted: the stream is
+parsed under a byte budget, every frame is validated, and anything
+malformed is a platform error before candidate code ran, or a failed probe
+after.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.errors import PlatformError
+from grader.package import Package
+from grader.probe_meta import ProbeSpec
+from sandbox import Backend, SandboxLimits, SandboxStartError, get_backend
+from sandbox.runner.profiles import PIDS_LIMIT
+from sandbox.runner.wire import WireError, decode_observation, read_frames
+
+OUTPUT_BYTES = 1024 * 1024  # what one probe may print
+OBSERVATION_BYTES = 32 * 1024 * 1024  # one probe's encoded result
+# Time for the syntax check and sandbox start-up beyond the probes' own limits.
+SLACK_SECONDS = 15.0
+
+
+@dataclass
+class ProbeRun:
+    """What one probe produced in the sandbox, decoded."""
+
+    name: str
+    status: str  # ok | error | timeout | memory | output_limit | observation_limit | crashed | killed | no_result | bad_observation | not_run
+    observation: Any = None
+    message: str = ""
+    traceback: str = ""
+    exc_type: str = ""
+    stdout: str = ""
+    duration_ms: int = 0
+
+
+@dataclass
+class Execution:
+    """The result of running one probe file over one solution."""
+
+    syntax_error: dict[str, Any] | None = None
+    probes: dict[str, ProbeRun] = field(default_factory=dict)
+    oom_killed: bool = False
+    timed_out: bool = False
+    stream_overflow: bool = False
+    runner_died: bool = False
+    startup_ms: int = 0
+    run_ms: int = 0
+
+
+def probe_timeout(package: Package, spec: ProbeSpec) -> float:
+    return spec.timeout if spec.timeout is not None else package.limits.probe_seconds
+
+
+def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
+    probes_total = sum(probe_timeout(package, s) + 0.5 for s in package.probes(public))
+    wall = min(package.limits.wall_seconds, probes_total + SLACK_SECONDS)
+    return SandboxLimits(
+        wall_seconds=max(wall, 1.0),
+        memory_mb=package.limits.memory_mb,
+        pids=PIDS_LIMIT.get(package.runtime, 128),
+        stream_bytes=len(package.probes(public)) * (OBSERVATION_BYTES + 2 * OUTPUT_BYTES) // 4 + 4 * 1024 * 1024,
+    )
+
+
+def execute(package: Package, code: bytes, *, public: bool, backend: Backend | None = None) -> Execution:
+    """Run the package's public or hidden probes over ``code`` in a new sandbox."""
+    backend = backend or get_backend()
+    specs = package.probes(public)
+    limits = sandbox_limits(package, public)
+    job = {
+        "public": public,
+        "probes_list": [{"name": s.name, "timeout": probe_timeout(package, s)} for s in specs],
+        "limits": {"output_bytes": OUTPUT_BYTES, "observation_bytes": OBSERVATION_BYTES},
+    }
+    files = {"solution.py": code, "probes.py": package.probe_source(public)}
+    try:
+        sandbox = backend.start(package.runtime, limits)
+        outcome = sandbox.run(files, job)
+    except SandboxStartError as exc:
+        raise PlatformError(str(exc)) from exc
+
+    result = Execution(
+        oom_killed=outcome.oom_killed,
+        timed_out=outcome.timed_out,
+        stream_overflow=outcome.stream_overflow,
+        startup_ms=outcome.startup_ms,
+        run_ms=outcome.run_ms,
+    )
+    frames: list[tuple[dict[str, Any], bytes | None]] = []
+    stream_broken = False
+    try:
+        for frame in read_frames(io.BytesIO(outcome.stream), limits.stream_bytes + 1024):
+            frames.append(frame)
+    except WireError:
+        # Cut short mid-frame: the wall clock, the output cap, or a killed runner.
+        stream_broken = True
+    if not frames or frames[0][0].get("type") != "ready":
+        raise PlatformError(f"the sandbox runner did not start (exit {outcome.exit_code}): {outcome.stderr_tail[-1500:]}")
+
+    names = {s.name for s in specs}
+    done = False
+    pending_arrays: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
+    for header, blob in frames[1:]:
+        kind = header.get("type")
+        if kind == "syntax_error":
+            result.syntax_error = {
+                "message": str(header.get("message", ""))[:500],
+                "line": header.get("line") if isinstance(header.get("line"), int) else None,
+                "offset": header.get("offset") if isinstance(header.get("offset"), int) else None,
+                "text": str(header.get("text", ""))[:500],
+            }
+        elif kind == "probe":
+            name = header.get("name")
+            if name not in names or name in result.probes or name in pending_arrays:
+                continue  # not ours to believe
+            pending_arrays[name] = (header, [])
+        elif kind == "array":
+            owner = pending_arrays.get(str(header.get("probe")))
+            if owner is not None and blob is not None:
+                owner[1].append(blob)
+        elif kind == "done":
+            done = True
+        for name in [n for n, (h, blobs) in pending_arrays.items() if len(blobs) >= _int(h.get("arrays"))]:
+            h, blobs = pending_arrays.pop(name)
+            result.probes[name] = _decode_probe(name, h, blobs)
+    for name, (h, blobs) in pending_arrays.items():
+        result.probes[name] = ProbeRun(name=name, status="crashed", message="the probe's result was cut off")
+    result.runner_died = not done and not outcome.timed_out and not outcome.stream_overflow
+    if stream_broken and not (outcome.timed_out or outcome.stream_overflow):
+        result.runner_died = True
+    return result
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _decode_probe(name: str, header: dict[str, Any], blobs: list[bytes]) -> ProbeRun:
+    status = str(header.get("status", "crashed"))
+    run = ProbeRun(
+        name=name,
+        status=status,
+        message=str(header.get("message", ""))[:2000],
+        traceback=str(header.get("traceback", ""))[:4000],
+        exc_type=str(header.get("exc_type", ""))[:200],
+        stdout=str(header.get("stdout", ""))[:8192],
+        duration_ms=_int(header.get("duration_ms")),
+    )
+    if status == "ok":
+        try:
+            run.observation = decode_observation(header.get("tree"), blobs)
+        except WireError as exc:
+            run.status = "bad_observation"
+            run.message = f"the result could not be read: {exc}"
+    return run
+

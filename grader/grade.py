@@ -1,0 +1,284 @@
+"""Grade one submission: expectations, a sandboxed run, checks outside, score, hints.
+
+Place in the flow: the only entry point the web app (through its Celery
+task), ``manage.py grade`` and the tests use. The trust boundary is here:
+observations come from the sandbox as data; the reference's expectations
+come from the cache; the comparison, the score and the hints are computed in
+this process and nothing the sandbox sent is executed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import types
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from grader import expected as expected_cache
+from grader.checks import CheckResult, check
+from grader.errors import InvalidSubmission, PackageError, PlatformError
+from grader.execute import Execution, ProbeRun, execute
+from grader.hints import unlocked_hints
+from grader.package import Package
+from grader.probe_meta import ProbeSpec
+from grader.scoring import Scored, score
+from grader.verdicts import Verdict, most_severe
+from sandbox import Backend
+from sandbox.runner.wire import to_jsonable
+
+log = logging.getLogger(__name__)
+
+MAX_CODE_BYTES = 256 * 1024
+
+# Runner status -> probe verdict (``killed`` depends on the memory cgroup).
+_STATUS = {
+    "error": Verdict.RUNTIME_ERROR,
+    "timeout": Verdict.TIME_LIMIT,
+    "memory": Verdict.MEMORY_LIMIT,
+    "output_limit": Verdict.OUTPUT_LIMIT,
+    "observation_limit": Verdict.OUTPUT_LIMIT,
+    "crashed": Verdict.RUNTIME_ERROR,
+    "no_result": Verdict.RUNTIME_ERROR,
+    "bad_observation": Verdict.RUNTIME_ERROR,
+}
+
+
+@dataclass
+class ProbeResult:
+    name: str
+    category: str
+    weight: float
+    passed: bool
+    status: str
+    message: str
+    description: str
+    duration_ms: int = 0
+    stdout: str = ""
+    observation: Any = None
+    expected: Any = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GradeResult:
+    verdict: Verdict
+    score: float
+    categories: dict[str, dict[str, Any]]
+    probes: list[ProbeResult]
+    hints: list[dict[str, Any]]
+    message: str
+    version: str
+    public: bool
+    timings: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "score": self.score,
+            "categories": self.categories,
+            "probes": [asdict(p) for p in self.probes],
+            "hints": self.hints,
+            "message": self.message,
+            "version": self.version,
+            "public": self.public,
+            "timings": self.timings,
+        }
+
+
+def decode_submission(code: str | bytes) -> bytes:
+    """Validate the submitted code and return it as UTF-8 bytes; InvalidSubmission otherwise."""
+    if isinstance(code, str):
+        try:
+            raw = code.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidSubmission(f"The code contains a character that is not valid text (position {exc.start}).") from None
+    else:
+        raw = bytes(code)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidSubmission(f"The code is not valid UTF-8 text (bad byte at offset {exc.start}).") from None
+    if len(raw) > MAX_CODE_BYTES:
+        raise InvalidSubmission(f"The code is {len(raw):,} bytes; the limit is {MAX_CODE_BYTES:,} bytes.")
+    if not raw.strip():
+        raise InvalidSubmission("The code is empty.")
+    if b"\x00" in raw:
+        raise InvalidSubmission("The code contains a NUL byte.")
+    return raw
+
+
+# ---------------------------------------------------------------- expectations
+
+
+def reference_failures(execution: Execution, package: Package, public: bool) -> list[str]:
+    problems = []
+    if execution.syntax_error:
+        problems.append(f"the reference has a syntax error: {execution.syntax_error['message']}")
+    for spec in package.probes(public):
+        run = execution.probes.get(spec.name)
+        if run is None or run.status != "ok":
+            what = "did not run" if run is None else f"{run.status}: {run.exc_type} {run.message}".strip()
+            problems.append(f"probe '{spec.name}' fails on the reference ({what}) {run.traceback if run else ''}".strip())
+    return problems
+
+
+def expected_observations(package: Package, public: bool, backend: Backend | None = None) -> tuple[dict[str, Any], bool]:
+    """({probe: expected observation}, whether it came from the cache)."""
+    cached = expected_cache.load(package.version, public)
+    if cached is not None and set(cached) == {s.name for s in package.probes(public)}:
+        return cached, True
+    execution = execute(package, package.reference_code.encode(), public=public, backend=backend)
+    if execution.timed_out or any(p.status == "timeout" for p in execution.probes.values()):
+        # On a loaded machine the reference itself can be slow: retry later, not the coach's bug.
+        raise PlatformError(f"the reference of '{package.slug}' ran out of time; retrying")
+    problems = reference_failures(execution, package, public)
+    if problems:
+        raise PackageError("; ".join(problems), path=f"{package.slug}/reference/{package.entry}")
+    observations = {name: run.observation for name, run in execution.probes.items()}
+    expected_cache.store(package.version, public, observations)
+    return observations, False
+
+
+# ---------------------------------------------------------------- custom checks
+
+_checks_modules: dict[str, types.ModuleType] = {}
+
+
+def custom_check(package: Package, name: str) -> Callable[[Any, Any], Any]:
+    """The function ``name`` of the package's probes/checks.py, loaded here (trusted content)."""
+    module = _checks_modules.get(package.version)
+    if module is None:
+        source = package.checks_source
+        if source is None:
+            raise PackageError("probes/checks.py is missing", path=f"{package.slug}/probes/checks.py")
+        module = types.ModuleType(f"challenge_checks_{package.version[:12]}")
+        module.__dict__["__file__"] = f"{package.slug}/probes/checks.py"
+        exec(compile(source, f"{package.slug}/probes/checks.py", "exec"), module.__dict__)  # noqa: S102 - coach content, trusted
+        _checks_modules[package.version] = module
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise PackageError(f"no function '{name}'", path=f"{package.slug}/probes/checks.py")
+    return fn  # type: ignore[no-any-return]
+
+
+def run_check(package: Package, spec: ProbeSpec, actual: Any, expected: Any) -> CheckResult:
+    if spec.check in ("auto", "exact"):
+        return check(actual, expected, mode=spec.check, rtol=spec.rtol, atol=spec.atol)
+    outcome = custom_check(package, spec.check)(actual, expected)
+    if isinstance(outcome, CheckResult):
+        return outcome
+    if isinstance(outcome, tuple) and len(outcome) == 2:
+        return CheckResult(bool(outcome[0]), str(outcome[1]))
+    return CheckResult(bool(outcome), "" if outcome else "the result does not meet the check")
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def _missing_probe(execution: Execution, name: str) -> ProbeRun:
+    if execution.timed_out:
+        return ProbeRun(name, "timeout", message="the run reached its wall-clock limit before this probe finished")
+    if execution.stream_overflow:
+        return ProbeRun(name, "output_limit", message="the run produced more output than allowed")
+    if execution.runner_died:
+        return ProbeRun(name, "crashed", message="the sandbox's runner was killed while this probe ran (did the code kill its parent?)")
+    return ProbeRun(name, "crashed", message="the probe did not run")
+
+
+def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *, public: bool) -> GradeResult:
+    """Compare an execution with expectations and build the result (pure: no sandbox)."""
+    specs = package.probes(public)
+    if execution.syntax_error:
+        err = execution.syntax_error
+        where = f" on line {err['line']}" if err.get("line") else ""
+        message = f"SyntaxError{where}: {err['message']}"
+        probes = [
+            ProbeResult(s.name, s.category, s.weight, False, Verdict.SYNTAX_ERROR.value, "not run: the code does not compile", s.description)
+            for s in specs
+        ]
+        _, categories = score([Scored(s.category, s.weight, False) for s in specs])
+        return GradeResult(
+            Verdict.SYNTAX_ERROR, 0.0, {k: asdict(v) for k, v in categories.items()}, probes, [], message, package.version, public
+        )
+
+    results: list[ProbeResult] = []
+    for spec in specs:
+        run = execution.probes.get(spec.name) or _missing_probe(execution, spec.name)
+        result = ProbeResult(
+            spec.name, spec.category, spec.weight, False, "", "", spec.description, run.duration_ms,
+            stdout=run.stdout if public else "",
+        )  # fmt: skip
+        if run.status == "ok":
+            try:
+                outcome = run_check(package, spec, run.observation, expected[spec.name])
+            except Exception as exc:  # noqa: BLE001 - a broken custom check must not sink the whole grading
+                log.exception("check %s of %s failed", spec.check, package.slug)
+                outcome = CheckResult(False, f"the check itself failed ({type(exc).__name__}); this is the platform's fault")
+                result.status = Verdict.INTERNAL_ERROR.value
+            result.passed = outcome.passed
+            result.status = result.status or (Verdict.ACCEPTED.value if outcome.passed else Verdict.WRONG_ANSWER.value)
+            result.message = outcome.message
+            result.details = {k: v for k, v in outcome.details.items() if isinstance(v, int | float | str | list)}
+            if public:
+                result.observation = to_jsonable(run.observation)
+                result.expected = to_jsonable(expected[spec.name])
+        else:
+            status = _STATUS.get(run.status, Verdict.RUNTIME_ERROR)
+            if run.status == "killed":
+                status = Verdict.MEMORY_LIMIT if execution.oom_killed else Verdict.RUNTIME_ERROR
+            result.status = status.value
+            if run.status == "error":
+                result.message = (run.traceback or f"{run.exc_type}: {run.message}").strip()
+                if run.exc_type in ("MemoryError",):
+                    result.status = Verdict.MEMORY_LIMIT.value
+            elif status == Verdict.MEMORY_LIMIT:
+                result.message = "the memory limit was reached"
+            elif status == Verdict.TIME_LIMIT:
+                limit = spec.timeout or package.limits.probe_seconds
+                result.message = run.message if "wall-clock" in run.message else f"time limit exceeded ({limit:g} s)"
+            else:
+                result.message = run.message
+        results.append(result)
+
+    total, categories = score([Scored(r.category, r.weight, r.passed) for r in results])
+    passed = [r for r in results if r.passed]
+    if len(passed) == len(results):
+        verdict = Verdict.ACCEPTED
+    elif passed:
+        verdict = Verdict.PARTIAL
+    else:
+        verdict = most_severe([Verdict(r.status) for r in results])
+    failed_tags = [tag for r, s in zip(results, specs, strict=True) if not r.passed for tag in s.hints]
+    hints = [
+        {"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)
+    ]
+    message = f"{len(passed)} of {len(results)} probes passed"
+    return GradeResult(
+        verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public
+    )
+
+
+def grade_submission(package: Package, code: str | bytes, *, public: bool, backend: Backend | None = None) -> GradeResult:
+    """Grade ``code`` on the package's public (Run) or hidden (Submit) probes.
+
+    Raises InvalidSubmission for code that cannot be graded, PlatformError
+    when the platform failed (retry), PackageError when the package is broken.
+    """
+    raw = decode_submission(code)
+    t0 = time.monotonic()
+    expected, cached = expected_observations(package, public, backend)
+    t1 = time.monotonic()
+    execution = execute(package, raw, public=public, backend=backend)
+    result = evaluate(package, execution, expected, public=public)
+    result.timings = {
+        "total_ms": int((time.monotonic() - t0) * 1000),
+        "reference_ms": int((t1 - t0) * 1000),
+        "reference_cached": int(cached),
+        "sandbox_startup_ms": execution.startup_ms,
+        "run_ms": execution.run_ms,
+        "probes_ms": sum(r.duration_ms for r in result.probes),
+    }
+    return result
+

@@ -1,0 +1,315 @@
+"""Challenge packages: load, validate and version them.
+
+A package is a folder ``challenges/<track>/<slug>/`` (format in
+docs/challenge-format.md) or the same set of files stored in the database.
+Both arrive here as a mapping of relative paths to bytes, are validated in
+one place, and become an immutable :class:`Package`. Every error names the
+file and the field at fault, because the person reading it is a coach
+fixing their package.
+
+The version is the SHA-256 of every file's path and content: two packages
+with the same version grade the same way, which is what lets expected
+observations be cached and lets a submission record what it was graded on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import PackageError
+from grader.probe_meta import ProbeSpec, parse_probe_file
+
+RUNTIMES = ("python", "torch", "tensorflow", "onnx")
+DIFFICULTIES = ("warm-up", "easy", "medium", "hard")
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
+
+MAX_PACKAGE_BYTES = 16 * 1024 * 1024
+# Files and folders a package folder may hold; anything else is refused so
+# that a stray file (a virtualenv, a secret) never becomes package content.
+_IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    probe_seconds: float
+    wall_seconds: float
+    memory_mb: int
+
+
+@dataclass(frozen=True)
+class Hint:
+    id: str
+    tier: int
+    tags: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class ExpectedVerdict:
+    """What a shipped solution in ``solutions/`` must get on the hidden probes."""
+
+    name: str
+    verdict: str
+    score: float | None = None
+    score_below: float | None = None
+    score_at_least: float | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Package:
+    slug: str
+    title: str
+    track: str
+    difficulty: str
+    tags: tuple[str, ...]
+    summary: str
+    runtime: str
+    entry: str
+    limits: Limits
+    hints: tuple[Hint, ...]
+    statement: str
+    starter_code: str
+    reference_code: str
+    public_probes: tuple[ProbeSpec, ...]
+    hidden_probes: tuple[ProbeSpec, ...]
+    solutions: tuple[ExpectedVerdict, ...]
+    files: dict[str, bytes] = field(repr=False, compare=False)
+    version: str = ""
+
+    def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
+        return self.public_probes if public else self.hidden_probes
+
+    def probe_source(self, public: bool) -> bytes:
+        return self.files["probes/public.py" if public else "probes/hidden.py"]
+
+    @property
+    def checks_source(self) -> bytes | None:
+        return self.files.get("probes/checks.py")
+
+
+def version_of(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        data = files[path]
+        digest.update(path.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return digest.hexdigest()
+
+
+def read_package_files(folder: Path) -> dict[str, bytes]:
+    """Read every file of a package folder into memory, refusing links and bulk."""
+    if not folder.is_dir():
+        raise PackageError("not a folder", path=str(folder))
+    files: dict[str, bytes] = {}
+    total = 0
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if any(part in _IGNORED_PARTS or part.endswith(".pyc") for part in rel.parts):
+            continue
+        if path.is_symlink():
+            raise PackageError("symbolic links are not allowed in a package", path=str(path))
+        if path.is_dir():
+            continue
+        data = path.read_bytes()
+        total += len(data)
+        if total > MAX_PACKAGE_BYTES:
+            raise PackageError(f"package is larger than {MAX_PACKAGE_BYTES} bytes", path=str(folder))
+        files[rel.as_posix()] = data
+    return files
+
+
+def load_package_dir(folder: Path | str) -> Package:
+    """Load and validate the package in ``folder``; slug and track must match the path."""
+    folder = Path(folder)
+    package = package_from_files(read_package_files(folder), origin=str(folder))
+    if package.slug != folder.name:
+        raise PackageError(
+            f"slug '{package.slug}' does not match the folder name '{folder.name}'",
+            path=str(folder / "challenge.toml"),
+            field="slug",
+        )
+    if package.track != folder.parent.name:
+        raise PackageError(
+            f"track '{package.track}' does not match the parent folder '{folder.parent.name}'",
+            path=str(folder / "challenge.toml"),
+            field="track",
+        )
+    return package
+
+
+def discover_packages(root: Path | str) -> list[Path]:
+    """Every ``<root>/<track>/<slug>`` folder holding a challenge.toml, sorted."""
+    return sorted(p.parent for p in Path(root).glob("*/*/challenge.toml"))
+
+
+def _text(files: dict[str, bytes], name: str, origin: str) -> str:
+    if name not in files:
+        raise PackageError("file is missing", path=f"{origin}/{name}")
+    try:
+        return files[name].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PackageError(f"not valid UTF-8 at byte {exc.start}", path=f"{origin}/{name}") from None
+
+
+class _Fields:
+    """Typed access to a TOML table with errors that name the field."""
+
+    def __init__(self, table: dict[str, Any], path: str, prefix: str = "") -> None:
+        self.table, self.path, self.prefix = table, path, prefix
+
+    def _fail(self, key: str, message: str) -> PackageError:
+        return PackageError(message, path=self.path, field=self.prefix + key)
+
+    def str(self, key: str, default: str | None = None, *, choices: tuple[str, ...] | None = None) -> str:
+        value = self.table.get(key, default)
+        if value is None:
+            raise self._fail(key, "is required")
+        if not isinstance(value, str) or not value.strip():
+            raise self._fail(key, "must be a non-empty string")
+        if choices and value not in choices:
+            raise self._fail(key, f"must be one of {', '.join(choices)} (got '{value}')")
+        return value
+
+    def num(self, key: str, default: float | None = None, *, low: float, high: float) -> float:
+        value = self.table.get(key, default)
+        if value is None:
+            raise self._fail(key, "is required")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self._fail(key, "must be a number")
+        if not low <= value <= high:
+            raise self._fail(key, f"must be between {low} and {high} (got {value})")
+        return float(value)
+
+    def str_list(self, key: str) -> tuple[str, ...]:
+        value = self.table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self._fail(key, "must be a list of non-empty strings")
+        return tuple(value)
+
+
+def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") -> Package:
+    """Validate a package given as {relative path: bytes} and build it."""
+    toml_path = f"{origin}/challenge.toml"
+    try:
+        meta = tomllib.loads(_text(files, "challenge.toml", origin))
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(f"invalid TOML: {exc}", path=toml_path) from None
+    f = _Fields(meta, toml_path)
+    slug = f.str("slug")
+    if not SLUG_RE.match(slug):
+        raise PackageError("must be lowercase words joined by '-'", path=toml_path, field="slug")
+    track = f.str("track")
+    if not SLUG_RE.match(track):
+        raise PackageError("must be lowercase words joined by '-'", path=toml_path, field="track")
+    entry = f.str("entry", "solution.py")
+    if not ENTRY_RE.match(entry):
+        raise PackageError("must be a Python file name such as solution.py", path=toml_path, field="entry")
+
+    limits_table = meta.get("limits", {})
+    if not isinstance(limits_table, dict):
+        raise PackageError("must be a table", path=toml_path, field="limits")
+    lf = _Fields(limits_table, toml_path, "limits.")
+    limits = Limits(
+        probe_seconds=lf.num("probe_seconds", 10, low=0.1, high=600),
+        wall_seconds=lf.num("wall_seconds", 120, low=1, high=1800),
+        memory_mb=int(lf.num("memory_mb", 1024, low=64, high=16384)),
+    )
+
+    hints = _parse_hints(meta.get("hints", []), toml_path)
+
+    public = parse_probe_file(_text(files, "probes/public.py", origin), f"{origin}/probes/public.py")
+    hidden = parse_probe_file(_text(files, "probes/hidden.py", origin), f"{origin}/probes/hidden.py")
+    if not public:
+        raise PackageError("declares no probes", path=f"{origin}/probes/public.py")
+    if not hidden:
+        raise PackageError("declares no probes", path=f"{origin}/probes/hidden.py")
+    checks_text = _text(files, "probes/checks.py", origin) if "probes/checks.py" in files else ""
+    for spec, probe_file in [(p, "public") for p in public] + [(p, "hidden") for p in hidden]:
+        if spec.check not in ("auto", "exact") and f"def {spec.check}(" not in checks_text:
+            raise PackageError(
+                f"probe '{spec.name}' names check '{spec.check}', which probes/checks.py does not define",
+                path=f"{origin}/probes/{probe_file}.py",
+                field="check",
+            )
+
+    return Package(
+        slug=slug,
+        title=f.str("title"),
+        track=track,
+        difficulty=f.str("difficulty", choices=DIFFICULTIES),
+        tags=f.str_list("tags"),
+        summary=f.str("summary"),
+        runtime=f.str("runtime", choices=RUNTIMES),
+        entry=entry,
+        limits=limits,
+        hints=hints,
+        statement=_text(files, "statement.md", origin),
+        starter_code=_text(files, f"starter/{entry}", origin),
+        reference_code=_text(files, f"reference/{entry}", origin),
+        public_probes=public,
+        hidden_probes=hidden,
+        solutions=_parse_solutions(files, origin),
+        files=dict(files),
+        version=version_of(files),
+    )
+
+
+def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:
+    if not isinstance(raw, list):
+        raise PackageError("must be an array of tables ([[hints]])", path=toml_path, field="hints")
+    hints = []
+    seen: set[str] = set()
+    for i, table in enumerate(raw):
+        if not isinstance(table, dict):
+            raise PackageError("must be a table", path=toml_path, field=f"hints[{i}]")
+        hf = _Fields(table, toml_path, f"hints[{i}].")
+        hint_id = hf.str("id")
+        if hint_id in seen:
+            raise PackageError(f"duplicate hint id '{hint_id}'", path=toml_path, field=f"hints[{i}].id")
+        seen.add(hint_id)
+        tier = hf.num("tier", low=1, high=3)
+        if tier != int(tier):
+            raise PackageError("must be 1, 2 or 3", path=toml_path, field=f"hints[{i}].tier")
+        tags = hf.str_list("tags")
+        if not tags:
+            raise PackageError("must name at least one tag", path=toml_path, field=f"hints[{i}].tags")
+        hints.append(Hint(id=hint_id, tier=int(tier), tags=tags, text=hf.str("text")))
+    return tuple(hints)
+
+
+def _parse_solutions(files: dict[str, bytes], origin: str) -> tuple[ExpectedVerdict, ...]:
+    path = f"{origin}/solutions/expected.toml"
+    if "solutions/expected.toml" not in files:
+        return ()
+    try:
+        table = tomllib.loads(_text(files, "solutions/expected.toml", origin))
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(f"invalid TOML: {exc}", path=path) from None
+    out = []
+    for name, entry in table.items():
+        if not isinstance(entry, dict):
+            raise PackageError("must be a table", path=path, field=name)
+        if f"solutions/{name}.py" not in files:
+            raise PackageError(f"names solutions/{name}.py, which does not exist", path=path, field=name)
+        ef = _Fields(entry, path, f"{name}.")
+
+        def opt(key: str, ef: _Fields = ef, entry: dict[str, Any] = entry) -> float | None:
+            return ef.num(key, low=0, high=100) if key in entry else None
+
+        out.append(
+            ExpectedVerdict(
+                name=name,
+                verdict=ef.str("verdict"),
+                score=opt("score"),
+                score_below=opt("score_below"),
+                score_at_least=opt("score_at_least"),
+                why=str(entry.get("why", "")),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,312 @@
+"""The sandbox interface every backend implements, and the process plumbing they share.
+
+Place in the flow: the grader asks a :class:`Backend` to ``start`` a sandbox
+for a runtime profile, then calls :meth:`Sandbox.run` exactly once with the
+files of the job (the solution and one probe file) and the job itself. A
+sandbox is never reused: ``run`` always ends by destroying it.
+
+Starting and running are separate so that a warm pool can start sandboxes
+ahead of time: a started sandbox has imported its profile's modules and is
+blocked reading its job from stdin.
+
+What comes back is a :class:`RunOutcome`: the runner's raw stream (untrusted
+bytes, decoded by the grader), whether the wall clock or the memory limit
+ended it, and a tail of stderr for operators (never shown to candidates).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RUNNER_DIR = Path(__file__).resolve().parent / "runner"
+
+# The stderr of a sandbox is for operators; keep only its end.
+STDERR_TAIL_BYTES = 16 * 1024
+
+
+class SandboxStartError(RuntimeError):
+    """The sandbox could not be started or never became ready (a platform failure)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of one sandbox; the wall clock starts when the job is sent."""
+
+    wall_seconds: float
+    memory_mb: int
+    pids: int = 128
+    cpus: float = 1.0
+    tmpfs_mb: int = 256
+    stream_bytes: int = 96 * 1024 * 1024
+    startup_seconds: float = 90.0
+
+
+@dataclass
+class RunOutcome:
+    stream: bytes
+    stream_overflow: bool = False
+    exit_code: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    stderr_tail: str = ""
+    startup_ms: int = 0
+    run_ms: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Sandbox(ABC):
+    """One started sandbox, good for exactly one job."""
+
+    profile: str
+
+    @abstractmethod
+    def run(self, files: dict[str, bytes], job: dict[str, Any]) -> RunOutcome:
+        """Place ``files`` in the job folder, send ``job``, collect the stream, destroy."""
+
+    @abstractmethod
+    def destroy(self) -> None:
+        """Kill everything in the sandbox and remove its traces; idempotent."""
+
+    @abstractmethod
+    def alive(self) -> bool:
+        """Whether the sandbox is still running (a warm one may have died)."""
+
+
+class Backend(ABC):
+    name: str
+
+    @abstractmethod
+    def start(self, profile: str, limits: SandboxLimits) -> Sandbox:
+        """Start a sandbox for ``profile``; raise SandboxStartError on failure."""
+
+
+class _StreamCollector:
+    """Reads a pipe on a thread into a capped buffer, so no read blocks the caller."""
+
+    def __init__(self, fd: int, cap: int, on_overflow: Any = None) -> None:
+        self.buffer = bytearray()
+        self.cap = cap
+        self.overflow = False
+        self.eof = threading.Event()
+        self._changed = threading.Condition()
+        self._on_overflow = on_overflow
+        self._thread = threading.Thread(target=self._pump, args=(fd,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, fd: int) -> None:
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                with self._changed:
+                    room = self.cap - len(self.buffer)
+                    self.buffer += chunk[: max(room, 0)]
+                    if len(chunk) > room:
+                        self.overflow = True
+                    self._changed.notify_all()
+                if self.overflow:
+                    if self._on_overflow:
+                        self._on_overflow()
+                    break
+        finally:
+            with self._changed:
+                self.eof.set()
+                self._changed.notify_all()
+
+    def wait_for_first_frame(self, timeout: float) -> dict[str, Any] | None:
+        """The first frame's header once it is complete, or None (EOF/timeout)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                if len(self.buffer) >= 4:
+                    (size,) = struct.unpack(">I", bytes(self.buffer[:4]))
+                    if len(self.buffer) >= 4 + size:
+                        try:
+                            header = json.loads(bytes(self.buffer[4 : 4 + size]))
+                        except ValueError:
+                            return None
+                        return header if isinstance(header, dict) else None
+                if self.eof.is_set():
+                    return None
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._changed.wait(remaining)
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+
+class ProcessSandbox(Sandbox):
+    """A sandbox that is one host process tree with a runner speaking on stdio.
+
+    Subclasses give the command line and where the job folder appears inside;
+    this class owns the lifecycle: the job folder on the host, the readiness
+    handshake, the wall clock, the output cap and the cleanup.
+    """
+
+    inside_job_dir: str = "/job"
+    sweep_strays: bool = True
+
+    def __init__(self, profile: str, limits: SandboxLimits) -> None:
+        self.profile = profile
+        self.limits = limits
+        self.host_dir = Path(tempfile.mkdtemp(prefix="mlprep-sbx-"))
+        self.job_dir = self.host_dir / "job"
+        self.job_dir.mkdir()
+        os.chmod(self.host_dir, 0o755)
+        os.chmod(self.job_dir, 0o755)
+        self._destroyed = False
+        self._started = time.monotonic()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.ready: dict[str, Any] | None = None
+
+    # -- hooks for subclasses
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self) -> dict[str, str] | None:
+        return None
+
+    def oom_killed(self) -> bool:
+        return False
+
+    def release_resources(self) -> None:
+        """Backend-specific cleanup after the process tree is gone."""
+
+    def job_limits(self) -> dict[str, Any]:
+        """Limits the runner must enforce itself because the backend cannot."""
+        return {}
+
+    # -- lifecycle
+    def launch(self) -> None:
+        self._stderr_file = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr_file,
+                env=self.environment(),
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            self.destroy()
+            raise SandboxStartError(f"could not start the sandbox: {exc}") from exc
+        assert self.proc.stdout is not None
+        self.collector = _StreamCollector(self.proc.stdout.fileno(), self.limits.stream_bytes, self._kill_tree)
+
+    def wait_ready(self) -> dict[str, Any]:
+        if self.ready is not None:
+            return self.ready
+        header = self.collector.wait_for_first_frame(self.limits.startup_seconds)
+        if not header or header.get("type") != "ready":
+            tail = self._stderr_tail()
+            self.destroy()
+            raise SandboxStartError(f"the sandbox did not become ready: {tail[-2000:] or 'no output'}")
+        self.ready = header
+        return header
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and not self._destroyed
+
+    def run(self, files: dict[str, bytes], job: dict[str, Any]) -> RunOutcome:
+        try:
+            self.wait_ready()
+            startup_ms = int((time.monotonic() - self._started) * 1000)
+            for name, data in files.items():
+                target = self.job_dir / name
+                target.write_bytes(data)
+                os.chmod(target, 0o444)
+            job = {
+                **job,
+                "solution": f"{self.inside_job_dir}/solution.py",
+                "probes": f"{self.inside_job_dir}/probes.py",
+                "sweep_strays": self.sweep_strays,
+                "limits": {**job.get("limits", {}), **self.job_limits()},
+            }
+            assert self.proc is not None and self.proc.stdin is not None
+            t0 = time.monotonic()
+            try:
+                self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+                self.proc.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass  # the runner died; the stream tells what it managed to say
+            timed_out = False
+            try:
+                self.proc.wait(timeout=self.limits.wall_seconds)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                self._kill_tree()
+                self.proc.wait()
+            self.collector.join(5.0)
+            run_ms = int((time.monotonic() - t0) * 1000)
+            return RunOutcome(
+                stream=bytes(self.collector.buffer),
+                stream_overflow=self.collector.overflow,
+                exit_code=self.proc.returncode,
+                timed_out=timed_out,
+                oom_killed=self.oom_killed(),
+                stderr_tail=self._stderr_tail(),
+                startup_ms=startup_ms,
+                run_ms=run_ms,
+            )
+        finally:
+            self.destroy()
+
+    def _stderr_tail(self) -> str:
+        try:
+            self._stderr_file.seek(0, os.SEEK_END)
+            size = self._stderr_file.tell()
+            self._stderr_file.seek(max(0, size - STDERR_TAIL_BYTES))
+            return self._stderr_file.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError, AttributeError):
+            return ""
+
+    def _kill_tree(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def destroy(self) -> None:
+        if self._destroyed:
+            return
+        self._destroyed = True
+        if self.proc is not None:
+            self._kill_tree()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            for stream in (self.proc.stdin, self.proc.stdout):
+                try:
+                    if stream:
+                        stream.close()
+                except OSError:
+                    pass
+        self.release_resources()
+        shutil.rmtree(self.host_dir, ignore_errors=True)
+        try:
+            self._stderr_file.close()
+        except AttributeError:
+            pass

@@ -1,0 +1,182 @@
+"""The bubblewrap backend: a sandbox from Linux namespaces, for hosts without Docker.
+
+Each sandbox is a ``bwrap`` process tree with new pid, network, ipc and uts
+namespaces (no network at all: not even the host's loopback services), a
+read-only view of the system (``/usr``) and of the Python environment, the
+runner's folder at ``/runner``, the job folder at ``/job`` (read-only; the
+worker writes it from outside) and a size-capped private ``/tmp``. Nothing
+else of the host is visible: not the repository, the challenges, the
+database, or the worker's environment (``--clearenv``).
+
+When the worker runs as root, the runner is started through ``setpriv`` as
+uid/gid 65534 with no capabilities, no_new_privs and an empty bounding set,
+so file permissions protect the host even inside the namespaces; a cgroup
+(see ``cgroups.py``) caps real memory, the number of processes and the CPU
+share. A rootless worker uses a user namespace instead, and rlimits where
+cgroups cannot be created.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from sandbox import cgroups
+from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError
+
+SANDBOX_UID = 65534
+# Passed through from the worker because they fix numerical library
+# behaviour on some CPUs, not because the candidate needs them.
+PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+_ETC_FILES = {
+    "passwd": f"root:x:0:0::/root:/bin/false\nsandbox:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/false\n",
+    "group": f"root:x:0:\nsandbox:x:{SANDBOX_UID}:\n",
+    "hosts": "127.0.0.1 localhost\n::1 localhost\n",
+    "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+}
+
+# Sandbox environment: the same for every run, nothing from the worker.
+BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONUNBUFFERED": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "TF_CPP_MIN_LOG_LEVEL": "3",
+    "TF_ENABLE_ONEDNN_OPTS": "0",
+    "TF_NUM_INTEROP_THREADS": "1",
+    "TF_NUM_INTRAOP_THREADS": "1",
+    "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
+    "MPLBACKEND": "Agg",
+}
+
+
+def python_paths() -> tuple[str, list[str]]:
+    """The interpreter to run and the host folders it needs, read-only.
+
+    ``SANDBOX_PYTHON`` may name another interpreter (a venv's python); by
+    default it is the worker's own, whose venv has the runtimes installed.
+    """
+    executable = os.environ.get("SANDBOX_PYTHON", sys.executable)
+    real = os.path.realpath(executable)
+    folders = {sys.prefix, sys.base_prefix, str(Path(real).parent.parent)}
+    if os.environ.get("SANDBOX_PYTHON"):
+        folders = {str(Path(executable).parent.parent), str(Path(real).parent.parent)}
+    return executable, sorted(f for f in folders if not f.startswith("/usr"))
+
+
+class BwrapSandbox(ProcessSandbox):
+    def __init__(self, profile: str, limits: SandboxLimits, backend: BwrapBackend) -> None:
+        super().__init__(profile, limits)
+        self.backend = backend
+        self.cgroup: cgroups.Cgroup | None = None
+        etc = self.host_dir / "etc"
+        etc.mkdir()
+        for name, text in _ETC_FILES.items():
+            (etc / name).write_text(text)
+            os.chmod(etc / name, 0o444)
+        os.chmod(etc, 0o755)
+        if backend.use_cgroups:
+            try:
+                self.cgroup = cgroups.Cgroup(limits.memory_mb, limits.pids, limits.cpus)
+            except OSError as exc:
+                self.destroy()
+                raise SandboxStartError(f"could not create the sandbox cgroup: {exc}") from exc
+
+    def command(self) -> list[str]:
+        python, folders = python_paths()
+        argv = [
+            self.backend.bwrap,
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--clearenv",
+            "--ro-bind", "/usr", "/usr",
+        ]  # fmt: skip
+        for link in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
+            host = Path("/") / link
+            if host.is_symlink():
+                argv += ["--symlink", os.readlink(host), f"/{link}"]
+            elif host.is_dir():
+                argv += ["--ro-bind", str(host), f"/{link}"]
+        for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime"):
+            argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for name in _ETC_FILES:
+            argv += ["--ro-bind", str(self.host_dir / "etc" / name), f"/etc/{name}"]
+        # bwrap creates missing parents as 0700 root: make them traversable
+        # for the unprivileged sandbox user first.
+        parents = sorted({str(p) for f in folders for p in Path(f).parents if str(p) != "/"}, key=len)
+        for parent in parents:
+            argv += ["--perms", "0755", "--dir", parent]
+        for folder in folders:
+            argv += ["--ro-bind", folder, folder]
+        argv += [
+            "--ro-bind", str(RUNNER_DIR), "/runner",
+            "--ro-bind", str(self.job_dir), "/job",
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--perms", "1777", "--size", str(self.limits.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/dev/shm",
+            "--chdir", "/tmp",
+        ]  # fmt: skip
+        env = dict(BASE_ENV)
+        env.update({k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ})
+        for key, value in env.items():
+            argv += ["--setenv", key, value]
+        inner = [python, "-B", "/runner/runner.py", self.profile]
+        if os.geteuid() == 0:
+            argv += [
+                "--",
+                "/usr/bin/setpriv",
+                f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+                "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all",
+                *inner,
+            ]  # fmt: skip
+        else:
+            argv += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--", *inner]
+        if self.cgroup is None:
+            return argv
+        # Join the cgroup before exec'ing bwrap, so every process of the
+        # sandbox is counted from its first instruction.
+        join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
+        return ["/bin/sh", "-c", join, "sh", *self.cgroup.procs_files, "--", *argv]
+
+    def environment(self) -> dict[str, str]:
+        return {"PATH": "/usr/bin:/bin"}
+
+    def oom_killed(self) -> bool:
+        return bool(self.cgroup and self.cgroup.oom_kills() > 0)
+
+    def job_limits(self) -> dict[str, int]:
+        if self.cgroup is not None:
+            return {}
+        # No cgroup: bound address space instead, with room for what the
+        # profile's libraries reserve without using (tensorflow maps ~2 GB).
+        overhead = {"tensorflow": 4096, "torch": 1536, "onnx": 2048}.get(self.profile, 512)
+        return {"address_space_bytes": (self.limits.memory_mb + overhead) * 1024 * 1024}
+
+    def release_resources(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+
+
+class BwrapBackend(Backend):
+    name = "bwrap"
+
+    def __init__(self) -> None:
+        found = shutil.which("bwrap")
+        if not found:
+            raise SandboxStartError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+        self.bwrap = found
+        self.use_cgroups = cgroups.available()
+
+    def start(self, profile: str, limits: SandboxLimits) -> BwrapSandbox:
+        sandbox = BwrapSandbox(profile, limits, self)
+        sandbox.launch()
+        return sandbox

@@ -1,0 +1,116 @@
+"""Control groups for one sandbox: real memory, process count and CPU share.
+
+Place in the flow: the bwrap backend creates a :class:`Cgroup` per sandbox,
+its launcher joins it before exec'ing bubblewrap, and after the run the
+backend asks whether the memory limit killed something (``oom_kills``) and
+removes the group.
+
+rlimits cannot do this job: ``RLIMIT_AS`` counts address space (tensorflow
+needs about 2 GB of it just to import) and ``RLIMIT_NPROC`` is not enforced
+for root-owned user ids. Both cgroup v1 (seen on this kind of host) and v2
+are supported; on a host where neither is writable the backend falls back to
+rlimits and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(os.environ.get("SANDBOX_CGROUP_ROOT", "/sys/fs/cgroup"))
+PARENT_NAME = "mlprep-sandbox"
+
+
+def _write(path: Path, value: str) -> None:
+    path.write_text(value)
+
+
+class Cgroup:
+    """One sandbox's group(s); ``procs_files`` are what the launcher writes its pid to."""
+
+    def __init__(self, memory_mb: int, pids: int, cpus: float) -> None:
+        self.name = f"{PARENT_NAME}/{uuid.uuid4().hex[:16]}"
+        self.dirs: list[Path] = []
+        self.v2 = (ROOT / "cgroup.controllers").exists()
+        memory = memory_mb * 1024 * 1024
+        if self.v2:
+            parent = ROOT / PARENT_NAME
+            parent.mkdir(exist_ok=True)
+            _write(ROOT / "cgroup.subtree_control", "+memory +pids +cpu")
+            _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
+            group = ROOT / self.name
+            group.mkdir()
+            self.dirs = [group]
+            _write(group / "memory.max", str(memory))
+            if (group / "memory.swap.max").exists():
+                _write(group / "memory.swap.max", "0")
+            _write(group / "pids.max", str(pids))
+            _write(group / "cpu.max", f"{int(cpus * 100000)} 100000")
+        else:
+            for controller in ("memory", "pids", "cpu"):
+                base = ROOT / controller
+                (base / PARENT_NAME).mkdir(exist_ok=True)
+                group = base / self.name
+                group.mkdir()
+                self.dirs.append(group)
+            mem, pid_dir, cpu = self.dirs
+            _write(mem / "memory.limit_in_bytes", str(memory))
+            if (mem / "memory.memsw.limit_in_bytes").exists():
+                _write(mem / "memory.memsw.limit_in_bytes", str(memory))
+            _write(mem / "memory.swappiness", "0") if (mem / "memory.swappiness").exists() else None
+            _write(pid_dir / "pids.max", str(pids))
+            _write(cpu / "cpu.cfs_period_us", "100000")
+            _write(cpu / "cpu.cfs_quota_us", str(int(cpus * 100000)))
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def oom_kills(self) -> int:
+        """How many processes the memory limit killed in this group."""
+        control = self.dirs[0] / ("memory.events" if self.v2 else "memory.oom_control")
+        try:
+            for line in control.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            return 0
+        return 0
+
+    def peak_memory_bytes(self) -> int:
+        name = "memory.peak" if self.v2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.dirs[0] / name).read_text())
+        except (OSError, ValueError):
+            return 0
+
+    def destroy(self) -> None:
+        """Kill what is left in the group, then remove it."""
+        for group in self.dirs:
+            for _ in range(50):
+                try:
+                    pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+                except OSError:
+                    break
+                if not pids:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(pid, 9)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.02)
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+
+
+def available() -> bool:
+    """Whether this process can create sandbox cgroups here."""
+    if (ROOT / "cgroup.controllers").exists():
+        return os.access(ROOT, os.W_OK)
+    return all(os.access(ROOT / c, os.W_OK) for c in ("memory", "pids", "cpu"))

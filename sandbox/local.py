@@ -1,0 +1,51 @@
+"""The local backend: the runner as a plain child process, WITHOUT isolation.
+
+For the grader's fast unit tests and for a developer's laptop only: the
+candidate's code runs with the worker's user, file system and network. It is
+never chosen unless ``SANDBOX_BACKEND=local`` is set explicitly, and the web
+settings refuse it outside DEBUG. The runner's per-probe fork, time limits,
+output caps and wire format are the same as in the real backends, which is
+what the grader's tests need.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits
+from sandbox.bwrap import BASE_ENV
+
+
+class LocalSandbox(ProcessSandbox):
+    sweep_strays = False  # /proc here is the host's: never sweep it
+
+    def __init__(self, profile: str, limits: SandboxLimits) -> None:
+        super().__init__(profile, limits)
+        self.inside_job_dir = str(self.job_dir)
+        self.tmp = self.host_dir / "tmp"
+        self.tmp.mkdir()
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-B", str(RUNNER_DIR / "runner.py"), self.profile]
+
+    def environment(self) -> dict[str, str]:
+        env = {**BASE_ENV, "HOME": str(self.tmp), "TMPDIR": str(self.tmp)}
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(self.tmp / "torchinductor")
+        for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+            if key in os.environ:
+                env[key] = os.environ[key]
+        return env
+
+    def job_limits(self) -> dict[str, Any]:
+        return {"workdir": str(self.tmp / "work")}
+
+
+class LocalBackend(Backend):
+    name = "local"
+
+    def start(self, profile: str, limits: SandboxLimits) -> LocalSandbox:
+        sandbox = LocalSandbox(profile, limits)
+        sandbox.launch()
+        return sandbox

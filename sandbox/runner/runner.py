@@ -1,0 +1,446 @@
+"""The in-sandbox runner: import the profile, wait for one job, run its probes.
+
+Place in the flow: a sandbox backend starts ``python runner.py PROFILE`` in a
+fresh sandbox; the runner pre-imports the profile's heavy modules, writes a
+``ready`` frame, then reads exactly one job (one JSON line on stdin), runs
+each probe in a child process forked from itself, and streams frames (see
+``wire.py``) on its stdout: one ``probe`` frame per probe (plus ``array``
+frames), or one ``syntax_error`` frame, then ``done``.
+
+Why a child per probe: the candidate's code is imported afresh in every
+child, so a probe that crashes, hangs, exits or changes global state fails
+alone and cannot leak into the next probe; Run and Submit never disagree
+because of leftovers. The parent never imports the candidate's code and never
+runs a torch/tensorflow op, so forking stays safe.
+
+Why the children cannot forge the stream: they never hold the parent's
+stdout (fd 1 is replaced and every other fd closed), the parent is made
+non-dumpable so /proc/<parent>/fd and ptrace are closed to them, and the
+parent writes a child's observation under the probe name *it* chose. A child
+can only lie about its own observation, which needs the right answer.
+
+Nothing here is trusted by the worker: every frame is validated outside.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import io
+import json
+import os
+import resource
+import selectors
+import signal
+import sys
+import time
+import traceback
+import types
+import warnings
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import wire  # noqa: E402  (after the path fix: this file runs as a script)
+from profiles import PROFILES  # noqa: E402
+
+PR_SET_DUMPABLE = 4
+MAX_JOB_BYTES = 1024 * 1024
+KEEP_OUTPUT_BYTES = 8 * 1024
+SEED = 0
+
+
+def _out_frame(out: io.BufferedWriter, header: dict[str, Any], blob: bytes | None = None) -> None:
+    wire.write_frame(out, header, blob)
+
+
+def _make_undumpable() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+# Set from the job: only a backend that gives the sandbox its own pid
+# namespace may sweep /proc (elsewhere it would see the host's processes).
+SWEEP_STRAYS = False
+
+
+def _kill_strays() -> None:
+    """Kill every process in the sandbox except init (pid 1) and this runner.
+
+    Probes' children may double-fork or setsid to outlive their probe; in a
+    pid namespace they are all visible in /proc, so nothing survives into the
+    next probe.
+    """
+    if not SWEEP_STRAYS:
+        return
+    me = os.getpid()
+    for _ in range(3):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            if pid in (1, me) or pid == os.getppid():
+                continue
+            try:
+                os.kill(pid, signal.SIGKILL)
+                found = True
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+# ---------------------------------------------------------------- child side
+
+
+def _child_setup(result_fd: int, output_fd: int, limits: dict[str, Any], workdir: str) -> None:
+    os.setpgid(0, 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    keep = sorted({0, 1, 2, result_fd})
+    for low, high in zip(keep, keep[1:] + [65536]):
+        os.closerange(low + 1, high)
+    cpu = int(limits.get("cpu_seconds", 10))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fsize = int(limits.get("file_bytes", 64 * 1024 * 1024))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    if limits.get("address_space_bytes"):
+        space = int(limits["address_space_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (space, space))
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)
+    os.environ["TMPDIR"] = workdir
+    sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), write_through=True, errors="replace")
+    sys.stderr = sys.stdout
+
+
+def _seed_everything() -> None:
+    import random
+
+    random.seed(SEED)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(SEED)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(SEED)
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        tf.random.set_seed(SEED)
+
+
+def _import_file(name: str, path: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _visible_traceback(exc: BaseException, solution_path: str, show_probe: bool) -> str:
+    """The traceback limited to frames of the candidate's file (and of public probes)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    keep = [f for f in frames if f.filename == solution_path or (show_probe and f.filename.endswith("probes.py"))]
+    lines = traceback.format_list(keep)
+    lines += traceback.format_exception_only(type(exc), exc)
+    text = "".join(lines).replace(solution_path, "solution.py")
+    return text[-4000:]
+
+
+def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
+    out = os.fdopen(result_fd, "wb")
+    solution_path = job["solution"]
+    try:
+        _seed_everything()
+        solution = _import_file("solution", solution_path)
+        import probekit
+
+        probekit.REGISTRY.clear()
+        _import_file("probes", job["probes"])
+        fn = probekit.REGISTRY.get(name)
+        if fn is None:
+            raise LookupError(f"probe {name!r} is not registered")
+        value = fn(solution)
+        tree, blobs = wire.encode_observation(value)
+    except MemoryError:
+        wire.write_frame(out, {"type": "memory"})
+        return
+    except wire.WireError as exc:
+        wire.write_frame(out, {"type": "bad_observation", "message": str(exc)[:2000]})
+        return
+    except BaseException as exc:  # noqa: BLE001 - SystemExit included: any escape is the observation
+        wire.write_frame(
+            out,
+            {
+                "type": "exception",
+                "exc_type": type(exc).__name__,
+                "message": str(exc)[:2000],
+                "traceback": _visible_traceback(exc, solution_path, bool(job.get("public"))),
+            },
+        )
+        return
+    wire.write_frame(out, {"type": "observation", "tree": tree, "arrays": len(blobs)})
+    for blob in blobs:
+        wire.write_frame(out, {"type": "array"}, blob)
+
+
+def _child_syntax_check(job: dict[str, Any], result_fd: int) -> None:
+    out = os.fdopen(result_fd, "wb")
+    path = job["solution"]
+    with open(path, "rb") as fh:
+        source = fh.read()
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        wire.write_frame(
+            out,
+            {
+                "type": "syntax_error",
+                "message": str(exc.msg)[:500],
+                "line": exc.lineno,
+                "offset": exc.offset,
+                "text": (exc.text or "")[:500],
+            },
+        )
+        return
+    except (ValueError, MemoryError, RecursionError) as exc:
+        wire.write_frame(out, {"type": "syntax_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+        return
+    wire.write_frame(out, {"type": "ok"})
+
+
+# ---------------------------------------------------------------- parent side
+
+
+class ChildRun:
+    """What the parent saw of one child: its result bytes, output and end."""
+
+    def __init__(self) -> None:
+        self.result = bytearray()
+        self.output = bytearray()
+        self.output_total = 0
+        self.status: str | None = None  # set when the parent ended the child itself
+        self.wait_status = 0
+        self.duration = 0.0
+
+
+def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str) -> ChildRun:
+    run = ChildRun()
+    r_res, w_res = os.pipe()
+    r_out, w_out = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # child
+        code = 0
+        try:
+            os.close(r_res)
+            os.close(r_out)
+            _child_setup(w_res, w_out, limits, workdir)
+            target(w_res)
+        except BaseException:  # noqa: BLE001 - the child must never return into the parent's code
+            code = 70
+        finally:
+            try:
+                sys.stdout.flush()
+            except BaseException:  # noqa: BLE001
+                pass
+            os._exit(code)
+    os.close(w_res)
+    os.close(w_out)
+    result_cap = int(limits["observation_bytes"])
+    output_cap = int(limits["output_bytes"])
+    sel = selectors.DefaultSelector()
+    sel.register(r_res, selectors.EVENT_READ, "result")
+    sel.register(r_out, selectors.EVENT_READ, "output")
+    exited = False
+    deadline = started + timeout
+    while True:
+        if not exited:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                exited = True
+                run.wait_status = status
+                run.duration = time.monotonic() - started
+                _kill_strays()  # so no grandchild keeps our pipes open
+                deadline = min(deadline, time.monotonic() + 2.0)
+        if not sel.get_map():
+            break
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            if not exited:
+                run.status = "timeout"
+            break
+        for key, _ in sel.select(timeout=min(remaining, 0.05)):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fd)
+                os.close(key.fd)
+                continue
+            if key.data == "result":
+                run.result += chunk
+                if len(run.result) > result_cap:
+                    run.status = "observation_limit"
+            else:
+                run.output_total += len(chunk)
+                if len(run.output) < KEEP_OUTPUT_BYTES:
+                    run.output += chunk[: KEEP_OUTPUT_BYTES - len(run.output)]
+                if run.output_total > output_cap:
+                    run.status = "output_limit"
+        if run.status is not None:
+            break
+    for key in list(sel.get_map().values()):
+        os.close(key.fd)
+    sel.close()
+    if not exited:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        os.kill(pid, signal.SIGKILL) if _alive(pid) else None
+        _, run.wait_status = os.waitpid(pid, 0)
+        run.duration = time.monotonic() - started
+    _kill_strays()
+    return run
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _describe_exit(status: int) -> tuple[str, str]:
+    """(runner status, message) for a child that gave no result."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU:
+            return "timeout", "CPU time limit exceeded"
+        if sig == signal.SIGKILL:
+            return "killed", "killed by SIGKILL"
+        if sig == signal.SIGXFSZ:
+            return "crashed", "file size limit exceeded"
+        return "crashed", f"killed by signal {signal.Signals(sig).name}"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+    return "no_result", f"the process exited with code {code} before returning a result (did the code call exit()?)"
+
+
+def _parse_child_frames(data: bytes, budget: int) -> list[tuple[dict[str, Any], bytes | None]]:
+    return list(wire.read_frames(io.BytesIO(bytes(data)), budget))
+
+
+def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict[str, Any]) -> None:
+    header: dict[str, Any] = {
+        "type": "probe",
+        "name": name,
+        "duration_ms": int(run.duration * 1000),
+        "stdout": run.output.decode("utf-8", errors="replace"),
+        "output_bytes": run.output_total,
+    }
+    blobs: list[bytes] = []
+    if run.status == "timeout":
+        header.update(status="timeout", message="time limit exceeded")
+    elif run.status == "output_limit":
+        header.update(status="output_limit", message=f"printed more than {limits['output_bytes']} bytes")
+    elif run.status == "observation_limit":
+        header.update(status="observation_limit", message=f"the result is larger than {limits['observation_bytes']} bytes")
+    else:
+        frames: list[tuple[dict[str, Any], bytes | None]] = []
+        try:
+            frames = _parse_child_frames(run.result, int(limits["observation_bytes"]) + 1024)
+        except wire.WireError as exc:
+            header.update(status="crashed", message=f"the probe's result was cut off ({exc})")
+        if frames:
+            first, _ = frames[0]
+            kind = first.get("type")
+            if kind == "observation":
+                arrays = [blob for h, blob in frames[1:] if h.get("type") == "array" and blob is not None]
+                if len(arrays) != first.get("arrays"):
+                    header.update(status="crashed", message="the probe's result was incomplete")
+                else:
+                    header.update(status="ok", tree=first.get("tree"), arrays=len(arrays))
+                    blobs = arrays
+            elif kind == "exception":
+                header.update(
+                    status="error",
+                    exc_type=str(first.get("exc_type"))[:200],
+                    message=str(first.get("message"))[:2000],
+                    traceback=str(first.get("traceback"))[:4000],
+                )
+            elif kind == "memory":
+                header.update(status="memory", message="MemoryError: the memory limit was reached")
+            elif kind == "bad_observation":
+                header.update(status="bad_observation", message=str(first.get("message"))[:2000])
+            else:
+                header.update(status="crashed", message="the probe's result was malformed")
+        elif "status" not in header:
+            status, message = _describe_exit(run.wait_status)
+            header.update(status=status, message=message)
+    _out_frame(out, header)
+    for i, blob in enumerate(blobs):
+        _out_frame(out, {"type": "array", "probe": name, "index": i}, blob)
+
+
+def main(argv: list[str]) -> int:
+    profile = argv[1] if len(argv) > 1 else "python"
+    # Our stream is a private copy of fd 1; fd 1 itself goes to stderr so that
+    # anything a library prints while importing cannot corrupt the frames.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    _make_undumpable()
+    warnings.simplefilter("ignore")
+    for module in PROFILES.get(profile, ("numpy",)):
+        __import__(module)
+    _out_frame(out, {"type": "ready", "profile": profile, "pid": os.getpid()})
+
+    line = sys.stdin.buffer.readline(MAX_JOB_BYTES)
+    if not line:
+        return 0
+    job = json.loads(line)
+    global SWEEP_STRAYS
+    SWEEP_STRAYS = bool(job.get("sweep_strays"))
+    limits = job["limits"]
+    workroot = str(limits.get("workdir", "/tmp/work"))
+
+    check = _run_child(lambda fd: _child_syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
+    frames = []
+    try:
+        frames = _parse_child_frames(check.result, 64 * 1024)
+    except wire.WireError:
+        pass
+    if frames and frames[0][0].get("type") == "syntax_error":
+        _out_frame(out, {**frames[0][0], "type": "syntax_error"})
+        _out_frame(out, {"type": "done"})
+        return 0
+    if not frames or frames[0][0].get("type") != "ok":
+        status, message = _describe_exit(check.wait_status)
+        _out_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
+        _out_frame(out, {"type": "done"})
+        return 0
+
+    for i, probe in enumerate(job["probes_list"]):
+        name = probe["name"]
+        timeout = float(probe["timeout"])
+        probe_limits = {**limits, "cpu_seconds": max(1, int(timeout * 2 + 1))}
+        run = _run_child(
+            lambda fd, name=name: _child_run_probe(job, name, fd), probe_limits, timeout, f"{workroot}/probe-{i}"
+        )
+        _report_probe(out, name, run, limits)
+    _out_frame(out, {"type": "done"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
