@@ -131,7 +131,7 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
         for name in [n for n, (h, blobs) in pending_arrays.items() if len(blobs) >= _int(h.get("arrays"))]:
             h, blobs = pending_arrays.pop(name)
             result.probes[name] = _decode_probe(name, h, blobs)
-    for name, (h, blobs) in pending_arrays.items():
+    for name in pending_arrays:
         result.probes[name] = ProbeRun(name=name, status="crashed", message="the probe's result was cut off")
     result.runner_died = not done and not outcome.timed_out and not outcome.stream_overflow
     if stream_broken and not (outcome.timed_out or outcome.stream_overflow):

@@ -79,7 +79,7 @@ def store(version: str, public: bool, observations: dict[str, Any]) -> None:
     arrays: list[np.ndarray] = []
     packed = {name: _pack(obs, arrays) for name, obs in observations.items()}
     buf = io.BytesIO()
-    np.savez(buf, **{f"a{i}": a for i, a in enumerate(arrays)})
+    np.savez(buf, **{f"a{i}": a for i, a in enumerate(arrays)})  # type: ignore[arg-type]
     # Arrays first, then the JSON that makes the entry visible to load().
     for path, data in ((arrays_path, buf.getvalue()), (meta_path, json.dumps({"probes": packed}).encode())):
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")

@@ -166,7 +166,7 @@ class _Fields:
     def _fail(self, key: str, message: str) -> PackageError:
         return PackageError(message, path=self.path, field=self.prefix + key)
 
-    def str(self, key: str, default: str | None = None, *, choices: tuple[str, ...] | None = None) -> str:
+    def text(self, key: str, default: str | None = None, *, choices: tuple[str, ...] | None = None) -> str:
         value = self.table.get(key, default)
         if value is None:
             raise self._fail(key, "is required")
@@ -201,13 +201,13 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"invalid TOML: {exc}", path=toml_path) from None
     f = _Fields(meta, toml_path)
-    slug = f.str("slug")
+    slug = f.text("slug")
     if not SLUG_RE.match(slug):
         raise PackageError("must be lowercase words joined by '-'", path=toml_path, field="slug")
-    track = f.str("track")
+    track = f.text("track")
     if not SLUG_RE.match(track):
         raise PackageError("must be lowercase words joined by '-'", path=toml_path, field="track")
-    entry = f.str("entry", "solution.py")
+    entry = f.text("entry", "solution.py")
     if not ENTRY_RE.match(entry):
         raise PackageError("must be a Python file name such as solution.py", path=toml_path, field="entry")
 
@@ -240,12 +240,12 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
 
     return Package(
         slug=slug,
-        title=f.str("title"),
+        title=f.text("title"),
         track=track,
-        difficulty=f.str("difficulty", choices=DIFFICULTIES),
+        difficulty=f.text("difficulty", choices=DIFFICULTIES),
         tags=f.str_list("tags"),
-        summary=f.str("summary"),
-        runtime=f.str("runtime", choices=RUNTIMES),
+        summary=f.text("summary"),
+        runtime=f.text("runtime", choices=RUNTIMES),
         entry=entry,
         limits=limits,
         hints=hints,
@@ -269,7 +269,7 @@ def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:
         if not isinstance(table, dict):
             raise PackageError("must be a table", path=toml_path, field=f"hints[{i}]")
         hf = _Fields(table, toml_path, f"hints[{i}].")
-        hint_id = hf.str("id")
+        hint_id = hf.text("id")
         if hint_id in seen:
             raise PackageError(f"duplicate hint id '{hint_id}'", path=toml_path, field=f"hints[{i}].id")
         seen.add(hint_id)
@@ -279,7 +279,7 @@ def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:
         tags = hf.str_list("tags")
         if not tags:
             raise PackageError("must name at least one tag", path=toml_path, field=f"hints[{i}].tags")
-        hints.append(Hint(id=hint_id, tier=int(tier), tags=tags, text=hf.str("text")))
+        hints.append(Hint(id=hint_id, tier=int(tier), tags=tags, text=hf.text("text")))
     return tuple(hints)
 
 
@@ -305,7 +305,7 @@ def _parse_solutions(files: dict[str, bytes], origin: str) -> tuple[ExpectedVerd
         out.append(
             ExpectedVerdict(
                 name=name,
-                verdict=ef.str("verdict"),
+                verdict=ef.text("verdict"),
                 score=opt("score"),
                 score_below=opt("score_below"),
                 score_at_least=opt("score_at_least"),

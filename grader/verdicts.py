@@ -9,10 +9,10 @@ bland ``wrong_answer``.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     ACCEPTED = "accepted"
     PARTIAL = "partial"
     WRONG_ANSWER = "wrong_answer"

@@ -12,7 +12,7 @@ import os
 
 from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 
-__all__ = ["Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "BACKENDS"]
+__all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend"]
 
 BACKENDS = ("bwrap", "local")
 

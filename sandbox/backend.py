@@ -170,8 +170,9 @@ class ProcessSandbox(Sandbox):
         self.host_dir = Path(tempfile.mkdtemp(prefix="mlprep-sbx-"))
         self.job_dir = self.host_dir / "job"
         self.job_dir.mkdir()
-        os.chmod(self.host_dir, 0o755)
-        os.chmod(self.job_dir, 0o755)
+        # The sandbox user (uid 65534) must read the job; nothing in it is secret from the candidate.
+        os.chmod(self.host_dir, 0o755)  # noqa: S103
+        os.chmod(self.job_dir, 0o755)  # noqa: S103
         self._destroyed = False
         self._started = time.monotonic()
         self.proc: subprocess.Popen[bytes] | None = None

@@ -83,7 +83,7 @@ class BwrapSandbox(ProcessSandbox):
         for name, text in _ETC_FILES.items():
             (etc / name).write_text(text)
             os.chmod(etc / name, 0o444)
-        os.chmod(etc, 0o755)
+        os.chmod(etc, 0o755)  # noqa: S103 - read by the sandbox user
         if backend.use_cgroups:
             try:
                 self.cgroup = cgroups.Cgroup(limits.memory_mb, limits.pids, limits.cpus)

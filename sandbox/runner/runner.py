@@ -24,6 +24,7 @@ Nothing here is trusted by the worker: every frame is validated outside.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.util
 import io
@@ -106,7 +107,7 @@ def _child_setup(result_fd: int, output_fd: int, limits: dict[str, Any], workdir
     os.dup2(output_fd, 1)
     os.dup2(output_fd, 2)
     keep = sorted({0, 1, 2, result_fd})
-    for low, high in zip(keep, keep[1:] + [65536]):
+    for low, high in zip(keep, [*keep[1:], 65536], strict=True):
         os.closerange(low + 1, high)
     cpu = int(limits.get("cpu_seconds", 10))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -173,6 +174,11 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
             raise LookupError(f"probe {name!r} is not registered")
         value = fn(solution)
         tree, blobs = wire.encode_observation(value)
+        size = sum(len(b) for b in blobs) + len(json.dumps(tree))
+        if size > int(job["limits"]["observation_bytes"]):
+            # Refuse here, before the bytes cross a pipe and double in memory.
+            wire.write_frame(out, {"type": "too_large", "bytes": size})
+            return
     except MemoryError:
         wire.write_frame(out, {"type": "memory"})
         return
@@ -251,10 +257,8 @@ def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str
         except BaseException:  # noqa: BLE001 - the child must never return into the parent's code
             code = 70
         finally:
-            try:
+            with contextlib.suppress(BaseException):
                 sys.stdout.flush()
-            except BaseException:  # noqa: BLE001
-                pass
             os._exit(code)
     os.close(w_res)
     os.close(w_out)
@@ -337,7 +341,7 @@ def _describe_exit(status: int) -> tuple[str, str]:
     return "no_result", f"the process exited with code {code} before returning a result (did the code call exit()?)"
 
 
-def _parse_child_frames(data: bytes, budget: int) -> list[tuple[dict[str, Any], bytes | None]]:
+def _parse_child_frames(data: bytes | bytearray, budget: int) -> list[tuple[dict[str, Any], bytes | None]]:
     return list(wire.read_frames(io.BytesIO(bytes(data)), budget))
 
 
@@ -379,6 +383,8 @@ def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict
                     message=str(first.get("message"))[:2000],
                     traceback=str(first.get("traceback"))[:4000],
                 )
+            elif kind == "too_large":
+                header.update(status="observation_limit", message=f"the result is larger than {limits['observation_bytes']} bytes")
             elif kind == "memory":
                 header.update(status="memory", message="MemoryError: the memory limit was reached")
             elif kind == "bad_observation":
@@ -425,7 +431,7 @@ def main(argv: list[str]) -> int:
         _out_frame(out, {"type": "done"})
         return 0
     if not frames or frames[0][0].get("type") != "ok":
-        status, message = _describe_exit(check.wait_status)
+        _, message = _describe_exit(check.wait_status)
         _out_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
         _out_frame(out, {"type": "done"})
         return 0

@@ -1,0 +1,37 @@
+# Two set-up commands: `make up` runs the service, `make test` runs the whole suite.
+# Both install what is missing first (Debian packages, then the pinned venv).
+
+SHELL := /bin/bash
+PY := .venv/bin/python
+VENV_STAMP := .venv/.requirements-$(shell sha256sum requirements.txt | cut -c1-16)
+DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
+export DJANGO_SETTINGS_MODULE := web.config.settings
+
+.PHONY: up test deps venv lint check-challenges clean
+
+deps:
+	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
+
+$(VENV_STAMP): requirements.txt
+	@test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@rm -f .venv/.requirements-* && touch $@
+
+venv: $(VENV_STAMP)
+
+# Run the service on its embedded defaults: SQLite, a local Redis, the bwrap sandbox.
+up: deps venv
+	@scripts/up.sh
+
+lint: venv
+	$(PY) -m ruff check grader sandbox web tests
+	$(PY) -m mypy
+
+check-challenges: venv
+	$(PY) manage.py check_challenges
+
+test: deps venv lint
+	scripts/run-tests.sh
+
+clean:
+	rm -rf var/cache var/log var/run staticfiles

@@ -1,0 +1,123 @@
+"""Validate a challenge package: what ``check_challenges`` runs.
+
+A package is valid only if (DESIGN.md): the reference scores 100% on public
+and hidden probes, the starter scores below 100%, every probe is
+deterministic (two runs of the reference agree under the probe's own check),
+every run finishes inside its limits, and every shipped solution in
+``solutions/`` gets the verdict and score its ``expected.toml`` states.
+
+Running the reference twice serves two checks at once: the first run is the
+expectation (it refreshes the cache), the second is graded against it, so a
+score of 100 proves both correctness of the wiring and determinism.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import expected as expected_cache
+from grader.errors import GraderError, PackageError
+from grader.execute import execute, probe_timeout
+from grader.grade import evaluate, grade_submission, reference_failures
+from grader.package import Package, load_package_dir
+from grader.verdicts import Verdict
+from sandbox import Backend
+
+
+@dataclass
+class Report:
+    name: str
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+
+    def fail(self, line: str) -> None:
+        self.ok = False
+        self.lines.append(f"FAIL {line}")
+
+    def info(self, line: str) -> None:
+        self.lines.append(f"  ok {line}")
+
+
+def validate_package(folder: Path | str, backend: Backend | None = None) -> Report:
+    """Run every check on the package in ``folder`` and report."""
+    report = Report(str(folder))
+    try:
+        package = load_package_dir(folder)
+    except GraderError as exc:
+        report.fail(f"package: {exc}")
+        return report
+    report.name = f"{package.track}/{package.slug}"
+    try:
+        _validate_loaded(package, report, backend)
+    except GraderError as exc:
+        report.fail(f"{type(exc).__name__}: {exc}")
+    return report
+
+
+def _validate_loaded(package: Package, report: Report, backend: Backend | None) -> None:
+    for public in (True, False):
+        kind = "public" if public else "hidden"
+        specs = package.probes(public)
+        t0 = time.monotonic()
+        first = execute(package, package.reference_code.encode(), public=public, backend=backend)
+        problems = reference_failures(first, package, public)
+        if problems:
+            for problem in problems:
+                report.fail(f"reference, {kind}: {problem}")
+            continue
+        expected = {name: run.observation for name, run in first.probes.items()}
+        second = execute(package, package.reference_code.encode(), public=public, backend=backend)
+        result = evaluate(package, second, expected, public=public)
+        elapsed = time.monotonic() - t0
+        if result.score != 100:
+            for probe in result.probes:
+                if not probe.passed:
+                    report.fail(f"reference, {kind}: probe '{probe.name}' is not deterministic or fails: {probe.status}: {probe.message}")
+            continue
+        expected_cache.store(package.version, public, expected)
+        slowest = max(specs, key=lambda s: first.probes[s.name].duration_ms)
+        worst = first.probes[slowest.name].duration_ms / 1000
+        report.info(
+            f"reference, {kind}: 100% on {len(specs)} probes, deterministic; two runs in {elapsed:.1f} s; "
+            f"slowest probe '{slowest.name}' {worst:.2f} s of its {probe_timeout(package, slowest):g} s"
+        )
+        if worst > 0.8 * probe_timeout(package, slowest):
+            report.fail(f"reference, {kind}: probe '{slowest.name}' uses over 80% of its time limit; raise the limit")
+    if not report.ok:
+        return
+
+    starter = grade_submission(package, package.starter_code, public=False, backend=backend)
+    if starter.score >= 100:
+        report.fail("starter: scores 100% on the hidden probes; it must score less")
+    else:
+        report.info(f"starter: {starter.verdict.value}, {starter.score:g}% on hidden probes")
+    public_starter = grade_submission(package, package.starter_code, public=True, backend=backend)
+    report.info(f"starter: {public_starter.verdict.value}, {public_starter.score:g}% on public probes")
+
+    for solution in package.solutions:
+        code = package.files[f"solutions/{solution.name}.py"]
+        result = grade_submission(package, code, public=False, backend=backend)
+        problems = []
+        if result.verdict.value != solution.verdict:
+            problems.append(f"verdict {result.verdict.value}, expected {solution.verdict}")
+        if solution.score is not None and abs(result.score - solution.score) > 0.01:
+            problems.append(f"score {result.score:g}, expected {solution.score:g}")
+        if solution.score_below is not None and not result.score < solution.score_below:
+            problems.append(f"score {result.score:g}, expected below {solution.score_below:g}")
+        if solution.score_at_least is not None and not result.score >= solution.score_at_least:
+            problems.append(f"score {result.score:g}, expected at least {solution.score_at_least:g}")
+        if result.verdict == Verdict.INTERNAL_ERROR:
+            problems.append("the platform failed")
+        if problems:
+            failed = ", ".join(f"{p.name} ({p.status})" for p in result.probes if not p.passed)
+            report.fail(f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else ""))
+        else:
+            report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected")
+
+
+def validate_all(folders: list[Path], backend: Backend | None = None) -> list[Report]:
+    if not folders:
+        raise PackageError("no challenge packages found")
+    return [validate_package(folder, backend) for folder in folders]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Start the whole service on its embedded defaults and keep it in the foreground:
+# SQLite under var/, Redis on 127.0.0.1:6379, a Celery worker, gunicorn on 127.0.0.1:8000.
+# Ctrl-C stops what this script started (and only that).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+mkdir -p var/log var/run
+export DJANGO_SETTINGS_MODULE=web.config.settings
+export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
+export PYTHONPATH="$PWD"
+
+$PY manage.py migrate --noinput
+$PY manage.py sync_challenges
+$PY manage.py collectstatic --noinput >/dev/null
+demo_login=$($PY manage.py create_demo_user)
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT INT TERM
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir var/run \
+    --logfile "$PWD/var/log/redis.log" &
+  pids+=($!)
+  for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+.venv/bin/celery -A web.config worker --loglevel=INFO --concurrency="${WORKER_CONCURRENCY:-2}" \
+  --logfile "$PWD/var/log/worker.log" &
+pids+=($!)
+
+echo
+echo "  The service is starting on http://127.0.0.1:8000/"
+echo "  $demo_login"
+echo "  Logs: var/log/ (worker.log, redis.log). Ctrl-C stops everything."
+echo
+.venv/bin/gunicorn web.config.wsgi:application --bind 127.0.0.1:8000 --workers 3 --access-logfile - &
+pids+=($!)
+wait -n "${pids[@]}"

@@ -1,0 +1,36 @@
+"""Shared test helpers: fixture packages and grading through a chosen backend."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+from grader import GradeResult, Package, grade_submission, load_package_dir
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packages"
+ADD_NUMBERS = FIXTURES / "demo" / "add-numbers"
+
+
+def add_numbers() -> Package:
+    return load_package_dir(ADD_NUMBERS)
+
+
+def package_with(tmp_path: Path, **replace: str) -> Package:
+    """A copy of add-numbers with files replaced (keys use '__' for '/': probes__hidden_py)."""
+    target = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, target)
+    for key, text in replace.items():
+        rel = key.replace("__", "/").replace("_py", ".py").replace("_toml", ".toml")
+        (target / rel).write_text(textwrap.dedent(text))
+    return load_package_dir(target)
+
+
+def grade(code: str, *, backend: str, public: bool = False, package: Package | None = None) -> GradeResult:
+    from sandbox import get_backend
+
+    return grade_submission(package or add_numbers(), textwrap.dedent(code), public=public, backend=get_backend(backend))
+
+
+def statuses(result: GradeResult) -> dict[str, str]:
+    return {p.name: p.status for p in result.probes}

@@ -1,0 +1,351 @@
+"""Sandbox limits and containment, through the real backend and the whole grader.
+
+Each submission is graded on the add-numbers fixture (reference: ``np.add``)
+with a hostile ``add``. Where the attack must fail for the answer to be right,
+the solution returns the right answer only when the attack failed, so the
+verdict itself proves the containment. After every attack the next, honest
+submission must still be graded correctly.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+
+import pytest
+
+from tests.helpers import grade, statuses
+
+HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
+
+
+def assert_still_grades(backend: str) -> None:
+    result = grade(HONEST, backend=backend)
+    assert result.verdict == "accepted", result.to_dict()
+
+
+def test_infinite_loop_is_time_limit_and_others_still_pass(backend: str) -> None:
+    result = grade(
+        """
+        import numpy as np
+
+        def add(a, b):
+            if a.dtype == np.float16:
+                while True:
+                    pass
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert statuses(result) == {"floats": "accepted", "keeps_float16": "time_limit", "integers": "accepted"}
+    assert result.verdict == "partial"
+    assert 0 < result.score < 100
+    assert_still_grades(backend)
+
+
+def test_sleep_forever_is_time_limit(backend: str) -> None:
+    result = grade("import time\n\ndef add(a, b):\n    time.sleep(3600)\n", backend=backend)
+    assert result.verdict == "time_limit"
+    assert set(statuses(result).values()) == {"time_limit"}
+
+
+def test_cpu_burn_in_many_threads_is_time_limit(backend: str) -> None:
+    result = grade(
+        """
+        import threading
+
+        def burn():
+            while True:
+                pass
+
+        def add(a, b):
+            for _ in range(8):
+                threading.Thread(target=burn, daemon=True).start()
+            burn()
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "time_limit"
+    assert_still_grades(backend)
+
+
+def test_memory_hog_is_memory_limit(backend: str) -> None:
+    result = grade(
+        """
+        def add(a, b):
+            hog = []
+            while True:
+                hog.append(bytearray(16 * 1024 * 1024))
+                hog[-1][::4096] = b"x" * len(hog[-1][::4096])
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "memory_limit", result.to_dict()
+    assert_still_grades(backend)
+
+
+def test_fork_bomb_is_contained(backend: str) -> None:
+    result = grade(
+        """
+        import os
+
+        def add(a, b):
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+        """,
+        backend=backend,
+    )
+    assert result.verdict in ("time_limit", "runtime_error"), result.to_dict()
+    assert result.score == 0
+    assert_still_grades(backend)
+
+
+def test_flood_of_output_is_output_limit(backend: str) -> None:
+    result = grade(
+        """
+        import sys
+
+        def add(a, b):
+            line = "x" * 1023 + "\\n"
+            while True:
+                sys.stdout.write(line)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "output_limit", result.to_dict()
+    assert_still_grades(backend)
+
+
+def test_network_is_unreachable(backend: str) -> None:
+    # Right answer only if every connection attempt fails: loopback services
+    # (Redis, the web port, PostgreSQL) and an outside address.
+    result = grade(
+        """
+        import socket
+        import numpy as np
+
+        def reachable(host, port):
+            try:
+                socket.create_connection((host, port), timeout=0.5).close()
+                return True
+            except OSError:
+                return False
+
+        def add(a, b):
+            targets = [("127.0.0.1", 6379), ("127.0.0.1", 8000), ("127.0.0.1", 5432), ("1.1.1.1", 443)]
+            if any(reachable(h, p) for h, p in targets):
+                return np.add(a, b) + 1
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
+
+
+def test_host_files_and_secrets_are_invisible(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_KEY", "worker-secret-do-not-leak")
+    monkeypatch.setenv("DATABASE_URL", "postgres://secret@db/x")
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = grade(
+        f"""
+        import os
+        import numpy as np
+
+        def visible():
+            leaks = [k for k in ("SECRET_KEY", "DATABASE_URL") if k in os.environ]
+            for path in ({repo!r} + "/challenges", {repo!r} + "/grader", "/etc/shadow", "/root/.cache", "/var/lib/redis", {repo!r} + "/var"):
+                try:
+                    os.listdir(path) if os.path.isdir(path) else open(path).read(1)
+                    leaks.append(path)
+                except OSError:
+                    pass
+            return leaks
+
+        def add(a, b):
+            if visible():
+                raise RuntimeError("leak: " + ", ".join(visible()))
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
+
+
+def test_writing_outside_the_work_dir_fails(backend: str) -> None:
+    result = grade(
+        """
+        import numpy as np
+
+        def add(a, b):
+            for path in ("/usr/pwned", "/job/solution.py", "/runner/runner.py", "/etc/passwd"):
+                try:
+                    with open(path, "w") as fh:
+                        fh.write("x")
+                    return np.add(a, b) + 1
+                except OSError:
+                    pass
+            with open("scratch.txt", "w") as fh:  # the work dir itself is writable
+                fh.write("ok")
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
+
+
+def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str) -> None:
+    result = grade(
+        """
+        import os, signal
+
+        def add(a, b):
+            os.kill(os.getppid(), signal.SIGKILL)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "runtime_error"
+    assert "killed" in result.probes[0].message
+    assert_still_grades(backend)
+
+
+def test_exiting_early_gives_no_result(backend: str) -> None:
+    result = grade("import os\n\ndef add(a, b):\n    os._exit(0)\n", backend=backend)
+    assert result.verdict == "runtime_error"
+    assert "exited with code 0" in result.probes[0].message
+
+
+def test_segfault_fails_alone(backend: str) -> None:
+    result = grade(
+        """
+        import ctypes
+        import numpy as np
+
+        def add(a, b):
+            if a.dtype == np.float16:
+                ctypes.string_at(0)
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert statuses(result)["keeps_float16"] == "runtime_error"
+    assert "SIGSEGV" in next(p.message for p in result.probes if p.name == "keeps_float16")
+    assert result.verdict == "partial"
+
+
+def test_unbounded_recursion_is_a_runtime_error(backend: str) -> None:
+    result = grade("def add(a, b):\n    return add(a, b)\n", backend=backend)
+    assert result.verdict == "runtime_error"
+    assert "RecursionError" in result.probes[0].message
+
+
+def test_global_state_does_not_leak_between_probes(backend: str) -> None:
+    # The first probe's call poisons module state; a fresh import per probe hides it from the others.
+    result = grade(
+        """
+        import numpy as np
+        CALLS = []
+
+        def add(a, b):
+            CALLS.append(1)
+            if len(CALLS) > 1:
+                return np.add(a, b) + 1
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
+
+
+def test_background_processes_do_not_outlive_the_run(backend: str) -> None:
+    marker = f"mlprep-stray-{uuid.uuid4().hex[:8]}"
+    result = grade(
+        f"""
+        import subprocess
+        import numpy as np
+
+        def add(a, b):
+            subprocess.Popen(["/bin/sh", "-c", "exec -a {marker} sleep 300"], start_new_session=True)
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert left.stdout.strip() == "", f"stray processes survived: {left.stdout}"
+
+
+def test_forged_frames_on_stdout_are_not_believed(backend: str) -> None:
+    # The candidate writes a well-formed "probe passed" frame on every fd it can reach.
+    result = grade(
+        """
+        import json, os, struct
+
+        def add(a, b):
+            frame = json.dumps({"type": "probe", "name": "floats", "status": "ok", "tree": 1.0, "arrays": 0}).encode()
+            data = struct.pack(">I", len(frame)) + frame
+            for fd in range(0, 64):
+                try:
+                    os.write(fd, data)
+                except OSError:
+                    pass
+            try:
+                with open(f"/proc/{os.getppid()}/fd/1", "wb") as fh:
+                    fh.write(data)
+            except OSError:
+                pass
+            return None
+        """,
+        backend=backend,
+    )
+    assert result.score == 0
+    assert all(not p.passed for p in result.probes)
+
+
+def test_syntax_error_names_the_line(backend: str) -> None:
+    result = grade("def add(a, b):\n    return a +\n", backend=backend)
+    assert result.verdict == "syntax_error"
+    assert "line 2" in result.message
+
+
+def test_non_utf8_output_is_handled(backend: str) -> None:
+    result = grade(
+        """
+        import os
+        import numpy as np
+
+        def add(a, b):
+            os.write(1, b"\\xff\\xfe bad bytes \\x80")
+            return np.add(a, b)
+        """,
+        backend=backend,
+        public=True,
+    )
+    assert result.verdict == "accepted"
+    assert "bad bytes" in result.probes[0].stdout
+
+
+def test_huge_observation_is_output_limit(backend: str) -> None:
+    result = grade("import numpy as np\n\ndef add(a, b):\n    return np.zeros(40 * 1024 * 1024 // 8)\n", backend=backend)
+    assert result.verdict == "output_limit", result.to_dict()
+
+
+def test_observation_with_custom_reduce_is_refused(backend: str) -> None:
+    result = grade(
+        """
+        import os
+
+        class Evil:
+            def __reduce__(self):
+                return (os.system, ("echo pwned",))
+
+        def add(a, b):
+            return Evil()
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "runtime_error"
+    assert "unsupported" in result.probes[0].message
