@@ -166,6 +166,7 @@ def _compare_float(a: Any, e: float, path: str, mode: str, rtol: float | None, a
         )
 
 
+@np.errstate(divide="ignore", invalid="ignore")  # inf - inf and 0 * inf are masked out below
 def _compare_arrays(a: TaggedArray, e: TaggedArray, path: str, mode: str, rtol: float | None, atol: float | None, stats: dict[str, Any]) -> None:
     if a.source != e.source:
         raise _Mismatch(f"{path}: expected a {e.source} array, got a {a.source} array")

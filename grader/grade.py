@@ -10,6 +10,7 @@ this process and nothing the sandbox sent is executed.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import types
 from collections.abc import Callable
@@ -220,7 +221,12 @@ def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *
             result.passed = outcome.passed
             result.status = result.status or (Verdict.ACCEPTED.value if outcome.passed else Verdict.WRONG_ANSWER.value)
             result.message = outcome.message
-            result.details = {k: v for k, v in outcome.details.items() if isinstance(v, int | float | str | list)}
+            # JSON-safe: an infinite relative error (expected 0) is reported as a string.
+            result.details = {
+                k: (v if not isinstance(v, float) or math.isfinite(v) else str(v))
+                for k, v in outcome.details.items()
+                if isinstance(v, int | float | str | list)
+            }
             if public:
                 result.observation = to_jsonable(run.observation)
                 result.expected = to_jsonable(expected[spec.name])

@@ -68,7 +68,7 @@ def parse_probe_file(source: str, path: str) -> tuple[ProbeSpec, ...]:
                 )
             try:
                 meta[kw.arg] = ast.literal_eval(kw.value)
-            except ValueError:
+            except (ValueError, TypeError):  # TypeError: an unhashable key, {[1]: 2}
                 raise PackageError(f"probe '{node.name}': must be a literal", path=path, field=kw.arg) from None
         if node.name in seen:
             raise PackageError(f"probe '{node.name}' is declared twice", path=path)

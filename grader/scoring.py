@@ -24,12 +24,10 @@ class CategoryScore:
     total: int
 
 
-def _percent(earned: float, possible: float) -> float:
-    if possible <= 0:
-        return 0.0
-    value = round(100.0 * earned / possible, 2)
-    # Rounding must never turn an imperfect run into 100.
-    return 99.99 if value == 100.0 and earned < possible else value
+def _percent(earned: float, possible: float, all_passed: bool) -> float:
+    value = round(100.0 * earned / possible, 2) if possible > 0 else 0.0
+    # Neither rounding nor a zero-weight failure may turn an imperfect run into 100.
+    return 99.99 if value == 100.0 and not all_passed else value
 
 
 def score(results: Sequence[Scored]) -> tuple[float, dict[str, CategoryScore]]:
@@ -40,8 +38,10 @@ def score(results: Sequence[Scored]) -> tuple[float, dict[str, CategoryScore]]:
     for name in dict.fromkeys(r.category for r in results):
         members = [r for r in results if r.category == name]
         categories[name] = CategoryScore(
-            score=_percent(sum(r.weight for r in members if r.passed), sum(r.weight for r in members)),
+            score=_percent(
+                sum(r.weight for r in members if r.passed), sum(r.weight for r in members), all(r.passed for r in members)
+            ),
             passed=sum(1 for r in members if r.passed),
             total=len(members),
         )
-    return _percent(earned, total), categories
+    return _percent(earned, total, all(r.passed for r in results)), categories

@@ -9,6 +9,10 @@ mkdir -p var/log var/run
 export DJANGO_SETTINGS_MODULE=web.config.settings
 export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
 export PYTHONPATH="$PWD"
+# A secret key of this installation, made once and kept out of git (var/ is ignored).
+[ -s var/secret_key ] || (umask 077 && $PY -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key)
+export SECRET_KEY="${SECRET_KEY:-$(cat var/secret_key)}"
+export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost}"
 
 $PY manage.py migrate --noinput
 $PY manage.py sync_challenges

@@ -103,7 +103,7 @@ def read_frames(src: BinaryIO, budget: int) -> Iterator[tuple[dict[str, Any], by
             header = json.loads(_read_exact(src, size))
         except EOFError:
             raise WireError("stream ended inside a frame header") from None
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nested past the interpreter's limit
             raise WireError(f"frame header is not JSON: {exc}") from None
         if not isinstance(header, dict):
             raise WireError("frame header is not a JSON object")
@@ -193,7 +193,7 @@ def encode_observation(value: Any) -> tuple[Any, list[bytes]]:
             if data.dtype.hasobject:
                 raise WireError(f"object arrays cannot be observations (at {path})")
             buf = io.BytesIO()
-            np.save(buf, np.ascontiguousarray(data), allow_pickle=False)
+            np.save(buf, np.asarray(data, order="C"), allow_pickle=False)  # ascontiguousarray would make a 0-d array 1-d
             blobs.append(buf.getvalue())
             return {"$array": len(blobs) - 1, "dtype": dtype, "source": source}
         raise WireError(f"observation contains an unsupported {type(v).__module__}.{type(v).__qualname__} at {path}")
@@ -222,12 +222,12 @@ def decode_observation(tree: Any, blobs: list[bytes]) -> Any:
                 return {str(k): dec(x, depth + 1) for k, x in v["$map"].items()}
             if "$float" in v and len(v) == 1:
                 mapping = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-                if v["$float"] not in mapping:
+                if not isinstance(v["$float"], str) or v["$float"] not in mapping:
                     raise WireError("bad $float value")
                 return mapping[v["$float"]]
             if "$bigint" in v and len(v) == 1:
                 text = v["$bigint"]
-                if not isinstance(text, str) or len(text) > 4000:
+                if not isinstance(text, str) or len(text) > 4000 or not text.removeprefix("-").isdecimal():
                     raise WireError("bad $bigint value")
                 return int(text)
             if "$array" in v:
@@ -238,6 +238,8 @@ def decode_observation(tree: Any, blobs: list[bytes]) -> Any:
                     data = np.load(io.BytesIO(blobs[idx]), allow_pickle=False)
                 except (ValueError, OSError, EOFError) as exc:
                     raise WireError(f"array {idx} is not a valid .npy blob: {exc}") from None
+                if not isinstance(data, np.ndarray):  # an .npz archive loads as NpzFile
+                    raise WireError(f"array {idx} is not a single .npy array")
                 dtype = v.get("dtype")
                 source = v.get("source")
                 if not isinstance(dtype, str) or not isinstance(source, str):
@@ -260,6 +262,8 @@ def to_jsonable(value: Any) -> Any:
             out["values"] = to_jsonable(value.data.tolist())
         return out
     if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, complex):
         return str(value)
     if isinstance(value, list):
         return [to_jsonable(x) for x in value]

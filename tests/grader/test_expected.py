@@ -1,0 +1,160 @@
+"""grader.expected: the cache of expected observations, keyed by package version."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+from grader import expected
+from sandbox.runner.wire import TaggedArray
+
+VERSION = "f" * 64
+
+
+@pytest.fixture(autouse=True)
+def cache_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def same(a, b) -> bool:
+    """Structural equality that understands TaggedArray and NaN."""
+    if isinstance(a, TaggedArray) or isinstance(b, TaggedArray):
+        return (
+            isinstance(a, TaggedArray)
+            and isinstance(b, TaggedArray)
+            and a.dtype == b.dtype
+            and a.source == b.source
+            and a.data.dtype == b.data.dtype
+            and a.data.shape == b.data.shape
+            and np.array_equal(a.data, b.data, equal_nan=a.data.dtype.kind in "fc")
+        )
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+OBSERVATIONS = {
+    "plain": [None, True, False, 0, -7, 2**70, 1.5, "text", ""],
+    "specials": [math.nan, math.inf, -math.inf, -0.0],
+    "array": TaggedArray(np.arange(6, dtype=np.float32).reshape(2, 3), "float32", "torch"),
+    "widened": TaggedArray(np.array([1.0, np.nan, -np.inf], dtype=np.float32), "bfloat16", "torch"),
+    "ints": TaggedArray(np.array([1, 2, 3], dtype=np.int64), "int64", "numpy"),
+    "zero_d": TaggedArray(np.array(2.5), "float64", "numpy"),
+    "empty": TaggedArray(np.zeros((0, 4), dtype=np.float16), "float16", "numpy"),
+    "complex": TaggedArray(np.array([1 + 2j]), "complex128", "tensorflow"),
+    "nested": {
+        "grad": [TaggedArray(np.ones(2), "float64", "numpy"), {"deep": {"x": [1, math.nan]}}],
+        "calls": 3,
+        # keys that look like the cache's own markers stay plain keys
+        "$tagged": 0,
+        "$float": "nan",
+        "$map": {},
+    },
+    "empty_dict": {},
+    "empty_list": [],
+}
+
+
+def test_store_then_load_round_trips_every_kind_of_value():
+    expected.store(VERSION, False, OBSERVATIONS)
+    loaded = expected.load(VERSION, False)
+    assert loaded is not None
+    assert loaded.keys() == OBSERVATIONS.keys()
+    for name, value in OBSERVATIONS.items():
+        assert same(loaded[name], value), name
+
+
+def test_nan_and_infinities_come_back_as_floats():
+    expected.store(VERSION, True, {"p": [math.nan, math.inf, -math.inf]})
+    nan, pos, neg = expected.load(VERSION, True)["p"]
+    assert math.isnan(nan) and pos == math.inf and neg == -math.inf
+
+
+def test_tagged_array_keeps_its_logical_dtype_and_source():
+    expected.store(VERSION, False, {"p": OBSERVATIONS["widened"]})
+    loaded = expected.load(VERSION, False)["p"]
+    assert isinstance(loaded, TaggedArray)
+    assert (loaded.dtype, loaded.source, loaded.data.dtype) == ("bfloat16", "torch", np.float32)
+
+
+def test_a_missing_entry_returns_none():
+    assert expected.load(VERSION, False) is None
+    expected.store(VERSION, True, {"p": 1})
+    assert expected.load(VERSION, False) is None  # hidden is a separate entry from public
+    assert expected.load("0" * 64, True) is None  # another version
+    assert expected.load(VERSION, True) == {"p": 1}
+
+
+def test_public_and_hidden_entries_do_not_overwrite_each_other():
+    expected.store(VERSION, True, {"pub": 1})
+    expected.store(VERSION, False, {"hid": 2})
+    assert expected.load(VERSION, True) == {"pub": 1}
+    assert expected.load(VERSION, False) == {"hid": 2}
+
+
+def test_storing_again_replaces_the_entry():
+    expected.store(VERSION, False, {"p": 1})
+    expected.store(VERSION, False, {"q": TaggedArray(np.ones(1), "float64", "numpy")})
+    loaded = expected.load(VERSION, False)
+    assert list(loaded) == ["q"]
+
+
+def test_an_entry_without_arrays_round_trips():
+    expected.store(VERSION, False, {"p": {"a": [1, 2]}, "q": None})
+    assert expected.load(VERSION, False) == {"p": {"a": [1, 2]}, "q": None}
+
+
+def test_the_cache_lives_in_grader_cache_dir(cache_in_tmp):
+    assert expected.cache_dir() == cache_in_tmp
+    expected.store(VERSION, False, {"p": 1})
+    assert sorted(p.name for p in (cache_in_tmp / VERSION).iterdir()) == ["hidden.json", "hidden.npz"]
+    assert not any(p.name.startswith(".tmp-") for p in cache_in_tmp.rglob("*"))
+
+
+def test_grader_cache_dir_is_read_at_call_time(tmp_path, monkeypatch):
+    expected.store(VERSION, False, {"p": 1})
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "other"))
+    assert expected.load(VERSION, False) is None
+    expected.store(VERSION, False, {"p": 2})
+    assert (tmp_path / "other" / VERSION / "hidden.json").exists()
+
+
+def test_the_default_cache_dir_is_under_var(monkeypatch):
+    monkeypatch.delenv("GRADER_CACHE_DIR")
+    assert expected.cache_dir() == expected.DEFAULT_DIR
+    assert expected.DEFAULT_DIR.parts[-3:] == ("var", "cache", "expected")
+
+
+def test_a_corrupt_entry_reads_as_missing(cache_in_tmp):
+    expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
+    (cache_in_tmp / VERSION / "hidden.json").write_text("{not json")
+    assert expected.load(VERSION, False) is None
+
+
+def test_an_entry_whose_arrays_are_missing_reads_as_missing(cache_in_tmp):
+    expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
+    (cache_in_tmp / VERSION / "hidden.npz").unlink()
+    assert expected.load(VERSION, False) is None
+
+
+def test_a_pickled_array_in_the_cache_is_not_loaded(cache_in_tmp):
+    expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
+    buf = io.BytesIO()
+    np.savez(buf, a0=np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    (cache_in_tmp / VERSION / "hidden.npz").write_bytes(buf.getvalue())
+    assert expected.load(VERSION, False) is None
+
+
+def test_the_json_half_is_plain_json():
+    expected.store(VERSION, False, {"p": [math.nan, TaggedArray(np.ones(1), "float64", "numpy")]})
+    meta = json.loads((expected.cache_dir() / VERSION / "hidden.json").read_text())
+    assert meta == {"probes": {"p": [{"$float": "nan"}, {"$tagged": 0, "dtype": "float64", "source": "numpy"}]}}
