@@ -1,0 +1,136 @@
+"""Real services for the end-to-end tests: a Redis server and a Celery worker.
+
+The worker is a separate process (``celery -A web.config worker``) that
+shares the test database file with the test process (see settings_test:
+the SQLite test database is a file for this reason), takes tasks from a real
+Redis on a free loopback port, and grades in the real bwrap sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        raise RuntimeError("redis-server did not start")
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(10)
+
+
+class Worker:
+    """A real Celery worker process; ``kill_child`` SIGKILLs the pool process grading a task."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.log = log
+        self._log_file = log.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "web.config", "worker", "--loglevel=INFO", "--concurrency=1", "--without-gossip",
+             "--without-mingle", "--without-heartbeat"],
+            cwd=REPO, env=env, stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while "ready" not in log.read_text(errors="replace"):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"celery worker did not start:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.2)
+
+    def pool_children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        finally:
+            self._log_file.close()
+
+
+@pytest.fixture
+def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path: Path) -> Iterator[Worker]:
+    """A worker on the test database; the test process publishes to the same Redis."""
+    from django.db import connection
+
+    from web.config.celery import app
+
+    db_name = str(connection.settings_dict["NAME"])
+    assert db_name != ":memory:" and "mode=memory" not in db_name, "the test database must be a file the worker can open"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "web.config.settings",
+        "DEBUG": "1",
+        "SECRET_KEY": "integration-test-key",
+        "DATABASE_URL": f"sqlite:///{db_name}",
+        "CELERY_BROKER_URL": redis_url,
+        "CHALLENGES_DIR": str(settings.CHALLENGES_DIR),
+        "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
+        "GRADING_STALE_SECONDS": "3",
+        "PYTHONPATH": str(REPO),
+    }
+    old = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
+    app.conf.update(broker_url=redis_url, task_always_eager=False)
+    _reset_producer_pool(app)
+    worker = Worker(env, tmp_path / "worker.log")
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        app.conf.update(**old)
+
+
+def _reset_producer_pool(app: Any) -> None:
+    """Drop pooled broker connections so the next publish uses the current broker_url."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+def wait_until_done(submission_id: int, timeout: float = 120) -> Any:
+    from web.submissions.models import Submission
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sub = Submission.objects.get(pk=submission_id)
+        if sub.status == "done":
+            return sub
+        time.sleep(0.2)
+    raise AssertionError(f"submission {submission_id} still {sub.status} after {timeout} s")

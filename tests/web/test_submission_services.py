@@ -1,0 +1,397 @@
+"""Creating, grading and failing submissions, and the hint ladder: web/submissions/services.py."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from grader.errors import PlatformError
+from web.challenges.models import Challenge
+from web.challenges.services import challenge_sync_from_dir
+from web.submissions import services
+from web.submissions.models import HintReveal, Status, Submission
+from web.submissions.services import (
+    HintUnavailable,
+    SubmissionRejected,
+    TooManyPending,
+    code_clean,
+    hint_reveal,
+    submission_create,
+    submission_grade,
+    submission_grade_failed,
+)
+from web.submissions.tasks import grade_submission as grade_task
+
+from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+
+CODE = "def add(a, b):\n    return a + b\n"
+
+
+def make_submission(user: User, challenge: Challenge, **fields: Any) -> Submission:
+    assert challenge.current_version is not None
+    values = {"kind": "submit", "code": CODE, "version": challenge.current_version, **fields}
+    return Submission.objects.create(user=user, challenge=challenge, **values)
+
+
+# --- code_clean ---------------------------------------------------------------------
+
+
+def test_code_clean_accepts_text_and_utf8_bytes() -> None:
+    assert code_clean(CODE) == CODE
+    assert code_clean("x = 'ü'\n".encode()) == "x = 'ü'\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("", "empty"),
+        ("   \n\t", "empty"),
+        (b"\xff\xfe x = 1", "not valid UTF-8"),
+        ("x = '\ud800'", "not valid UTF-8"),
+        ("a" * (10 * 1024 * 1024), "10.0 MB; the limit is 256 KiB"),
+        ("x = 1\x00", "NUL"),
+    ],
+)
+def test_code_clean_refuses_with_a_clear_message(raw: str | bytes, message: str) -> None:
+    with pytest.raises(SubmissionRejected, match=message):
+        code_clean(raw)
+
+
+# --- submission_create ------------------------------------------------------------
+
+
+def test_create_saves_queued_on_current_version_and_queues_after_commit(
+    user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    queued: list[int] = []
+    monkeypatch.setattr(grade_task, "delay", lambda submission_id: queued.append(submission_id))
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        submission = submission_create(user, challenge, CODE, "run")
+    assert queued == []  # nothing is sent before the row is committed
+    for callback in callbacks:
+        callback()
+
+    assert queued == [submission.pk]
+    assert submission.status == Status.QUEUED
+    assert submission.version_id == challenge.current_version_id
+    assert submission.code == CODE
+
+
+def test_create_then_eager_task_grades_it(user: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = submission_create(user, challenge, CODE.encode(), "submit")
+
+    submission.refresh_from_db()
+    assert submission.status == Status.DONE and submission.verdict == "accepted" and submission.score == 100.0
+    assert fake_grader.calls == [{"version": challenge.current_version.version, "code": CODE, "public": False}]
+
+
+def test_create_refuses_bad_kind_and_bad_code(user: User, challenge: Challenge) -> None:
+    with pytest.raises(SubmissionRejected, match="Unknown kind"):
+        submission_create(user, challenge, CODE, "explode")
+    with pytest.raises(SubmissionRejected, match="empty"):
+        submission_create(user, challenge, "  ", "run")
+    assert not Submission.objects.exists()
+
+
+def test_create_refuses_unpublished_challenge(user: User, challenge: Challenge) -> None:
+    challenge.published = False
+    with pytest.raises(SubmissionRejected, match="not open"):
+        submission_create(user, challenge, CODE, "run")
+
+
+def test_create_limits_unfinished_submissions(user: User, challenge: Challenge, settings: Any) -> None:
+    settings.SUBMISSIONS_MAX_PENDING = 2
+    make_submission(user, challenge)
+    make_submission(user, challenge, status=Status.RUNNING, started_at=timezone.now())
+    make_submission(user, challenge, status=Status.DONE)
+
+    with pytest.raises(TooManyPending):
+        submission_create(user, challenge, CODE, "run")
+
+
+def test_broker_down_marks_internal_error_instead_of_hanging(
+    user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    def broker_down(submission_id: int) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(grade_task, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = submission_create(user, challenge, CODE, "run")
+
+    submission.refresh_from_db()
+    assert submission.status == Status.DONE and submission.verdict == "internal_error"
+    assert "could not be queued" in submission.message
+
+
+# --- submission_grade: idempotency and versions ----------------------------------
+
+
+def test_grade_stores_the_result_and_timestamps(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
+    submission = make_submission(user, challenge, kind="run")
+
+    outcome = submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert outcome.state == "graded"
+    assert (submission.status, submission.verdict, submission.score) == (Status.DONE, "wrong_answer", 0.0)
+    assert submission.categories == {"correctness": {"score": 0.0, "passed": 0, "total": 1}}
+    assert submission.probes[0]["message"] == "expected 3, got 0"
+    assert submission.message == "0 of 1 probes passed"
+    assert submission.attempts == 1
+    assert submission.started_at is not None and submission.finished_at is not None
+    assert submission.finished_at >= submission.started_at
+    assert fake_grader.calls[0]["public"] is True  # a Run grades the public probes
+
+
+def test_grading_twice_stores_one_result(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    submission = make_submission(user, challenge)
+
+    first = submission_grade(submission.pk)
+    finished_at = Submission.objects.get(pk=submission.pk).finished_at
+    fake_grader.result = grade_result("wrong_answer", 0.0)
+    second = submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert (first.state, second.state) == ("graded", "already_done")
+    assert len(fake_grader.calls) == 1
+    assert submission.verdict == "accepted" and submission.finished_at == finished_at and submission.attempts == 1
+
+
+def test_finished_submission_is_left_unchanged_by_every_path(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    submission = make_submission(user, challenge)
+    submission_grade(submission.pk)
+    before = Submission.objects.filter(pk=submission.pk).values().get()
+
+    grade_task.delay(submission.pk)
+    submission_grade_failed(submission.pk)
+
+    assert Submission.objects.filter(pk=submission.pk).values().get() == before
+
+
+def test_submission_records_and_keeps_the_version_it_was_graded_on(
+    user: User, challenge: Challenge, fake_grader: FakeGrader, package_root: Path
+) -> None:
+    old_version = challenge.current_version
+    assert old_version is not None
+    earlier = make_submission(user, challenge)
+    submission_grade(earlier.pk)
+    before = Submission.objects.filter(pk=earlier.pk).values().get()
+
+    statement = package_root / "basics" / "add-two" / "statement.md"
+    statement.write_text(statement.read_text() + "\nA new paragraph.\n")
+    challenge_sync_from_dir(package_root)
+    challenge.refresh_from_db()
+    later = make_submission(user, challenge)
+    submission_grade(later.pk)
+
+    assert challenge.current_version_id != old_version.pk
+    assert Submission.objects.filter(pk=earlier.pk).values().get() == before
+    assert Submission.objects.get(pk=later.pk).version_id == challenge.current_version_id
+    assert [c["version"] for c in fake_grader.calls] == [old_version.version, challenge.current_version.version]
+
+
+def test_queued_submission_is_graded_on_its_own_version_after_a_sync(
+    user: User, challenge: Challenge, fake_grader: FakeGrader, package_root: Path
+) -> None:
+    submission = make_submission(user, challenge)
+    queued_on = submission.version.version
+    statement = package_root / "basics" / "add-two" / "statement.md"
+    statement.write_text(statement.read_text() + "\nEdited while queued.\n")
+    challenge_sync_from_dir(package_root)
+
+    submission_grade(submission.pk)
+
+    assert fake_grader.calls[0]["version"] == queued_on
+
+
+# --- submission_grade: workers that die, platforms that fail ----------------------
+
+
+def test_a_running_submission_of_a_live_worker_is_not_taken(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    submission = make_submission(user, challenge, status=Status.RUNNING, started_at=timezone.now(), attempts=1)
+
+    outcome = submission_grade(submission.pk)
+
+    assert outcome.state == "busy" and outcome.retry_after > 0
+    assert fake_grader.calls == []
+
+
+def test_a_stale_running_submission_is_taken_over(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    long_ago = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 5)
+    submission = make_submission(user, challenge, status=Status.RUNNING, started_at=long_ago, attempts=1)
+
+    outcome = submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert outcome.state == "graded"
+    assert submission.status == Status.DONE and submission.attempts == 2
+
+
+def test_a_worker_that_lost_its_claim_does_not_overwrite(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    submission = make_submission(user, challenge)
+
+    def taken_over_meanwhile() -> None:
+        # Another worker took the (presumed stale) submission and finished it.
+        Submission.objects.filter(pk=submission.pk).update(attempts=2, status=Status.DONE, verdict="partial", score=50.0)
+
+    fake_grader.side_effect = taken_over_meanwhile
+    outcome = submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert outcome.state == "superseded"
+    assert (submission.verdict, submission.score) == ("partial", 50.0)
+
+
+def test_a_submission_that_keeps_killing_workers_is_given_up(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    settings.GRADING_MAX_ATTEMPTS = 2
+    long_ago = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 5)
+    submission = make_submission(user, challenge, status=Status.RUNNING, started_at=long_ago, attempts=2)
+
+    assert submission_grade(submission.pk).state == "given_up"
+    submission.refresh_from_db()
+    assert submission.verdict == "internal_error" and fake_grader.calls == []
+
+
+def test_platform_error_hands_the_submission_back_and_propagates(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    fake_grader.platform_failures = 1
+    submission = make_submission(user, challenge)
+
+    with pytest.raises(PlatformError):
+        submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert submission.status == Status.QUEUED
+    assert submission_grade(submission.pk).state == "graded"  # the retry can claim it at once
+
+
+def test_task_retries_platform_errors_then_succeeds(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    fake_grader.platform_failures = 2
+    submission = make_submission(user, challenge)
+
+    grade_task.apply(args=(submission.pk,), throw=False)
+
+    submission.refresh_from_db()
+    assert submission.verdict == "accepted" and submission.attempts == 3
+    assert len(fake_grader.calls) == 3
+
+
+def test_task_gives_internal_error_after_the_last_retry(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    fake_grader.platform_failures = 100
+    submission = make_submission(user, challenge)
+
+    result = grade_task.apply(args=(submission.pk,), throw=False)
+
+    assert isinstance(result.result, PlatformError)
+    submission.refresh_from_db()
+    assert len(fake_grader.calls) == 4  # the first try and three retries
+    assert submission.status == Status.DONE and submission.verdict == "internal_error"
+    assert submission.message == services.PLATFORM_FAILURE_MESSAGE
+    assert submission.score is None
+
+
+def test_an_unexpected_error_also_ends_in_internal_error(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    def bug() -> None:
+        raise KeyError("oops")
+
+    fake_grader.side_effect = bug
+    submission = make_submission(user, challenge)
+
+    result = grade_task.apply(args=(submission.pk,), throw=False)
+
+    assert isinstance(result.result, KeyError)
+    submission.refresh_from_db()
+    assert submission.verdict == "internal_error" and len(fake_grader.calls) == 1
+
+
+def test_grading_a_missing_submission_is_a_no_op(db: None, fake_grader: FakeGrader) -> None:
+    assert submission_grade(123456).state == "missing"
+
+
+# --- hints ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def graded_with_hints(user: User, challenge: Challenge, fake_grader: FakeGrader) -> Submission:
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
+    submission = make_submission(user, challenge)
+    submission_grade(submission.pk)
+    submission.refresh_from_db()
+    return submission
+
+
+def test_tier_one_hints_are_recorded_when_the_result_is_stored(graded_with_hints: Submission) -> None:
+    reveals = list(HintReveal.objects.values_list("hint_id", "tier", "submission_id"))
+    assert reveals == [("nudge", 1, graded_with_hints.pk)]
+
+
+def test_hints_are_revealed_one_tier_at_a_time(user: User, graded_with_hints: Submission) -> None:
+    with pytest.raises(HintUnavailable, match="tier-2"):
+        hint_reveal(user, graded_with_hints, "near")
+
+    concept = hint_reveal(user, graded_with_hints, "concept")
+    near = hint_reveal(user, graded_with_hints, "near")
+
+    assert (concept.tier, concept.text) == (2, "The `+` operator adds two integers.")
+    assert near.text == "`return a + b`"
+    assert list(HintReveal.objects.order_by("tier").values_list("hint_id", flat=True)) == ["nudge", "concept", "near"]
+
+
+def test_revealing_twice_records_once(user: User, graded_with_hints: Submission) -> None:
+    hint_reveal(user, graded_with_hints, "concept")
+    hint_reveal(user, graded_with_hints, "concept")
+    assert HintReveal.objects.filter(hint_id="concept").count() == 1
+
+
+def test_only_unlocked_hints_of_ones_own_finished_submission(
+    user: User, other_user: User, challenge: Challenge, graded_with_hints: Submission
+) -> None:
+    with pytest.raises(HintUnavailable, match="did not unlock"):
+        hint_reveal(user, graded_with_hints, "negatives")
+    with pytest.raises(HintUnavailable, match="not your"):
+        hint_reveal(other_user, graded_with_hints, "concept")
+    running = make_submission(user, challenge, status=Status.RUNNING)
+    with pytest.raises(HintUnavailable, match="finished"):
+        hint_reveal(user, running, "concept")
+
+
+# --- lost tasks ---------------------------------------------------------------------------
+
+
+def test_requeue_stale_grades_lost_submissions_and_skips_live_ones(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    long_ago = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 5)
+    lost_queued = make_submission(user, challenge)
+    Submission.objects.filter(pk=lost_queued.pk).update(created_at=long_ago)
+    lost_running = make_submission(user, challenge, status=Status.RUNNING, started_at=long_ago, attempts=1)
+    fresh = make_submission(user, challenge)
+    done = make_submission(user, challenge, status=Status.DONE, verdict="accepted")
+    Submission.objects.filter(pk=done.pk).update(created_at=long_ago)
+
+    requeued = services.submission_requeue_stale()
+
+    assert requeued == [lost_queued.pk, lost_running.pk]
+    statuses = dict(Submission.objects.values_list("pk", "status"))
+    assert statuses[lost_queued.pk] == statuses[lost_running.pk] == Status.DONE
+    assert statuses[fresh.pk] == Status.QUEUED
+
+
+def test_a_result_with_non_json_numbers_is_stored_as_strict_json(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    result = grade_result("partial", 50.0, public=True)
+    result["probes"][0]["details"] = {"max_rel_error": float("inf"), "nan": float("nan"), "z": complex(1, 2)}
+    fake_grader.result = result
+    submission = make_submission(user, challenge, kind="run")
+
+    submission_grade(submission.pk)
+
+    submission.refresh_from_db()
+    assert submission.probes[0]["details"] == {"max_rel_error": "inf", "nan": "nan", "z": "(1+2j)"}
+    assert submission.score == 50.0

@@ -1,0 +1,313 @@
+"""Pages and JSON endpoints: web/challenges/views.py, web/submissions/views.py, web/accounts/views.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from web.challenges.models import Challenge, ChallengeVersion
+from web.submissions.models import HintReveal, Status, Submission
+
+from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+
+CODE = "def add(a, b):\n    return a + b\n"
+
+
+def run(client: Client, slug: str, body: bytes | str, content_type: str = "text/plain; charset=utf-8") -> Any:
+    return client.post(reverse("challenge-run", args=[slug]), data=body, content_type=content_type)
+
+
+# --- catalogue -----------------------------------------------------------------------
+
+
+def test_catalogue_groups_by_track_with_badges(client: Client, challenge: Challenge) -> None:
+    other = Challenge.objects.create(slug="deep-one", track="advanced", title="Deep one", difficulty="hard")
+    ChallengeVersion.objects.create(challenge=other, version="f" * 64, files={}, statement="", starter_code="", runtime="python")
+    Challenge.objects.filter(pk=other.pk).update(current_version=other.versions.get())
+
+    response = client.get(reverse("catalogue"))
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="track-advanced"' in html and 'id="track-basics"' in html
+    assert html.index('id="track-advanced"') < html.index('id="track-basics"')
+    assert 'class="badge badge-easy"' in html and 'class="badge badge-hard"' in html
+    assert reverse("challenge-detail", args=["add-two"]) in html
+
+
+def test_catalogue_filters_by_track_and_difficulty(client: Client, challenge: Challenge) -> None:
+    assert "Add two integers" in client.get(reverse("catalogue"), {"difficulty": "easy"}).content.decode()
+    assert "Add two integers" not in client.get(reverse("catalogue"), {"difficulty": "hard"}).content.decode()
+    assert "Add two integers" not in client.get(reverse("catalogue"), {"track": "nope"}).content.decode()
+    # an unknown difficulty shows everything rather than failing
+    assert "Add two integers" in client.get(reverse("catalogue"), {"difficulty": "bogus"}).content.decode()
+
+
+def test_unpublished_challenges_are_hidden_from_candidates(client: Client, challenge: Challenge) -> None:
+    Challenge.objects.update(published=False)
+    assert "Add two integers" not in client.get(reverse("catalogue")).content.decode()
+    assert client.get(reverse("challenge-detail", args=["add-two"])).status_code == 404
+
+
+# --- challenge page ---------------------------------------------------------------------
+
+
+def test_challenge_page_for_anonymous_reads_but_cannot_run(client: Client, challenge: Challenge) -> None:
+    response = client.get(reverse("challenge-detail", args=["add-two"]))
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<h1>Add two integers</h1>" in html
+    assert 'id="login-to-run"' in html
+    assert 'id="run"' not in html and 'id="submit"' not in html
+    assert 'id="editor"' in html and "return 0" in html  # starter code in the editor
+
+
+def test_challenge_page_has_the_documented_ids(alice: Client, challenge: Challenge) -> None:
+    html = alice.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    for element_id in ("editor", "run", "submit", "result", "score", "verdict", "status", "probes", "hints", "history"):
+        assert f'id="{element_id}"' in html, element_id
+    assert "vendor/codemirror/lib/codemirror.js" in html and "vendor/codemirror/mode/python/python.js" in html
+
+
+def test_statement_is_sanitised(client: Client, challenge: Challenge) -> None:
+    html = client.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    statement = html[html.index('id="statement"') : html.index("</article>")]
+
+    assert "<script" not in statement and "statement-xss" not in statement
+    assert "onerror" not in statement
+    assert "javascript:" not in statement
+    assert '<code class="language-python">' in statement  # real Markdown survives
+
+
+def test_page_sends_a_content_security_policy(client: Client, challenge: Challenge) -> None:
+    response = client.get(reverse("challenge-detail", args=["add-two"]))
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+def test_unknown_slug_is_a_404_page(client: Client, db: None) -> None:
+    response = client.get("/challenges/no-such-thing/")
+    assert response.status_code == 404
+    assert "Not found" in response.content.decode()
+
+
+def test_history_lists_only_ones_own_submissions(alice: Client, user: User, other_user: User, challenge: Challenge) -> None:
+    mine = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
+    theirs = Submission.objects.create(user=other_user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
+    html = alice.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    assert f'data-submission="{mine.pk}"' in html
+    assert f'data-submission="{theirs.pk}"' not in html
+
+
+# --- run / submit / status ----------------------------------------------------------------
+
+
+def test_run_requires_login(client: Client, challenge: Challenge) -> None:
+    response = run(client, "add-two", CODE)
+    assert response.status_code == 401
+    assert "Log in" in response.json()["error"]
+    assert not Submission.objects.exists()
+
+
+def test_run_is_post_only(alice: Client, challenge: Challenge) -> None:
+    assert alice.get(reverse("challenge-run", args=["add-two"])).status_code == 405
+
+
+def test_run_unknown_slug(alice: Client, db: None) -> None:
+    response = run(alice, "no-such-thing", CODE)
+    assert response.status_code == 404 and "no-such-thing" in response.json()["error"]
+
+
+def test_run_then_poll_shows_the_public_result(
+    alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+) -> None:
+    fake_grader.result = grade_result("wrong_answer", 0.0, public=True, hints=ALL_SUM_HINTS)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = run(alice, "add-two", CODE)
+    assert response.status_code == 202
+    created = response.json()
+    status = alice.get(created["url"]).json()
+
+    assert created["status"] == "queued" and created["kind"] == "run"
+    assert status["status"] == "done" and status["verdict"] == "wrong_answer" and status["score"] == 0.0
+    assert status["categories"]["correctness"]["total"] == 1
+    (probe,) = status["probes"]
+    assert probe["message"] == "expected 3, got 0"
+    assert (probe["observation"], probe["expected"]) == ([0], [3])
+    assert probe["stdout"] == "printed <b>text</b>"  # raw text; the page inserts it as text
+    assert "details" not in probe
+    assert status["version"] == challenge.current_version.version[:12]
+
+
+def test_submit_result_hides_hidden_probe_output(
+    alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=CODE, content_type="text/plain")
+    status = alice.get(response.json()["url"]).json()
+
+    (probe,) = status["probes"]
+    assert status["kind"] == "submit" and status["verdict"] == "accepted"
+    assert "stdout" not in probe and "observation" not in probe and "expected" not in probe
+    assert fake_grader.calls[0]["public"] is False
+
+
+def test_run_accepts_form_and_json_bodies(alice: Client, challenge: Challenge, fake_grader: FakeGrader) -> None:
+    form = alice.post(reverse("challenge-run", args=["add-two"]), {"code": CODE})
+    as_json = run(alice, "add-two", '{"code": "def add(a, b):\\n    return a + b\\n"}', "application/json")
+    assert (form.status_code, as_json.status_code) == (202, 202)
+    assert list(Submission.objects.values_list("code", flat=True)) == [CODE, CODE]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "message"),
+    [
+        ("", "text/plain", "Your code is empty."),
+        ("   \n", "text/plain", "Your code is empty."),
+        (b"x = '\xff\xfe'\n", "text/plain", "not valid UTF-8"),
+        ("{not json", "application/json", "not valid JSON"),
+        ('{"code": 5}', "application/json", '{"code": "..."}'),
+    ],
+)
+def test_bad_input_gets_a_clear_400(alice: Client, challenge: Challenge, body: str | bytes, content_type: str, message: str) -> None:
+    response = run(alice, "add-two", body, content_type)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+    assert not Submission.objects.exists()
+
+
+def test_a_10_mb_paste_gets_our_message(alice: Client, challenge: Challenge) -> None:
+    response = run(alice, "add-two", "x" * (10 * 1024 * 1024))
+    assert response.status_code == 400
+    assert response.json()["error"] == "Your code is 10.0 MB; the limit is 256 KiB."
+
+
+def test_a_body_beyond_the_upload_limit_still_gets_a_message(alice: Client, challenge: Challenge, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+    response = run(alice, "add-two", "x" * (2 * 1024 * 1024))
+    assert response.status_code == 400
+    assert "too large" in response.json()["error"]
+
+
+def test_too_many_pending_is_429(alice: Client, user: User, challenge: Challenge, settings: Any) -> None:
+    settings.SUBMISSIONS_MAX_PENDING = 1
+    Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
+    response = run(alice, "add-two", CODE)
+    assert response.status_code == 429 and "wait" in response.json()["error"]
+
+
+def test_status_is_owner_only(client: Client, user: User, other_user: User, challenge: Challenge) -> None:
+    submission = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
+    url = reverse("submission-status", args=[submission.pk])
+
+    assert client.get(url).status_code == 401
+    client.force_login(other_user)
+    assert client.get(url).status_code == 404
+    assert client.get(reverse("submission-status", args=[999999])).status_code == 404
+    client.force_login(user)
+    assert client.get(url).json()["status"] == "queued"
+
+
+def test_status_of_an_unfinished_submission_shows_no_result(alice: Client, user: User, challenge: Challenge) -> None:
+    submission = Submission.objects.create(
+        user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE,
+        status=Status.RUNNING,
+    )  # fmt: skip
+    data = alice.get(reverse("submission-status", args=[submission.pk])).json()
+    assert data["status"] == "running" and data["done"] is False and data["probes"] == [] and data["verdict"] is None
+
+
+# --- hints -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def graded(alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> int:
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=CODE, content_type="text/plain")
+    return int(response.json()["id"])
+
+
+def test_tier_one_shown_at_once_higher_tiers_only_when_revealed(alice: Client, graded: int) -> None:
+    hints = {h["id"]: h for h in alice.get(reverse("submission-status", args=[graded])).json()["hints"]}
+
+    assert hints["nudge"]["shown"] and hints["nudge"]["html"] == "<p>Look at what <code>add</code> <strong>returns</strong>.</p>"
+    assert not hints["concept"]["shown"] and hints["concept"]["html"] is None and hints["concept"]["can_reveal"]
+    assert not hints["near"]["shown"] and hints["near"]["html"] is None and not hints["near"]["can_reveal"]
+    assert "return a + b" not in alice.get(reverse("submission-status", args=[graded])).content.decode()
+
+
+def test_reveal_endpoint_walks_the_ladder(alice: Client, graded: int) -> None:
+    too_early = alice.post(reverse("submission-hint-reveal", args=[graded, "near"]))
+    concept = alice.post(reverse("submission-hint-reveal", args=[graded, "concept"]))
+    near = alice.post(reverse("submission-hint-reveal", args=[graded, "near"]))
+
+    assert too_early.status_code == 409 and "tier-2" in too_early.json()["error"]
+    assert concept.status_code == 200
+    hints = {h["id"]: h for h in near.json()["hints"]}
+    assert hints["near"]["shown"] and "return a + b" in hints["near"]["html"]
+    assert HintReveal.objects.filter(submission_id=graded).count() == 3
+
+
+def test_reveal_is_owner_only(client: Client, other_user: User, graded: int) -> None:
+    client.logout()
+    url = reverse("submission-hint-reveal", args=[graded, "concept"])
+    assert client.post(url).status_code == 401
+    client.force_login(other_user)
+    assert client.post(url).status_code == 404
+    assert not HintReveal.objects.filter(hint_id="concept").exists()
+
+
+# --- accounts ----------------------------------------------------------------------------------
+
+
+def test_signup_logs_in_and_redirects(client: Client, db: None) -> None:
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "newbie",
+            "password1": "a-Strong-pass-991",
+            "password2": "a-Strong-pass-991",
+            "next": "/challenges/x/",
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == "/challenges/x/"
+    assert User.objects.filter(username="newbie").exists()
+    assert client.get(reverse("catalogue")).context["user"].username == "newbie"
+
+
+def test_signup_refuses_an_offsite_next(client: Client, db: None) -> None:
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "n2",
+            "password1": "a-Strong-pass-991",
+            "password2": "a-Strong-pass-991",
+            "next": "https://evil.example/",
+        },
+    )
+    assert response["Location"] == reverse("catalogue")
+
+
+def test_login_and_logout(client: Client, user: User) -> None:
+    page = client.get(reverse("login"))
+    assert page.status_code == 200
+    response = client.post(reverse("login"), {"username": "alice", "password": "pw-alice-123"})
+    assert response.status_code == 302
+    assert client.post(reverse("logout")).status_code == 302
+    assert not client.get(reverse("catalogue")).context["user"].is_authenticated
+
+
+def test_admin_lists_every_model(admin_client: Client, challenge: Challenge) -> None:
+    for name in (
+        "challenges/challenge",
+        "challenges/challengeversion",
+        "submissions/submission",
+        "submissions/hintreveal",
+    ):
+        assert admin_client.get(f"/admin/{name}/").status_code == 200, name

@@ -1,0 +1,1 @@
+"""Challenges: the catalogue, the stored package versions, and syncing them from challenges/."""

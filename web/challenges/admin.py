@@ -1,0 +1,40 @@
+"""Admin for the catalogue. Versions are read-only: they are what results were graded on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from web.challenges.models import Challenge, ChallengeVersion
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    list_display = ("slug", "title", "track", "difficulty", "published", "order", "current_version", "updated_at")
+    list_filter = ("track", "difficulty", "published")
+    list_editable = ("published", "order")
+    search_fields = ("slug", "title", "summary")
+    list_select_related = ("current_version__challenge",)
+    # Metadata comes from the package (sync_challenges); only what the site
+    # decides on its own is editable here.
+    readonly_fields = ("slug", "track", "title", "difficulty", "tags", "summary", "created_at", "updated_at")
+    raw_id_fields = ("current_version",)
+
+
+@admin.register(ChallengeVersion)
+class ChallengeVersionAdmin(admin.ModelAdmin):
+    list_display = ("challenge", "version", "runtime", "created_at")
+    list_filter = ("runtime",)
+    search_fields = ("challenge__slug", "version")
+    list_select_related = ("challenge",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

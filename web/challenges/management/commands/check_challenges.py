@@ -1,0 +1,49 @@
+"""``manage.py check_challenges [SLUG ...]``: validate packages on disk by grading them.
+
+Runs grader.validate.validate_package on every package under CHALLENGES_DIR
+(or only the named slugs): the reference must score 100% and be
+deterministic, the starter must score less, shipped solutions must get their
+stated verdicts. Prints each report; exits non-zero if any package fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from grader.package import discover_packages
+from grader.validate import validate_package
+
+
+class Command(BaseCommand):
+    help = "Validate challenge packages under CHALLENGES_DIR (reference passes, starter fails, deterministic)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slugs", nargs="*", help="only these challenges (folder names)")
+        parser.add_argument("--dir", type=Path, default=None, help="folder of <track>/<slug> packages")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        root: Path = options["dir"] or Path(settings.CHALLENGES_DIR)
+        folders = discover_packages(root)
+        wanted: list[str] = options["slugs"]
+        if wanted:
+            unknown = sorted(set(wanted) - {folder.name for folder in folders})
+            if unknown:
+                raise CommandError(f"no package folder for {', '.join(unknown)} under {root}")
+            folders = [folder for folder in folders if folder.name in wanted]
+        if not folders:
+            raise CommandError(f"no challenge packages under {root}")
+
+        failed = 0
+        for folder in folders:
+            report = validate_package(folder)
+            self.stdout.write(f"{'PASS' if report.ok else 'FAIL'} {report.name}")
+            for line in report.lines:
+                self.stdout.write(f"    {line}")
+            failed += not report.ok
+        self.stdout.write(f"{len(folders) - failed} passed, {failed} failed")
+        if failed:
+            raise CommandError(f"{failed} package(s) failed validation")

@@ -1,0 +1,64 @@
+"""``manage.py grade SLUG FILE [--public] [--json]``: grade a file as the web would.
+
+Uses the challenge's current version from the database and the very
+functions a web submission goes through (``code_clean`` then ``code_grade``),
+so a result here is the result the site would show. Nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from grader.errors import GraderError
+from web.challenges.selectors import challenge_get
+from web.submissions import services
+
+
+class Command(BaseCommand):
+    help = "Grade one solution file against a synced challenge, exactly as a web submission is graded."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--public", action="store_true", help="the public probes (Run) instead of hidden (Submit)")
+        parser.add_argument("--json", action="store_true", help="print GradeResult.to_dict() as one JSON object")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        slug: str = options["slug"]
+        path: Path = options["file"]
+        challenge = challenge_get(slug)
+        if challenge is None or challenge.current_version is None:
+            raise CommandError(f"no challenge {slug!r}; did you run sync_challenges?")
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            code = services.code_clean(raw)
+            result = services.code_grade(challenge.current_version, code, public=options["public"])
+        except services.SubmissionRejected as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        except GraderError as exc:
+            raise CommandError(f"grading failed ({type(exc).__name__}): {exc}") from None
+
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        self._print_summary(challenge.slug, result)
+
+    def _print_summary(self, slug: str, result: dict[str, Any]) -> None:
+        self.stdout.write(f"{slug} @ {str(result.get('version', ''))[:12]}: {result['verdict']}, score {result['score']:.1f}")
+        for name, cat in (result.get("categories") or {}).items():
+            self.stdout.write(f"  {name:14} {cat['score']:6.1f}  ({cat['passed']}/{cat['total']})")
+        for probe in result.get("probes") or []:
+            mark = "PASS" if probe["passed"] else "FAIL"
+            line = f"  {mark} {probe['name']} [{probe['category']}]"
+            if not probe["passed"]:
+                line += f" {probe['status']}: {probe['message']}"
+            self.stdout.write(line)
+        if result.get("message"):
+            self.stdout.write(result["message"])

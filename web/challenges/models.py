@@ -1,0 +1,79 @@
+"""Catalogue rows and the immutable stored versions of each challenge package.
+
+A Challenge is the stable identity (slug) the catalogue lists. Each distinct
+package content becomes one ChallengeVersion, keyed by the package's content
+hash and never changed afterwards: a submission points at the version it was
+graded on, so editing a challenge cannot change an earlier result. Rows are
+written only by ``services.challenge_sync_from_dir``.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Difficulty(models.TextChoices):
+    WARM_UP = "warm-up", "Warm-up"
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+#: Catalogue order within a track: easiest first.
+DIFFICULTY_RANK: dict[str, int] = {value: rank for rank, value in enumerate(Difficulty.values)}
+
+
+class Challenge(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    track = models.CharField(max_length=100, db_index=True)
+    title = models.CharField(max_length=200)
+    difficulty = models.CharField(max_length=16, choices=Difficulty.choices)
+    tags = models.JSONField(default=list, blank=True)
+    summary = models.TextField(blank=True)
+    current_version = models.ForeignKey(
+        "ChallengeVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The version new submissions are graded on.",
+    )
+    published = models.BooleanField(default=True, help_text="Listed in the catalogue and open to submissions.")
+    order = models.IntegerField(default=0, help_text="Position within its track; lower comes first.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["track", "order", "title"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ChallengeVersion(models.Model):
+    """One package content, as loaded; never edited after creation."""
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=64, help_text="SHA-256 of the package's files.")
+    # {relative path: {"encoding": "utf-8" | "base64", "content": str}}: the whole
+    # package, so that the grader can rebuild it without the challenges folder.
+    files = models.JSONField()
+    statement = models.TextField()
+    starter_code = models.TextField()
+    hints = models.JSONField(default=list, help_text="[{id, tier, tags, text}] as in the package.")
+    runtime = models.CharField(max_length=32)
+    entry = models.CharField(max_length=100, default="solution.py", help_text="The file the candidate edits.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["challenge", "version"], name="challengeversion_unique_hash"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.challenge.slug}@{self.version[:12]}"
+
+    @property
+    def short_version(self) -> str:
+        return self.version[:12]

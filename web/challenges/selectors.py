@@ -1,0 +1,73 @@
+"""Read-only catalogue queries used by the views and commands.
+
+What a visitor may see is decided here once: published challenges that have
+a version. Staff also see unpublished ones (to preview them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Case, IntegerField, QuerySet, Value, When
+
+from web.challenges.models import DIFFICULTY_RANK, Challenge, Difficulty
+
+
+@dataclass
+class TrackGroup:
+    track: str
+    challenges: list[Challenge]
+
+
+def _visible(user: AbstractBaseUser | AnonymousUser | None) -> QuerySet[Challenge]:
+    qs = Challenge.objects.filter(current_version__isnull=False)
+    if not (user is not None and getattr(user, "is_staff", False)):
+        qs = qs.filter(published=True)
+    return qs
+
+
+def challenge_list(
+    *,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    track: str | None = None,
+    difficulty: str | None = None,
+) -> QuerySet[Challenge]:
+    qs = _visible(user)
+    if track:
+        qs = qs.filter(track=track)
+    if difficulty:
+        qs = qs.filter(difficulty=difficulty)
+    rank = Case(
+        *[When(difficulty=value, then=Value(r)) for value, r in DIFFICULTY_RANK.items()],
+        default=Value(len(DIFFICULTY_RANK)),
+        output_field=IntegerField(),
+    )
+    return qs.annotate(difficulty_rank=rank).order_by("track", "order", "difficulty_rank", "title")
+
+
+def catalogue_groups(challenges: QuerySet[Challenge]) -> list[TrackGroup]:
+    """Group an ordered challenge list by track, keeping the order."""
+    groups: list[TrackGroup] = []
+    for challenge in challenges:
+        if not groups or groups[-1].track != challenge.track:
+            groups.append(TrackGroup(challenge.track, []))
+        groups[-1].challenges.append(challenge)
+    return groups
+
+
+def challenge_tracks(*, user: AbstractBaseUser | AnonymousUser | None = None) -> list[str]:
+    return list(_visible(user).order_by("track").values_list("track", flat=True).distinct())
+
+
+def difficulty_choices() -> list[tuple[str, str]]:
+    return list(Difficulty.choices)
+
+
+def challenge_get_visible(slug: str, *, user: AbstractBaseUser | AnonymousUser | None = None) -> Challenge | None:
+    return _visible(user).select_related("current_version").filter(slug=slug).first()
+
+
+def challenge_get(slug: str) -> Challenge | None:
+    """Any challenge by slug, published or not (for commands)."""
+    return Challenge.objects.select_related("current_version").filter(slug=slug).first()

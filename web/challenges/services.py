@@ -1,0 +1,132 @@
+"""State changes of the catalogue: sync packages from disk, rebuild a stored package.
+
+``challenge_sync_from_dir`` is the only writer of Challenge and
+ChallengeVersion rows (``manage.py sync_challenges`` calls it). It upserts
+each package folder: a new content hash becomes a new ChallengeVersion and
+the challenge's current version; a known hash changes nothing. Earlier
+versions, and so every submission graded on them, are never touched.
+
+``challenge_package`` is the way back: the grader's Package rebuilt from a
+stored version, which is what a submission is graded against.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from django.db import transaction
+
+from grader.errors import PackageError
+from grader.package import Package, discover_packages, load_package_dir, package_from_files
+from web.challenges.models import Challenge, ChallengeVersion
+from web.challenges.storage import files_decode, files_encode
+
+logger = logging.getLogger(__name__)
+
+SyncOutcome = Literal["created", "updated", "unchanged"]
+
+
+@dataclass
+class SyncError:
+    path: Path
+    message: str
+
+
+@dataclass
+class SyncReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[SyncError] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def challenge_sync_from_dir(root: Path) -> SyncReport:
+    """Upsert every package under ``root``; a malformed one is reported and skipped.
+
+    Each package is its own transaction, so one bad folder does not hold back
+    the others; the caller decides whether errors make the run fail.
+    """
+    report = SyncReport()
+    seen: dict[str, Path] = {}
+    for path in discover_packages(Path(root)):
+        try:
+            package = load_package_dir(path)
+        except PackageError as exc:
+            report.errors.append(SyncError(path, str(exc)))
+            continue
+        if package.slug in seen:
+            # Slugs are the URL; two folders with one slug would overwrite
+            # each other on every sync.
+            report.errors.append(
+                SyncError(path, f"challenge.toml: slug {package.slug!r} is already used by {seen[package.slug]}")
+            )
+            continue
+        seen[package.slug] = path
+        outcome = challenge_upsert_package(package)
+        getattr(report, outcome).append(package.slug)
+    return report
+
+
+def _hints_as_data(package: Package) -> list[dict[str, object]]:
+    return [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in package.hints]
+
+
+@transaction.atomic
+def challenge_upsert_package(package: Package) -> SyncOutcome:
+    """Make the catalogue match one loaded package; return what changed."""
+    metadata = {
+        "track": package.track,
+        "title": package.title,
+        "difficulty": package.difficulty,
+        "tags": list(package.tags),
+        "summary": package.summary,
+    }
+    challenge, created = Challenge.objects.get_or_create(slug=package.slug, defaults=metadata)
+    changed = [name for name, value in metadata.items() if getattr(challenge, name) != value]
+    for name in changed:
+        setattr(challenge, name, metadata[name])
+
+    version, _ = ChallengeVersion.objects.get_or_create(
+        challenge=challenge,
+        version=package.version,
+        defaults={
+            "files": files_encode(package.files),
+            "statement": package.statement,
+            "starter_code": package.starter_code,
+            "hints": _hints_as_data(package),
+            "runtime": package.runtime,
+            "entry": package.entry,
+        },
+    )
+    if challenge.current_version_id != version.pk:
+        # Also covers going back to an earlier, already stored version.
+        challenge.current_version = version
+        changed.append("current_version")
+
+    if created:
+        if changed:
+            challenge.save(update_fields=[*changed, "updated_at"])
+        return "created"
+    if changed:
+        challenge.save(update_fields=[*changed, "updated_at"])
+        return "updated"
+    return "unchanged"
+
+
+def challenge_package(version: ChallengeVersion) -> Package:
+    """The grader's Package for a stored version (validated again by the grader)."""
+    package = package_from_files(files_decode(version.files))
+    if package.version != version.version:
+        # Same files, other hash: the grader's hashing changed or the row was
+        # edited by hand. Grading still uses exactly the stored files.
+        logger.warning(
+            "stored version %s of %s rebuilds with hash %s", version.version, version.challenge_id, package.version
+        )
+    return package

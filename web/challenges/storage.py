@@ -1,0 +1,38 @@
+"""How a package's files are kept in a JSON column, and back.
+
+A package's files are bytes. Text files (nearly all) are stored as text so
+that the admin and a database dump stay readable; anything that is not
+UTF-8 (an .npy fixture, say) is stored as base64. The round trip is exact.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TypedDict
+
+
+class StoredFile(TypedDict):
+    encoding: str  # "utf-8" or "base64"
+    content: str
+
+
+def files_encode(files: dict[str, bytes]) -> dict[str, StoredFile]:
+    stored: dict[str, StoredFile] = {}
+    for path, data in sorted(files.items()):
+        try:
+            stored[path] = {"encoding": "utf-8", "content": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            stored[path] = {"encoding": "base64", "content": base64.b64encode(data).decode("ascii")}
+    return stored
+
+
+def files_decode(stored: dict[str, StoredFile]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path, item in stored.items():
+        if item["encoding"] == "utf-8":
+            files[path] = item["content"].encode("utf-8")
+        elif item["encoding"] == "base64":
+            files[path] = base64.b64decode(item["content"], validate=True)
+        else:
+            raise ValueError(f"stored file {path!r} has unknown encoding {item['encoding']!r}")
+    return files

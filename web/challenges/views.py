@@ -1,0 +1,65 @@
+"""Catalogue and challenge pages: check access, fetch through selectors, render.
+
+Anonymous visitors may browse and read; the editor's Run and Submit need a
+login (the JSON endpoints in web.submissions.views enforce it).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from web.challenges import selectors
+from web.challenges.models import Difficulty
+from web.challenges.rendering import markdown_to_html
+from web.submissions.selectors import submission_history
+from web.submissions.services import MAX_CODE_BYTES
+
+
+def catalogue(request: HttpRequest) -> HttpResponse:
+    track = request.GET.get("track") or None
+    difficulty = request.GET.get("difficulty") or None
+    if difficulty not in (None, *Difficulty.values):
+        difficulty = None  # an unknown filter value shows everything rather than an empty page
+    challenges = selectors.challenge_list(user=request.user, track=track, difficulty=difficulty)
+    return render(
+        request,
+        "challenges/catalogue.html",
+        {
+            "groups": selectors.catalogue_groups(challenges),
+            "tracks": selectors.challenge_tracks(user=request.user),
+            "difficulties": selectors.difficulty_choices(),
+            "selected_track": track,
+            "selected_difficulty": difficulty,
+        },
+    )
+
+
+def challenge_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    challenge = selectors.challenge_get_visible(slug, user=request.user)
+    if challenge is None or challenge.current_version is None:
+        raise Http404(f"No challenge {slug!r}.")
+    version = challenge.current_version
+    history = submission_history(request.user, challenge) if request.user.is_authenticated else []
+    page_config = {
+        "slug": challenge.slug,
+        "version": version.version,
+        "runUrl": reverse("challenge-run", args=[challenge.slug]),
+        "submitUrl": reverse("challenge-submit", args=[challenge.slug]),
+        "authenticated": request.user.is_authenticated,
+        "loginUrl": f"{reverse('login')}?next={request.path}",
+        "maxCodeBytes": MAX_CODE_BYTES,
+    }
+    return render(
+        request,
+        "challenges/detail.html",
+        {
+            "challenge": challenge,
+            "version": version,
+            "statement_html": markdown_to_html(version.statement),
+            "starter_code": version.starter_code,
+            "history": history,
+            "page_config": page_config,
+        },
+    )

@@ -1,0 +1,226 @@
+"""Django settings for the web layer, read from the environment.
+
+Every setting that differs between a laptop, CI and production comes from an
+environment variable with a default that works on a laptop: SQLite under
+``var/``, Redis on localhost as Celery's broker, challenges from
+``challenges/``. Production sets ``DEBUG=0`` (the default), ``SECRET_KEY``,
+``ALLOWED_HOSTS`` and usually ``DATABASE_URL`` (PostgreSQL).
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+REPO_DIR = Path(__file__).resolve().parents[2]
+WEB_DIR = REPO_DIR / "web"
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# --- Core -------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", False)
+
+# A fixed development key is only acceptable while DEBUG is on; a deployed
+# site that forgot SECRET_KEY must fail loudly rather than sign sessions with
+# a key that is public in the repository.
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (set DEBUG=1 for development).")
+    SECRET_KEY = "dev-only-insecure-secret-key-do-not-deploy"  # noqa: S105 - DEBUG only, see above
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "web.accounts",
+    "web.challenges",
+    "web.submissions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "web.config.security.ContentSecurityPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "web.config.urls"
+WSGI_APPLICATION = "web.config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [WEB_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+else:
+    (REPO_DIR / "var").mkdir(exist_ok=True)
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(REPO_DIR / "var" / "db.sqlite3")}}
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web process and the Celery worker write the same file. WAL lets
+    # readers go on while one writes; IMMEDIATE takes the write lock when a
+    # transaction starts, so two writers queue on the timeout instead of one
+    # failing with "database is locked" when it upgrades a read lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20),
+        }
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth -------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "catalogue"
+LOGOUT_REDIRECT_URL = "catalogue"
+
+# --- I18n -------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files (served by whitenoise, no CDN) ------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = REPO_DIR / "staticfiles"
+STATICFILES_DIRS = [WEB_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Not the manifest storage: it refuses to render a page until
+    # collectstatic has run, which every fresh checkout and test run would trip.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the app folders too, so a server started without
+# collectstatic (tests, a quick demo) still has its CSS and editor.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+
+# --- Request limits -----------------------------------------------------------
+
+# Larger than any paste we expect to reject, so that an oversized submission
+# reaches the service and gets its message ("your code is 10.0 MB; the limit
+# is 256 KiB") instead of Django's bare 400.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 * 1024)
+
+# --- Security headers that cost nothing in development ----------------------
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and env_bool("HTTPS", False))
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- Challenges and grading ----------------------------------------------------
+
+CHALLENGES_DIR = Path(os.environ.get("CHALLENGES_DIR", str(REPO_DIR / "challenges")))
+
+# The local backend runs candidates' code without isolation: a test and
+# laptop tool only. A deployed site (DEBUG off) must not start with it.
+if os.environ.get("SANDBOX_BACKEND") == "local" and not DEBUG:
+    raise ImproperlyConfigured("SANDBOX_BACKEND=local runs code without isolation; use bwrap or docker (or DEBUG=1 for development).")
+
+# A submission "running" for longer than this is taken to belong to a worker
+# that died; the next delivery of its task takes it over. It must exceed the
+# longest grading run (package wall limit plus sandbox start).
+GRADING_STALE_SECONDS = env_int("GRADING_STALE_SECONDS", 600)
+# How many times a submission may be started before it is given up on with
+# internal_error; protects the workers from a submission that kills them.
+GRADING_MAX_ATTEMPTS = env_int("GRADING_MAX_ATTEMPTS", 4)
+# Unfinished submissions one user may have at once; more are refused (429).
+SUBMISSIONS_MAX_PENDING = env_int("SUBMISSIONS_MAX_PENDING", 3)
+
+# --- Celery -------------------------------------------------------------------
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+# Results live in the database (Submission); Celery keeps none.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+# Acknowledge after the work is done and requeue on a lost worker, so a crash
+# mid-grading re-delivers the job; grading is idempotent, so a duplicate is harmless.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A worker takes one job at a time: jobs are long and a prefetched job would
+# wait behind the current one while another worker sits idle.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# With acks_late an unacknowledged job is re-delivered after this many seconds,
+# so it must exceed the longest grading run.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 900)}
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# The grader enforces each package's own wall limit; these only catch a stuck
+# worker. The soft limit raises inside the task, whose failure handler then
+# marks the submission internal_error; the hard limit kills the process.
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing from a web request must not hang the request if Redis is down.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+# --- Logging ------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,22 @@
+"""URL map: catalogue and challenge pages, the JSON endpoints, accounts, admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from web.challenges import views as challenge_views
+from web.submissions import views as submission_views
+
+urlpatterns = [
+    path("", challenge_views.catalogue, name="catalogue"),
+    path("challenges/<slug:slug>/", challenge_views.challenge_detail, name="challenge-detail"),
+    path("challenges/<slug:slug>/run", submission_views.challenge_run, name="challenge-run"),
+    path("challenges/<slug:slug>/submit", submission_views.challenge_submit, name="challenge-submit"),
+    path("submissions/<int:pk>.json", submission_views.submission_status, name="submission-status"),
+    path(
+        "submissions/<int:pk>/hints/<str:hint_id>/reveal",
+        submission_views.submission_hint_reveal,
+        name="submission-hint-reveal",
+    ),
+    path("accounts/", include("web.accounts.urls")),
+    path("admin/", admin.site.urls),
+]

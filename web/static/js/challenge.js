@@ -1,0 +1,322 @@
+// The challenge page: the editor, Run/Submit, and the live result panel.
+//
+// Run/Submit POST the editor's text as the raw request body and get back a
+// submission id and its status URL, which is polled until the submission is
+// done. Everything that came from a sandbox (messages, printed output,
+// observations) is inserted with textContent, never as HTML; hint texts are
+// the one exception: the server renders them from Markdown and sanitises them.
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("page-config").textContent);
+  var starter = JSON.parse(document.getElementById("starter-code").textContent);
+  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
+  var csrfToken = csrfInput ? csrfInput.value : "";
+  var draftKey = "draft:" + config.slug + ":" + config.version;
+
+  var $ = function (id) { return document.getElementById(id); };
+  var runButton = $("run");
+  var submitButton = $("submit");
+  var resultPanel = $("result");
+  var formError = $("form-error");
+  var pollTimer = null;
+  var busy = false;
+
+  // --- Statement code blocks: highlight with the same mode as the editor ---
+  document.querySelectorAll("#statement pre > code").forEach(function (code) {
+    var lang = (code.className.match(/language-(\w+)/) || [])[1];
+    if (lang === "python" || lang === "py" || lang === "pycon" || !lang) {
+      code.parentNode.classList.add("cm-s-default");
+      CodeMirror.runMode(code.textContent, "python", code);
+    }
+  });
+
+  // --- Editor ---
+  var editor = CodeMirror.fromTextArea($("editor"), {
+    mode: { name: "python", version: 3 },
+    lineNumbers: true,
+    indentUnit: 4,
+    tabSize: 4,
+    indentWithTabs: false,
+    matchBrackets: true,
+    autoCloseBrackets: true,
+    styleActiveLine: true,
+    viewportMargin: Infinity,
+    extraKeys: {
+      Tab: function (cm) {
+        if (cm.somethingSelected()) cm.indentSelection("add");
+        else cm.replaceSelection("    ", "end");
+      },
+      "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
+      "Ctrl-/": "toggleComment",
+      "Cmd-/": "toggleComment",
+      "Ctrl-Enter": function () { send("run"); },
+      "Cmd-Enter": function () { send("run"); },
+      "Shift-Ctrl-Enter": function () { send("submit"); },
+      "Shift-Cmd-Enter": function () { send("submit"); },
+    },
+  });
+  window.challengeEditor = editor;
+
+  // Keep an unsent draft across reloads, per challenge version.
+  try {
+    var draft = window.localStorage.getItem(draftKey);
+    if (draft !== null && draft !== starter) editor.setValue(draft);
+  } catch (e) { /* storage disabled: no drafts */ }
+  var saveTimer = null;
+  editor.on("change", function () {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(function () {
+      try { window.localStorage.setItem(draftKey, editor.getValue()); } catch (e) { /* full or disabled */ }
+    }, 400);
+  });
+  $("reset-code").addEventListener("click", function () {
+    if (editor.getValue() === starter || window.confirm("Replace your code with the starter code?")) {
+      editor.setValue(starter);
+    }
+  });
+
+  // --- Helpers ---
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function showError(message) {
+    formError.textContent = message;
+    formError.hidden = !message;
+  }
+
+  function setBusy(value) {
+    busy = value;
+    if (runButton) runButton.disabled = value;
+    if (submitButton) submitButton.disabled = value;
+  }
+
+  function pretty(value) {
+    var text;
+    try { text = JSON.stringify(value, null, 1); } catch (e) { text = String(value); }
+    if (text === undefined) text = String(value);
+    return text.length > 4000 ? text.slice(0, 4000) + "\n… (truncated)" : text;
+  }
+
+  function formatScore(score) {
+    return score === null || score === undefined ? "–" : Number(score).toFixed(1);
+  }
+
+  var STATUS_LABEL = { queued: "Queued", running: "Running…", done: "Done" };
+
+  // --- Rendering a submission ---
+  function render(data) {
+    resultPanel.dataset.status = data.status;
+    resultPanel.dataset.submission = data.id;
+    resultPanel.dataset.kind = data.kind;
+    var status = $("status");
+    status.textContent = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · " + (STATUS_LABEL[data.status] || data.status);
+    status.className = "status-pill status-" + data.status;
+
+    var verdict = $("verdict");
+    verdict.textContent = data.verdict_label || "";
+    verdict.dataset.verdict = data.verdict || "";
+    verdict.className = "verdict" + (data.verdict ? " verdict-" + data.verdict : "");
+    $("score").textContent = data.done ? formatScore(data.score) : "–";
+    $("result-message").textContent = data.message || "";
+
+    var categories = $("categories");
+    categories.replaceChildren();
+    Object.keys(data.categories || {}).forEach(function (name) {
+      var cat = data.categories[name];
+      var li = el("li", "category");
+      li.dataset.category = name;
+      li.appendChild(el("span", "category-name", name));
+      var bar = el("span", "bar");
+      var fill = el("span", "bar-fill");
+      fill.style.width = Math.max(0, Math.min(100, Number(cat.score) || 0)) + "%";
+      bar.appendChild(fill);
+      li.appendChild(bar);
+      li.appendChild(el("span", "category-score", formatScore(cat.score) + " · " + cat.passed + "/" + cat.total));
+      categories.appendChild(li);
+    });
+
+    var probes = $("probes");
+    probes.replaceChildren();
+    (data.probes || []).forEach(function (p) {
+      var li = el("li", "probe " + (p.passed ? "probe-pass" : "probe-fail"));
+      li.dataset.probe = p.name;
+      li.dataset.passed = p.passed ? "true" : "false";
+      var head = el("div", "probe-head");
+      head.appendChild(el("span", "probe-mark", p.passed ? "✓" : "✗"));
+      head.appendChild(el("span", "probe-name", p.name));
+      head.appendChild(el("span", "tag", p.category));
+      if (!p.passed && p.status) head.appendChild(el("span", "probe-status", String(p.status).replace(/_/g, " ")));
+      if (p.duration_ms !== undefined && p.duration_ms !== null) head.appendChild(el("span", "muted small", p.duration_ms + " ms"));
+      li.appendChild(head);
+      if (p.description) li.appendChild(el("p", "probe-desc", p.description));
+      if (p.message) li.appendChild(el("pre", "probe-message", p.message));
+      if (data.kind === "run" && !p.passed && ("observation" in p || "expected" in p)) {
+        var cmp = el("div", "compare");
+        var got = el("div", "compare-col");
+        got.appendChild(el("span", "compare-label", "your result"));
+        got.appendChild(el("pre", "", pretty(p.observation)));
+        var want = el("div", "compare-col");
+        want.appendChild(el("span", "compare-label", "expected"));
+        want.appendChild(el("pre", "", pretty(p.expected)));
+        cmp.appendChild(got);
+        cmp.appendChild(want);
+        li.appendChild(cmp);
+      }
+      if (p.stdout) {
+        var details = el("details", "probe-stdout");
+        details.appendChild(el("summary", "", "printed output"));
+        details.appendChild(el("pre", "", p.stdout));
+        li.appendChild(details);
+      }
+      probes.appendChild(li);
+    });
+
+    renderHints(data);
+    updateHistory(data);
+  }
+
+  function renderHints(data) {
+    var box = $("hints");
+    box.replaceChildren();
+    var hints = data.hints || [];
+    if (!hints.length) return;
+    box.appendChild(el("h3", "", "Hints"));
+    hints.forEach(function (h) {
+      var card = el("div", "hint hint-tier-" + h.tier + (h.shown ? "" : " hint-locked"));
+      card.dataset.hintId = h.id;
+      card.appendChild(el("span", "hint-tier", ["", "Nudge", "Concept", "Near-solution"][h.tier] || "Hint"));
+      if (h.shown) {
+        var body = el("div", "hint-body prose");
+        body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
+        card.appendChild(body);
+      } else if (h.can_reveal) {
+        var button = el("button", "button button-small button-secondary reveal-hint", "Reveal next hint");
+        button.type = "button";
+        button.addEventListener("click", function () { reveal(h.reveal_url, button); });
+        card.appendChild(button);
+      } else {
+        card.appendChild(el("span", "muted small", "Reveal the previous hint first."));
+      }
+      box.appendChild(card);
+    });
+  }
+
+  function updateHistory(data) {
+    var table = $("history");
+    if (!table) return;
+    var body = table.tBodies[0];
+    var empty = body.querySelector(".history-empty");
+    if (empty) empty.remove();
+    var row = body.querySelector('tr[data-submission="' + data.id + '"]');
+    if (!row) {
+      row = document.createElement("tr");
+      row.dataset.submission = data.id;
+      row.dataset.url = data.url;
+      row.tabIndex = 0;
+      body.insertBefore(row, body.firstChild);
+    }
+    var when = data.created_at ? new Date(data.created_at) : null;
+    row.replaceChildren(
+      el("td", "", data.id),
+      el("td", "", data.kind === "run" ? "Run" : "Submit"),
+      el("td", "", when ? when.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false }) : ""),
+      el("td", "", STATUS_LABEL[data.status] || data.status),
+      (function () { var td = el("td"); td.appendChild(el("span", "verdict-text verdict-" + (data.verdict || ""), data.verdict_label || "–")); return td; })(),
+      el("td", "", data.done ? formatScore(data.score) : "–")
+    );
+    body.querySelectorAll("tr").forEach(function (r) { r.classList.toggle("selected", r === row); });
+  }
+
+  // --- Talking to the server ---
+  function postJSON(url, body, contentType) {
+    var headers = { "X-CSRFToken": csrfToken, Accept: "application/json" };
+    if (contentType) headers["Content-Type"] = contentType;
+    return fetch(url, { method: "POST", headers: headers, body: body, credentials: "same-origin" }).then(function (response) {
+      return response.json().catch(function () { return { error: "The server answered " + response.status + "." }; })
+        .then(function (data) { return { ok: response.ok, status: response.status, data: data }; });
+    });
+  }
+
+  function send(kind) {
+    if (busy) return;
+    if (!config.authenticated) { window.location.href = config.loginUrl; return; }
+    showError("");
+    setBusy(true);
+    var code = editor.getValue();
+    postJSON(kind === "run" ? config.runUrl : config.submitUrl, code, "text/plain; charset=utf-8")
+      .then(function (answer) {
+        if (!answer.ok) {
+          showError(answer.data.error || "The request was refused (" + answer.status + ").");
+          setBusy(false);
+          return;
+        }
+        render({ id: answer.data.id, kind: answer.data.kind, status: answer.data.status, url: answer.data.url,
+                 done: false, created_at: new Date().toISOString() });
+        poll(answer.data.url, 0);
+      })
+      .catch(function () {
+        showError("Could not reach the server. Check your connection and try again.");
+        setBusy(false);
+      });
+  }
+
+  // Each polling chain has a generation; a newer chain (another submission
+  // opened) makes the answers of the older one stale, so they are dropped.
+  var pollGeneration = 0;
+
+  function poll(url, round, generation) {
+    clearTimeout(pollTimer);
+    if (generation === undefined) generation = ++pollGeneration;
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) throw new Error("status " + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        if (generation !== pollGeneration) return;
+        render(data);
+        if (data.done) { setBusy(false); return; }
+        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, Math.min(500 + round * 150, 2000));
+      })
+      .catch(function () {
+        if (generation !== pollGeneration) return;
+        if (round > 40) { showError("Lost contact with the server; reload the page to see the result."); setBusy(false); return; }
+        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, 2000);
+      });
+  }
+
+  function reveal(url, button) {
+    button.disabled = true;
+    postJSON(url, null).then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not reveal the hint."); button.disabled = false; return; }
+      showError("");
+      render(answer.data);
+    }).catch(function () {
+      showError("Could not reach the server.");
+      button.disabled = false;
+    });
+  }
+
+  if (runButton) runButton.addEventListener("click", function () { send("run"); });
+  if (submitButton) submitButton.addEventListener("click", function () { send("submit"); });
+
+  // Clicking a past submission shows its result (and follows it if it is still running).
+  var history = $("history");
+  if (history) {
+    var open = function (row) {
+      if (!row || !row.dataset.url) return;
+      poll(row.dataset.url, 0);
+    };
+    history.addEventListener("click", function (event) { open(event.target.closest("tr[data-submission]")); });
+    history.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") open(event.target.closest("tr[data-submission]"));
+    });
+    // Show the latest submission at once, so a reload keeps the result on screen.
+    open(history.querySelector("tbody tr[data-submission]"));
+  }
+})();

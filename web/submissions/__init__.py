@@ -1,0 +1,1 @@
+"""Submissions: candidates' Run/Submit requests, their grading through Celery, results and hints."""

@@ -1,0 +1,93 @@
+"""A candidate's Run or Submit, its grading state and result; and the hints they revealed.
+
+A Submission is created ``queued`` by ``services.submission_create``, moved to
+``running`` by the worker that grades it, and to ``done`` with the grader's
+result in one write. ``attempts`` counts the starts and doubles as a fencing
+token: a worker may only store its result if the submission is still running
+under the attempt it started, so a worker that was presumed dead and taken
+over cannot overwrite the newer result.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from web.challenges.models import Challenge, ChallengeVersion
+
+
+class Kind(models.TextChoices):
+    RUN = "run", "Run"  # public probes, observations shown
+    SUBMIT = "submit", "Submit"  # hidden probes, the score that counts
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+
+
+class Verdict(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    PARTIAL = "partial", "Partial"
+    WRONG_ANSWER = "wrong_answer", "Wrong answer"
+    SYNTAX_ERROR = "syntax_error", "Syntax error"
+    RUNTIME_ERROR = "runtime_error", "Runtime error"
+    TIME_LIMIT = "time_limit", "Time limit exceeded"
+    MEMORY_LIMIT = "memory_limit", "Memory limit exceeded"
+    OUTPUT_LIMIT = "output_limit", "Output limit exceeded"
+    INTERNAL_ERROR = "internal_error", "Internal error"
+
+
+class Submission(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="submissions")
+    version = models.ForeignKey(ChallengeVersion, on_delete=models.PROTECT, related_name="submissions", help_text="The version graded.")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    code = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    categories = models.JSONField(default=dict, blank=True)
+    probes = models.JSONField(default=list, blank=True)
+    hints = models.JSONField(default=list, blank=True, help_text="Hints the failed probes unlocked, all tiers.")
+    message = models.TextField(blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "challenge", "-created_at"], name="submission_history")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {self.status} {self.verdict}".strip()
+
+    @property
+    def is_done(self) -> bool:
+        return self.status == Status.DONE
+
+
+class HintReveal(models.Model):
+    """A hint a user was shown for a challenge (tier 1 when unlocked, higher tiers on request)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_reveals")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="hint_reveals")
+    submission = models.ForeignKey(
+        Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="hint_reveals",
+        help_text="The submission whose result unlocked it.",
+    )  # fmt: skip
+    hint_id = models.CharField(max_length=100)
+    tier = models.PositiveSmallIntegerField()
+    revealed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["revealed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "challenge", "hint_id"], name="hintreveal_once_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.challenge_id}:{self.hint_id}"

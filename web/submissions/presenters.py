@@ -1,0 +1,74 @@
+"""The JSON a candidate's page gets for a submission: what they may see, nothing more.
+
+The stored result is the grader's full output. Shown to the candidate: status,
+verdict, score, categories, each probe's outcome and message; for Run also
+the observation, expected value and printed output. A hidden probe's printed
+output is withheld, because candidate code could print the hidden inputs.
+Hint texts are included only for hints that are shown (tier 1, or revealed),
+rendered from Markdown and sanitised. Everything else is plain data that the
+page inserts as text, never as HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+
+from web.challenges.rendering import markdown_to_html
+from web.submissions.hints import hint_can_reveal, hint_is_shown
+from web.submissions.models import Kind, Submission
+
+_PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "description", "duration_ms")
+_PUBLIC_PROBE_FIELDS = ("stdout", "observation", "expected")
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value else None
+
+
+def probe_payload(probe: dict[str, Any], *, public: bool) -> dict[str, Any]:
+    fields = _PROBE_FIELDS + (_PUBLIC_PROBE_FIELDS if public else ())
+    return {name: probe.get(name) for name in fields}
+
+
+def hints_payload(submission: Submission, revealed_ids: set[str]) -> list[dict[str, Any]]:
+    unlocked = list(submission.hints or [])
+    payload = []
+    for hint in sorted(unlocked, key=lambda h: (int(h.get("tier", 0)), str(h.get("id")))):
+        shown = hint_is_shown(hint, revealed_ids)
+        payload.append(
+            {
+                "id": str(hint["id"]),
+                "tier": int(hint["tier"]),
+                "tags": list(hint.get("tags") or []),
+                "shown": shown,
+                "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
+                "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),
+                "reveal_url": reverse("submission-hint-reveal", args=[submission.pk, str(hint["id"])]),
+            }
+        )
+    return payload
+
+
+def submission_payload(submission: Submission, revealed_ids: set[str]) -> dict[str, Any]:
+    public = submission.kind == Kind.RUN
+    done = submission.is_done
+    return {
+        "id": submission.pk,
+        "kind": submission.kind,
+        "status": submission.status,
+        "done": done,
+        "verdict": submission.verdict or None,
+        "verdict_label": submission.get_verdict_display() if submission.verdict else None,
+        "score": submission.score,
+        "categories": submission.categories if done else {},
+        "probes": [probe_payload(p, public=public) for p in submission.probes] if done else [],
+        "hints": hints_payload(submission, revealed_ids) if done else [],
+        "message": submission.message,
+        "version": submission.version.short_version,
+        "created_at": _iso(submission.created_at),
+        "started_at": _iso(submission.started_at),
+        "finished_at": _iso(submission.finished_at),
+        "url": reverse("submission-status", args=[submission.pk]),
+    }

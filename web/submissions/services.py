@@ -1,0 +1,335 @@
+"""State changes of submissions: create and queue, grade, fail, reveal hints.
+
+The flow: a view calls ``submission_create`` (validates the code, saves a
+``queued`` Submission, queues the Celery task once the transaction commits).
+The worker's task calls ``submission_grade``, which claims the submission
+(queued -> running), calls the grader through ``code_grade`` and stores the
+result in one write. ``manage.py grade`` calls the same ``code_grade``, so
+the command line grades exactly as the web does. If the platform keeps
+failing, the task's failure handler calls ``submission_grade_failed``.
+
+Grading is idempotent: a finished submission is never graded again, and a
+worker stores its result only if it still holds the submission (see
+``Submission.attempts``), so a duplicate or late delivery changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from typing import Any, Literal
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from grader import grade_submission
+from grader.errors import InvalidSubmission, PlatformError
+from grader.grade import MAX_CODE_BYTES as MAX_CODE_BYTES  # the brief says grader.limits; it lives here
+from web.challenges.models import Challenge, ChallengeVersion
+from web.challenges.services import challenge_package
+from web.submissions.hints import hint_can_reveal, hint_is_shown
+from web.submissions.models import HintReveal, Kind, Status, Submission, Verdict
+
+logger = logging.getLogger(__name__)
+
+PLATFORM_FAILURE_MESSAGE = "Grading failed because of a problem on our side, not in your code. Please run it again in a minute."
+QUEUE_FAILURE_MESSAGE = "Your code could not be queued for grading (the grading service is unavailable). Please try again."
+
+
+class SubmissionRejected(Exception):
+    """The request cannot be accepted; the message is for the candidate."""
+
+    status_code = 400
+
+
+class TooManyPending(SubmissionRejected):
+    status_code = 429
+
+
+class HintUnavailable(Exception):
+    """The hint cannot be shown (yet); the message is for the candidate."""
+
+
+# --- Input ----------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    if n >= 1024:
+        return f"{n / 1024:.0f} KiB" if n % 1024 == 0 else f"{n / 1024:.1f} KiB"
+    return f"{n} bytes"
+
+
+def code_clean(raw: str | bytes) -> str:
+    """The code as text, or SubmissionRejected saying what is wrong with it.
+
+    Mirrors the grader's InvalidSubmission rules (grader.grade.decode_submission:
+    UTF-8, not empty, at most MAX_CODE_BYTES, no NUL byte) so that a bad paste
+    is refused before it is queued, with sizes a person reads easily.
+    """
+    if isinstance(raw, str):
+        try:
+            data = raw.encode("utf-8")
+        except UnicodeEncodeError as exc:  # lone surrogates, e.g. from a JSON "\ud800"
+            raise SubmissionRejected(f"Your code is not valid UTF-8 text (bad character at position {exc.start}).") from None
+    else:
+        data = bytes(raw)
+    # Size first: no point decoding 10 MB to refuse it.
+    if len(data) > MAX_CODE_BYTES:
+        raise SubmissionRejected(f"Your code is {_size(len(data))}; the limit is {_size(MAX_CODE_BYTES)}.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionRejected(
+            f"Your code is not valid UTF-8 text (invalid byte at position {exc.start}). Save it as UTF-8 and try again."
+        ) from None
+    if not text.strip():
+        raise SubmissionRejected("Your code is empty.")
+    if "\x00" in text:
+        raise SubmissionRejected("Your code contains a NUL byte; it is not a Python source file.")
+    return text
+
+
+# --- Create -----------------------------------------------------------------------
+
+
+def submission_create(user: AbstractBaseUser, challenge: Challenge, code: str | bytes, kind: str) -> Submission:
+    """Save a queued submission on the challenge's current version and queue its grading."""
+    if kind not in Kind.values:
+        raise SubmissionRejected(f"Unknown kind {kind!r}; use run or submit.")
+    text = code_clean(code)
+    version = challenge.current_version
+    if version is None or not challenge.published:
+        raise SubmissionRejected("This challenge is not open for submissions.")
+
+    stale_before = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS)
+    pending = Submission.objects.filter(user=user, created_at__gte=stale_before).exclude(status=Status.DONE).count()
+    if pending >= settings.SUBMISSIONS_MAX_PENDING:
+        raise TooManyPending(f"You already have {pending} runs waiting to be graded; wait for one to finish.")
+
+    with transaction.atomic():
+        submission = Submission.objects.create(user=user, challenge=challenge, version=version, kind=kind, code=text, status=Status.QUEUED)
+        # After commit: the worker must find the row when the task arrives.
+        transaction.on_commit(partial(_enqueue, submission.pk))
+    return submission
+
+
+def _enqueue(submission_id: int) -> None:
+    from web.submissions.tasks import grade_submission as grade_task  # tasks import this module
+
+    try:
+        grade_task.delay(submission_id)
+    except BrokerError:
+        logger.exception("could not queue submission %s", submission_id)
+        submission_grade_failed(submission_id, message=QUEUE_FAILURE_MESSAGE)
+
+
+# --- Grade --------------------------------------------------------------------------
+
+
+def code_grade(version: ChallengeVersion, code: str | bytes, *, public: bool) -> dict[str, Any]:
+    """Grade code against a stored challenge version: GradeResult.to_dict().
+
+    The one path to the grader: the worker (through submission_grade) and
+    ``manage.py grade`` both come here. Raises InvalidSubmission and
+    PlatformError as the grader does.
+    """
+    package = challenge_package(version)
+    return grade_submission(package, code, public=public).to_dict()
+
+
+@dataclass(frozen=True)
+class GradeOutcome:
+    state: Literal["graded", "already_done", "busy", "superseded", "missing", "given_up"]
+    # For "busy": seconds until the running attempt counts as stale.
+    retry_after: float = 0.0
+
+
+def submission_grade(submission_id: int) -> GradeOutcome:
+    """Grade one submission if nobody else is; safe to call any number of times.
+
+    Claims the submission (queued, or running but stale because its worker
+    died), grades it and stores the result. PlatformError propagates after the
+    submission is handed back to the queue, so the task's retry can claim it.
+    """
+    now = timezone.now()
+    stale_before = now - timedelta(seconds=settings.GRADING_STALE_SECONDS)
+    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, started_at__lt=stale_before)
+    # A conditional UPDATE is the claim: atomic on SQLite and PostgreSQL alike,
+    # so two workers cannot both move the same row to running.
+    claimed = Submission.objects.filter(claimable, pk=submission_id).update(status=Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    if not claimed:
+        current = Submission.objects.filter(pk=submission_id).values("status", "started_at").first()
+        if current is None:
+            return GradeOutcome("missing")
+        if current["status"] == Status.DONE:
+            return GradeOutcome("already_done")
+        started = current["started_at"] or now
+        return GradeOutcome("busy", retry_after=max(1.0, (started - stale_before).total_seconds() + 1))
+
+    submission = Submission.objects.select_related("version").get(pk=submission_id)
+    attempt = submission.attempts
+    if attempt > settings.GRADING_MAX_ATTEMPTS:
+        # Started this often and never finished: the submission itself is
+        # probably what kills the worker. Stop feeding it to workers.
+        _finish_with_internal_error(submission_id, PLATFORM_FAILURE_MESSAGE, attempt=attempt)
+        return GradeOutcome("given_up")
+
+    try:
+        result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN)
+    except PlatformError:
+        Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(status=Status.QUEUED)
+        raise
+    except InvalidSubmission as exc:
+        # submission_create applies the same rules, so this means the web's
+        # and the grader's limits disagree: ours to fix, not the candidate's.
+        logger.error("grader refused submission %s accepted by the web: %s", submission_id, exc)
+        _finish_with_internal_error(submission_id, str(exc), attempt=attempt)
+        return GradeOutcome("graded")
+
+    stored = _store_result(submission, attempt, result)
+    return GradeOutcome("graded" if stored else "superseded")
+
+
+def _strict_json(value: Any) -> Any:
+    """The value with what strict JSON cannot hold (inf, nan, complex, ...) turned into strings.
+
+    PostgreSQL's json types refuse Infinity and NaN; a result the grader
+    reports with such a number must still be storable, not crash the worker.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): _strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict_json(v) for v in value]
+    return str(value)
+
+
+def _store_result(submission: Submission, attempt: int, result: dict[str, Any]) -> bool:
+    now = timezone.now()
+    result = _strict_json(result)
+    verdict = str(result.get("verdict", ""))
+    if verdict not in Verdict.values:
+        logger.error("grader returned unknown verdict %r for submission %s", verdict, submission.pk)
+        verdict = Verdict.INTERNAL_ERROR
+    hints = list(result.get("hints") or [])
+    with transaction.atomic():
+        stored = Submission.objects.filter(pk=submission.pk, status=Status.RUNNING, attempts=attempt).update(
+            status=Status.DONE,
+            verdict=verdict,
+            score=float(result.get("score") or 0.0),
+            categories=result.get("categories") or {},
+            probes=result.get("probes") or [],
+            hints=hints,
+            message=str(result.get("message") or ""),
+            timings=result.get("timings") or {},
+            finished_at=now,
+        )
+        if stored:
+            # Tier-1 hints are shown with the result; record them like any
+            # other reveal so a report of what a candidate saw is complete.
+            for hint in hints:
+                if int(hint.get("tier", 0)) == 1:
+                    _record_reveal(submission.user_id, submission.challenge_id, submission.pk, hint, now)
+    return bool(stored)
+
+
+def _finish_with_internal_error(submission_id: int, message: str, *, attempt: int | None = None) -> bool:
+    rows = Submission.objects.filter(pk=submission_id).exclude(status=Status.DONE)
+    if attempt is not None:
+        rows = rows.filter(attempts=attempt)
+    return bool(
+        rows.update(
+            status=Status.DONE,
+            verdict=Verdict.INTERNAL_ERROR,
+            score=None,
+            categories={},
+            probes=[],
+            hints=[],
+            message=message,
+            finished_at=timezone.now(),
+        )
+    )
+
+
+def submission_grade_failed(submission_id: int, *, message: str = PLATFORM_FAILURE_MESSAGE) -> bool:
+    """Give up on a submission (retries exhausted, queueing failed): done, internal_error.
+
+    A submission already done keeps its result. Returns whether it changed.
+    """
+    changed = _finish_with_internal_error(submission_id, message)
+    if changed:
+        logger.warning("submission %s marked internal_error: %s", submission_id, message)
+    return changed
+
+
+def submission_requeue_stale(*, older_than_seconds: float | None = None) -> list[int]:
+    """Queue the grading task again for submissions nobody is working on; return their ids.
+
+    A task can be lost without any handler running: the broker lost its
+    data, or Celery's hard time limit killed the worker process (which acks
+    the message without calling the failure handler). Such a submission sits
+    queued or running forever. Run this periodically (cron or beat); grading
+    is idempotent, so a submission that was merely slow is not harmed.
+    """
+    age = settings.GRADING_STALE_SECONDS if older_than_seconds is None else older_than_seconds
+    cutoff = timezone.now() - timedelta(seconds=age)
+    stale = Q(status=Status.QUEUED, created_at__lt=cutoff) | Q(status=Status.RUNNING, started_at__lt=cutoff)
+    ids = list(Submission.objects.filter(stale).order_by("created_at").values_list("pk", flat=True))
+    for submission_id in ids:
+        _enqueue(submission_id)
+    return ids
+
+
+# --- Hints ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RevealedHint:
+    id: str
+    tier: int
+    tags: list[str]
+    text: str
+
+
+def _record_reveal(user_id: int, challenge_id: int, submission_id: int, hint: dict[str, Any], now: Any) -> None:
+    # A savepoint, so that a concurrent duplicate only loses its own insert.
+    try:
+        with transaction.atomic():
+            HintReveal.objects.get_or_create(
+                user_id=user_id,
+                challenge_id=challenge_id,
+                hint_id=str(hint["id"]),
+                defaults={"tier": int(hint["tier"]), "submission_id": submission_id, "revealed_at": now},
+            )
+    except IntegrityError:
+        pass
+
+
+def hint_reveal(user: AbstractBaseUser, submission: Submission, hint_id: str) -> RevealedHint:
+    """Show one hint that this submission unlocked, if its ladder allows; record it."""
+    if submission.user_id != user.pk:
+        raise HintUnavailable("This is not your submission.")
+    if submission.status != Status.DONE:
+        raise HintUnavailable("Hints are available once grading has finished.")
+    unlocked = list(submission.hints or [])
+    hint = next((h for h in unlocked if str(h.get("id")) == hint_id), None)
+    if hint is None:
+        raise HintUnavailable("This submission did not unlock that hint.")
+
+    revealed = set(HintReveal.objects.filter(user=user, challenge_id=submission.challenge_id).values_list("hint_id", flat=True))
+    if not hint_is_shown(hint, revealed) and not hint_can_reveal(hint, unlocked, revealed):
+        raise HintUnavailable(f"Reveal a tier-{int(hint['tier']) - 1} hint on this topic first.")
+    _record_reveal(user.pk, submission.challenge_id, submission.pk, hint, timezone.now())
+    return RevealedHint(id=str(hint["id"]), tier=int(hint["tier"]), tags=list(hint.get("tags") or []), text=str(hint.get("text", "")))
