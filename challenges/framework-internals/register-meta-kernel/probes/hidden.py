@@ -1,0 +1,275 @@
+"""Hidden probes for register-meta-kernel: they make the score.
+
+Four categories: ``eager`` (the given kernel, called through the
+dispatcher), ``fake`` (FakeTensorMode, the meta device and opcheck's fake
+tests), ``autograd`` (float64 gradcheck and gradients against the
+reference's) and ``compile`` (``torch.compile(fullgraph=True,
+backend="aot_eager")`` and opcheck's AOT test).
+
+Probes whose failure is expected from an unfinished solution (compile
+without a fake kernel, opcheck) catch the exception and return its class
+name, so the candidate sees a mismatch rather than a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from probekit import probe
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+EPS = 1e-5
+HALF_DTYPES = (torch.bfloat16, torch.float16)
+ALL_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = EPS) -> tuple[torch.Tensor, torch.Tensor]:
+    """Call the operator through the dispatcher."""
+    return torch.ops.interview.rms_norm(x, weight, eps)
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator and of dtype."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def describe(t: torch.Tensor) -> dict[str, Any]:
+    """A fake or meta tensor's metadata as plain data (such tensors have no values)."""
+    return {
+        "shape": list(t.shape),
+        "dtype": str(t.dtype),
+        "stride": list(t.stride()),
+        "device": t.device.type,
+    }
+
+
+def fake_call(x: torch.Tensor, weight: torch.Tensor) -> dict[str, Any]:
+    """Run the op on fake tensors (already made in the active mode) and describe both outputs."""
+    y, rstd = rms_norm(x, weight)
+    return {"y": describe(y), "rstd": describe(rstd)}
+
+
+def error_name(fn: Callable[[], Any]) -> str:
+    """Run fn; "ok" if it returned, else the class name of what it raised."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return type(exc).__name__
+    return "ok"
+
+
+def opcheck_table(
+    samples: dict[str, tuple[torch.Tensor, torch.Tensor]], tests: tuple[str, ...]
+) -> dict[str, dict[str, str]]:
+    """opcheck every sample with every test, one at a time, so one failure hides no other."""
+    op = torch.ops.interview.rms_norm.default
+    return {
+        name: {
+            test: error_name(lambda args=args, test=test: torch.library.opcheck(op, (*args, EPS), test_utils=test))
+            for test in tests
+        }
+        for name, args in samples.items()
+    }
+
+
+def backward_values(
+    fn: Callable[..., tuple[torch.Tensor, torch.Tensor]], x: torch.Tensor, weight: torch.Tensor, seed: int
+) -> dict[str, torch.Tensor]:
+    """Outputs of fn and the gradients of a random weighted sum of both outputs."""
+    x = x.detach().requires_grad_()
+    weight = weight.detach().requires_grad_()
+    y, rstd = fn(x, weight)
+    gy = randn(*y.shape, dtype=y.dtype, seed=seed)
+    grstd = randn(*rstd.shape, dtype=rstd.dtype, seed=seed + 1)
+    ((y * gy).sum() + (rstd * grstd).sum()).backward()
+    assert x.grad is not None and weight.grad is not None
+    return {"y": y.detach(), "rstd": rstd.detach(), "x.grad": x.grad, "weight.grad": weight.grad}
+
+
+# ---------------------------------------------------------------- eager
+
+
+@probe(category="eager", rtol=1e-2, atol=1e-2)
+def eager_bfloat16_batch(solution: Any) -> dict[str, Any]:
+    """Eager call on a bfloat16 (2, 3, 16) input: y in bfloat16, rstd in float32."""
+    y, rstd = rms_norm(randn(2, 3, 16, dtype=torch.bfloat16, seed=10), randn(16, dtype=torch.bfloat16, seed=11))
+    return {"y": y, "rstd": rstd}
+
+
+@probe(category="eager", rtol=1e-12, atol=1e-12)
+def eager_transposed_float64(solution: Any) -> dict[str, Any]:
+    """Eager call on a transposed float64 input: values, and y comes back contiguous."""
+    x = randn(7, 5, dtype=torch.float64, seed=12).t()
+    y, rstd = rms_norm(x, randn(7, dtype=torch.float64, seed=13))
+    return {"y": y, "rstd": rstd, "y.stride": list(y.stride())}
+
+
+# ---------------------------------------------------------------- fake
+
+
+@probe(category="fake", weight=2, hints=["fake-kernel", "fake-dtype"])
+def fake_every_dtype(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode, a (6, 10) input in float32, float64, bfloat16 and float16."""
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        for dtype in ALL_DTYPES:
+            out[str(dtype)] = fake_call(torch.empty(6, 10, dtype=dtype), torch.empty(10, dtype=dtype))
+    return out
+
+
+@probe(category="fake", weight=2, hints=["fake-kernel", "fake-dtype"])
+def fake_batch_shapes(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode, inputs of rank 1 to 4 and an empty batch, in float32 and float16."""
+    shapes = ((8,), (2, 3, 8), (1, 5, 2, 4), (0, 8))
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        for dtype in (torch.float32, torch.float16):
+            for shape in shapes:
+                key = f"{dtype} {list(shape)}"
+                out[key] = fake_call(torch.empty(shape, dtype=dtype), torch.empty(shape[-1], dtype=dtype))
+    return out
+
+
+@probe(category="fake", weight=2, hints=["fake-strides"])
+def fake_noncontiguous_inputs(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode, transposed and permuted inputs: y's strides must match the eager kernel's."""
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        out["transposed"] = fake_call(torch.empty(12, 6).t(), torch.empty(12))
+        out["permuted"] = fake_call(
+            torch.empty(4, 3, 2, dtype=torch.bfloat16).permute(2, 0, 1), torch.empty(3, dtype=torch.bfloat16)
+        )
+        out["sliced"] = fake_call(torch.empty(5, 16)[:, ::2], torch.empty(8))
+    return out
+
+
+@probe(category="fake", hints=["fake-device", "fake-kernel"])
+def meta_device(solution: Any) -> dict[str, Any]:
+    """Tensors on the meta device: outputs stay on meta, with the right metadata."""
+    out: dict[str, Any] = {}
+    for dtype in (torch.float64, torch.float16):
+        x = torch.empty(3, 4, 8, dtype=dtype, device="meta")
+        out[str(dtype)] = fake_call(x, torch.empty(8, dtype=dtype, device="meta"))
+    return out
+
+
+@probe(category="fake", weight=2, hints=["fake-kernel", "fake-dtype", "fake-strides"])
+def opcheck_fake_tensor(solution: Any) -> dict[str, Any]:
+    """torch.library.opcheck's test_schema and test_faketensor on several inputs."""
+    samples = {
+        "float32 (4, 8)": (randn(4, 8, seed=20), randn(8, seed=21)),
+        "bfloat16 (2, 3, 8)": (randn(2, 3, 8, dtype=torch.bfloat16, seed=22), randn(8, dtype=torch.bfloat16, seed=23)),
+        "float16 (8,)": (randn(8, dtype=torch.float16, seed=24), randn(8, dtype=torch.float16, seed=25)),
+        "float32 transposed": (randn(8, 4, seed=26).t(), randn(8, seed=27)),
+    }
+    return opcheck_table(samples, ("test_schema", "test_faketensor"))
+
+
+# ---------------------------------------------------------------- autograd
+
+
+@probe(category="autograd", weight=2, rtol=1e-9, atol=1e-12, hints=["autograd-formula", "autograd-rstd"])
+def gradcheck_batch_both_outputs(solution: Any) -> dict[str, Any]:
+    """float64 (2, 3, 6): gradcheck of both outputs, and the gradients of a weighted sum."""
+    x = randn(2, 3, 6, dtype=torch.float64, seed=30).requires_grad_()
+    weight = randn(6, dtype=torch.float64, seed=31).requires_grad_()
+    passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b), (x, weight), raise_exception=False)
+    grads = backward_values(rms_norm, x, weight, seed=32)
+    return {"gradcheck": passed, "x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-formula", "autograd-save"])
+def grads_weight_with_zeros(solution: Any) -> dict[str, Any]:
+    """float64 (4, 6) with zeros in the weight: gradients must stay finite and right."""
+    x = randn(4, 6, dtype=torch.float64, seed=40).requires_grad_()
+    weight = torch.tensor([0.0, 1.5, 0.0, -0.5, 2.0, 0.0], dtype=torch.float64).requires_grad_()
+    passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b), (x, weight), raise_exception=False)
+    grads = backward_values(rms_norm, x, weight, seed=41)
+    return {"gradcheck": passed, "x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-formula"])
+def grads_through_y_only(solution: Any) -> dict[str, Any]:
+    """float64 (5, 7), a loss that uses only y: the unused rstd output must not break backward."""
+    x = randn(5, 7, dtype=torch.float64, seed=50).requires_grad_()
+    weight = randn(7, dtype=torch.float64, seed=51).requires_grad_()
+    y, _rstd = rms_norm(x, weight)
+    (y * randn(5, 7, dtype=torch.float64, seed=52)).sum().backward()
+    return {"x.grad": x.grad, "weight.grad": weight.grad}
+
+
+@probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula", "autograd-rstd"])
+def grads_half_precision(solution: Any) -> dict[str, Any]:
+    """bfloat16 and float16 (4, 16): gradients in the inputs' dtypes, near the float32 result."""
+    out: dict[str, Any] = {}
+    for i, dtype in enumerate(HALF_DTYPES):
+        x = randn(4, 16, dtype=dtype, seed=60 + i)
+        weight = randn(16, dtype=dtype, seed=62 + i)
+        grads = backward_values(rms_norm, x, weight, seed=64 + 2 * i)
+        out[str(dtype)] = {"x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+    return out
+
+
+# ---------------------------------------------------------------- compile
+
+
+def compiled_or_error(
+    fn: Callable[..., tuple[torch.Tensor, torch.Tensor]], x: torch.Tensor, weight: torch.Tensor, seed: int, **opts: Any
+) -> dict[str, Any]:
+    """backward_values through torch.compile(fullgraph, aot_eager), or the error's class name."""
+    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager", **opts)
+    try:
+        return backward_values(compiled, x, weight, seed)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__}
+
+
+def rms_norm_then_mix(x: torch.Tensor, weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The op inside a larger graph: later ops consume both outputs."""
+    y, rstd = rms_norm(torch.tanh(x), weight)
+    return y * rstd.unsqueeze(-1).to(y.dtype) + 1.0, rstd * rstd
+
+
+@probe(category="compile", weight=2, rtol=2e-2, atol=2e-2, hints=["fake-kernel", "fake-dtype", "autograd-formula"])
+def compile_bfloat16_batch(solution: Any) -> dict[str, Any]:
+    """Compiled graph around the op, bfloat16 (2, 3, 16): outputs and gradients."""
+    x = randn(2, 3, 16, dtype=torch.bfloat16, seed=70)
+    return compiled_or_error(rms_norm_then_mix, x, randn(16, dtype=torch.bfloat16, seed=71), seed=72)
+
+
+@probe(category="compile", weight=2, rtol=1e-4, atol=1e-5, hints=["fake-kernel", "autograd-formula"])
+def compile_dynamic_shapes(solution: Any) -> dict[str, Any]:
+    """Compiled with dynamic=True, float32, called with three shapes (one transposed)."""
+    inputs = {
+        "(6, 8)": randn(6, 8, seed=80),
+        "(2, 5, 8)": randn(2, 5, 8, seed=81),
+        "(8, 3) transposed": randn(8, 3, seed=82).t(),
+    }
+    out: dict[str, Any] = {}
+    for i, (name, x) in enumerate(inputs.items()):
+        weight = randn(x.shape[-1], seed=83 + i)
+        out[name] = compiled_or_error(rms_norm_then_mix, x, weight, seed=90 + 2 * i, dynamic=True)
+    return out
+
+
+@probe(category="compile", weight=2, hints=["fake-kernel", "autograd-formula"])
+def opcheck_aot_dispatch(solution: Any) -> dict[str, Any]:
+    """torch.library.opcheck's test_autograd_registration and test_aot_dispatch_dynamic."""
+    samples = {
+        "float64 (3, 6) requires_grad": (
+            randn(3, 6, dtype=torch.float64, seed=100).requires_grad_(),
+            randn(6, dtype=torch.float64, seed=101).requires_grad_(),
+        ),
+        "float32 (2, 2, 4) requires_grad": (
+            randn(2, 2, 4, seed=102).requires_grad_(),
+            randn(4, seed=103).requires_grad_(),
+        ),
+        "bfloat16 (4, 8) no grad": (
+            randn(4, 8, dtype=torch.bfloat16, seed=104),
+            randn(8, dtype=torch.bfloat16, seed=105),
+        ),
+    }
+    return opcheck_table(samples, ("test_autograd_registration", "test_aot_dispatch_dynamic"))
