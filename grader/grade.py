@@ -88,25 +88,39 @@ class GradeResult:
         }
 
 
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    if n >= 1024:
+        return f"{n / 1024:.0f} KiB" if n % 1024 == 0 else f"{n / 1024:.1f} KiB"
+    return f"{n} bytes"
+
+
 def decode_submission(code: str | bytes) -> bytes:
-    """Validate the submitted code and return it as UTF-8 bytes; InvalidSubmission otherwise."""
+    """Validate the submitted code and return it as UTF-8 bytes; InvalidSubmission otherwise.
+
+    The messages are for the candidate: the web shows them as they are.
+    """
     if isinstance(code, str):
         try:
             raw = code.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidSubmission(f"The code contains a character that is not valid text (position {exc.start}).") from None
+        except UnicodeEncodeError as exc:  # lone surrogates, e.g. from a JSON "\ud800"
+            raise InvalidSubmission(f"Your code is not valid UTF-8 text (bad character at position {exc.start}).") from None
     else:
         raw = bytes(code)
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidSubmission(f"The code is not valid UTF-8 text (bad byte at offset {exc.start}).") from None
+    # Size first: no point decoding 10 MB to refuse it.
     if len(raw) > MAX_CODE_BYTES:
-        raise InvalidSubmission(f"The code is {len(raw):,} bytes; the limit is {MAX_CODE_BYTES:,} bytes.")
-    if not raw.strip():
-        raise InvalidSubmission("The code is empty.")
-    if b"\x00" in raw:
-        raise InvalidSubmission("The code contains a NUL byte.")
+        raise InvalidSubmission(f"Your code is {_size(len(raw))}; the limit is {_size(MAX_CODE_BYTES)}.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidSubmission(
+            f"Your code is not valid UTF-8 text (invalid byte at position {exc.start}). Save it as UTF-8 and try again."
+        ) from None
+    if not text.strip():
+        raise InvalidSubmission("Your code is empty.")
+    if "\x00" in text:
+        raise InvalidSubmission("Your code contains a NUL byte; it is not a Python source file.")
     return raw
 
 

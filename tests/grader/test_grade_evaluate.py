@@ -67,23 +67,23 @@ def test_decode_submission_returns_utf8_bytes_for_str_and_bytes():
 
 
 def test_decode_submission_refuses_non_utf8_bytes():
-    with pytest.raises(InvalidSubmission, match=r"not valid UTF-8 text \(bad byte at offset 4\)"):
+    with pytest.raises(InvalidSubmission, match=r"not valid UTF-8 text \(invalid byte at position 4\)"):
         decode_submission(b"x = \xff\n")
 
 
 def test_decode_submission_refuses_a_str_that_cannot_be_utf8():
-    with pytest.raises(InvalidSubmission, match=r"not valid text \(position 5\)"):
+    with pytest.raises(InvalidSubmission, match=r"not valid UTF-8 text \(bad character at position 5\)"):
         decode_submission("x = '\ud800'")
 
 
 @pytest.mark.parametrize("code", ["", "   ", "\n\t\r\n ", b"", b" \n"])
 def test_decode_submission_refuses_empty_or_whitespace_code(code):
-    with pytest.raises(InvalidSubmission, match=r"^The code is empty\.$"):
+    with pytest.raises(InvalidSubmission, match=r"^Your code is empty\.$"):
         decode_submission(code)
 
 
 def test_decode_submission_refuses_nul_bytes():
-    with pytest.raises(InvalidSubmission, match=r"^The code contains a NUL byte\.$"):
+    with pytest.raises(InvalidSubmission, match=r"^Your code contains a NUL byte; it is not a Python source file\.$"):
         decode_submission("x = 1\x00\n")
     with pytest.raises(InvalidSubmission, match="NUL byte"):
         decode_submission(b"\x00x = 1")
@@ -92,7 +92,7 @@ def test_decode_submission_refuses_nul_bytes():
 def test_decode_submission_size_limit_is_inclusive():
     at_limit = b"#" * MAX_CODE_BYTES
     assert decode_submission(at_limit) == at_limit
-    with pytest.raises(InvalidSubmission, match=r"The code is 262,145 bytes; the limit is 262,144 bytes\."):
+    with pytest.raises(InvalidSubmission, match=r"Your code is 256\.0 KiB; the limit is 256 KiB\."):
         decode_submission(b"#" * (MAX_CODE_BYTES + 1))
 
 
