@@ -5,7 +5,6 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 VENV_STAMP := .venv/.requirements-$(shell sha256sum requirements.txt | cut -c1-16)
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
-export DJANGO_SETTINGS_MODULE := web.config.settings
 
 .PHONY: up test deps venv lint check-challenges clean
 

@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
 export GRADER_CACHE_DIR="${GRADER_CACHE_DIR:-$(mktemp -d /tmp/mlprep-test-cache.XXXXXX)}"
 export PYTHONPATH="$PWD"
+# The test settings (a throwaway key, eager Celery unless a test starts a worker).
+export DJANGO_SETTINGS_MODULE=web.config.settings_test
 exec .venv/bin/python -m pytest "$@"

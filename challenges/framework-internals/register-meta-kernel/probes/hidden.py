@@ -221,10 +221,12 @@ def compiled_or_error(
 ) -> dict[str, Any]:
     """backward_values through torch.compile(fullgraph, aot_eager), or the error's class name."""
     compiled = torch.compile(fn, fullgraph=True, backend="aot_eager", **opts)
+    # The same keys either way, "error" first, so a failure is reported as
+    # the error rather than as missing keys.
     try:
-        return backward_values(compiled, x, weight, seed)
+        return {"error": None, **backward_values(compiled, x, weight, seed)}
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
-        return {"error": type(exc).__name__}
+        return {"error": type(exc).__name__, "y": None, "rstd": None, "x.grad": None, "weight.grad": None}
 
 
 def rms_norm_then_mix(x: torch.Tensor, weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

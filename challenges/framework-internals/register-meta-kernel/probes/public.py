@@ -37,6 +37,18 @@ def describe(t: torch.Tensor) -> dict[str, Any]:
     }
 
 
+def root_cause(exc: BaseException) -> str:
+    """The innermost exception's class and first line.
+
+    torch.compile wraps the real error (a missing fake kernel or autograd
+    formula) in its own exceptions; the innermost one says what to fix.
+    """
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:300] if lines else ''}"
+
+
 @probe(category="eager", rtol=1e-6, atol=1e-6)
 def eager_small_float32(solution: Any) -> dict[str, Any]:
     """Eager call on a float32 (2, 4) input: y and rstd values."""
@@ -81,9 +93,11 @@ def compile_forward_backward(solution: Any) -> dict[str, Any]:
 
     x = randn(4, 8, seed=5).requires_grad_()
     weight = randn(8, seed=6).requires_grad_()
+    # The same keys either way, "error" first, so a failure is reported as
+    # the error's text rather than as missing keys.
     try:
         y, rstd = torch.compile(f, fullgraph=True, backend="aot_eager")(x, weight)
         (y.sum() + rstd.sum()).backward()
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
-        return {"error": type(exc).__name__}
-    return {"y": y.detach(), "rstd": rstd.detach(), "x.grad": x.grad, "weight.grad": weight.grad}
+        return {"error": root_cause(exc), "y": None, "rstd": None, "x.grad": None, "weight.grad": None}
+    return {"error": None, "y": y.detach(), "rstd": rstd.detach(), "x.grad": x.grad, "weight.grad": weight.grad}
