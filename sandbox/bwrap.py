@@ -109,9 +109,12 @@ class BwrapSandbox(ProcessSandbox):
             argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         for name in _ETC_FILES:
             argv += ["--ro-bind", str(self.host_dir / "etc" / name), f"/etc/{name}"]
+        # /tmp first: the Python environment may itself live under /tmp (a CI
+        # checkout), and a later tmpfs would hide its bind.
+        argv += ["--perms", "1777", "--size", str(self.limits.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp"]
         # bwrap creates missing parents as 0700 root: make them traversable
         # for the unprivileged sandbox user first.
-        parents = sorted({str(p) for f in folders for p in Path(f).parents if str(p) != "/"}, key=len)
+        parents = sorted({str(p) for f in folders for p in Path(f).parents if str(p) not in ("/", "/tmp")}, key=len)
         for parent in parents:
             argv += ["--perms", "0755", "--dir", parent]
         for folder in folders:
@@ -121,7 +124,6 @@ class BwrapSandbox(ProcessSandbox):
             "--ro-bind", str(self.job_dir), "/job",
             "--proc", "/proc",
             "--dev", "/dev",
-            "--perms", "1777", "--size", str(self.limits.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/dev/shm",
             "--chdir", "/tmp",
         ]  # fmt: skip
