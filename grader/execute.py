@@ -80,10 +80,12 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
         "probes_list": [{"name": s.name, "timeout": probe_timeout(package, s)} for s in specs],
         "limits": {"output_bytes": OUTPUT_BYTES, "observation_bytes": OBSERVATION_BYTES},
     }
-    files = {"solution.py": code, "probes.py": package.probe_source(public)}
+    # The sources travel inside the job: no file of the host is shared with
+    # the sandbox, so the same job runs in bwrap, in a container, or remotely.
+    job["sources"] = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
     try:
         sandbox = backend.start(package.runtime, limits)
-        outcome = sandbox.run(files, job)
+        outcome = sandbox.run(job)
     except SandboxStartError as exc:
         raise PlatformError(str(exc)) from exc
 

@@ -7,7 +7,8 @@ sandbox is never reused: ``run`` always ends by destroying it.
 
 Starting and running are separate so that a warm pool can start sandboxes
 ahead of time: a started sandbox has imported its profile's modules and is
-blocked reading its job from stdin.
+blocked reading its job from stdin. The job carries the sources themselves,
+so no host folder is shared with a sandbox.
 
 What comes back is a :class:`RunOutcome`: the runner's raw stream (untrusted
 bytes, decoded by the grader), whether the wall clock or the memory limit
@@ -72,8 +73,8 @@ class Sandbox(ABC):
     profile: str
 
     @abstractmethod
-    def run(self, files: dict[str, bytes], job: dict[str, Any]) -> RunOutcome:
-        """Place ``files`` in the job folder, send ``job``, collect the stream, destroy."""
+    def run(self, job: dict[str, Any]) -> RunOutcome:
+        """Send ``job`` (sources included), collect the stream, destroy."""
 
     @abstractmethod
     def destroy(self) -> None:
@@ -161,18 +162,14 @@ class ProcessSandbox(Sandbox):
     handshake, the wall clock, the output cap and the cleanup.
     """
 
-    inside_job_dir: str = "/job"
     sweep_strays: bool = True
 
     def __init__(self, profile: str, limits: SandboxLimits) -> None:
         self.profile = profile
         self.limits = limits
+        # Host-side scratch of this sandbox (bwrap's /etc files, the local backend's tmp).
         self.host_dir = Path(tempfile.mkdtemp(prefix="mlprep-sbx-"))
-        self.job_dir = self.host_dir / "job"
-        self.job_dir.mkdir()
-        # The sandbox user (uid 65534) must read the job; nothing in it is secret from the candidate.
-        os.chmod(self.host_dir, 0o755)  # noqa: S103
-        os.chmod(self.job_dir, 0o755)  # noqa: S103
+        os.chmod(self.host_dir, 0o755)  # noqa: S103 - read by the sandbox user; holds nothing secret
         self._destroyed = False
         self._started = time.monotonic()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -228,18 +225,12 @@ class ProcessSandbox(Sandbox):
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and not self._destroyed
 
-    def run(self, files: dict[str, bytes], job: dict[str, Any]) -> RunOutcome:
+    def run(self, job: dict[str, Any]) -> RunOutcome:
         try:
             self.wait_ready()
             startup_ms = int((time.monotonic() - self._started) * 1000)
-            for name, data in files.items():
-                target = self.job_dir / name
-                target.write_bytes(data)
-                os.chmod(target, 0o444)
             job = {
                 **job,
-                "solution": f"{self.inside_job_dir}/solution.py",
-                "probes": f"{self.inside_job_dir}/probes.py",
                 "sweep_strays": self.sweep_strays,
                 "limits": {**job.get("limits", {}), **self.job_limits()},
             }

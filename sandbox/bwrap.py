@@ -3,8 +3,8 @@
 Each sandbox is a ``bwrap`` process tree with new pid, network, ipc and uts
 namespaces (no network at all: not even the host's loopback services), a
 read-only view of the system (``/usr``) and of the Python environment, the
-runner's folder at ``/runner``, the job folder at ``/job`` (read-only; the
-worker writes it from outside) and a size-capped private ``/tmp``. Nothing
+runner's folder at ``/runner`` and a size-capped private ``/tmp``, where the
+runner writes the job's sources. Nothing
 else of the host is visible: not the repository, the challenges, the
 database, or the worker's environment (``--clearenv``).
 
@@ -121,7 +121,6 @@ class BwrapSandbox(ProcessSandbox):
             argv += ["--ro-bind", folder, folder]
         argv += [
             "--ro-bind", str(RUNNER_DIR), "/runner",
-            "--ro-bind", str(self.job_dir), "/job",
             "--proc", "/proc",
             "--dev", "/dev",
             "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/dev/shm",

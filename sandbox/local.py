@@ -23,7 +23,6 @@ class LocalSandbox(ProcessSandbox):
 
     def __init__(self, profile: str, limits: SandboxLimits) -> None:
         super().__init__(profile, limits)
-        self.inside_job_dir = str(self.job_dir)
         self.tmp = self.host_dir / "tmp"
         self.tmp.mkdir()
 

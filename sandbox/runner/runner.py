@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib.util
 import io
 import json
+import linecache
 import os
 import resource
 import selectors
@@ -48,7 +48,7 @@ import wire  # noqa: E402  (after the path fix: this file runs as a script)
 from profiles import PROFILES  # noqa: E402
 
 PR_SET_DUMPABLE = 4
-MAX_JOB_BYTES = 1024 * 1024
+MAX_JOB_BYTES = 8 * 1024 * 1024
 KEEP_OUTPUT_BYTES = 8 * 1024
 SEED = 0
 
@@ -139,13 +139,19 @@ def _seed_everything() -> None:
         tf.random.set_seed(SEED)
 
 
-def _import_file(name: str, path: str) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
+def _import_source(name: str, path: str, source: str) -> types.ModuleType:
+    """Import ``source`` as module ``name`` from memory, as if it were the file ``path``.
+
+    The sources come from the job held in the parent's memory, not from the
+    files in /tmp/job: a probe's code could rewrite those files for the next
+    probe. The files exist only for ``inspect`` and tracebacks, and linecache
+    is primed so tracebacks show the submitted lines even if they were changed.
+    """
+    module = types.ModuleType(name)
+    module.__file__ = path
+    linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - this is the sandbox
     return module
 
 
@@ -164,11 +170,11 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
     solution_path = job["solution"]
     try:
         _seed_everything()
-        solution = _import_file("solution", solution_path)
+        solution = _import_source("solution", solution_path, job["sources"]["solution"])
         import probekit
 
         probekit.REGISTRY.clear()
-        _import_file("probes", job["probes"])
+        _import_source("probes", job["probes"], job["sources"]["probes"])
         fn = probekit.REGISTRY.get(name)
         if fn is None:
             raise LookupError(f"probe {name!r} is not registered")
@@ -204,8 +210,7 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
 def _child_syntax_check(job: dict[str, Any], result_fd: int) -> None:
     out = os.fdopen(result_fd, "wb")
     path = job["solution"]
-    with open(path, "rb") as fh:
-        source = fh.read()
+    source = job["sources"]["solution"]
     try:
         compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -419,6 +424,13 @@ def main(argv: list[str]) -> int:
     SWEEP_STRAYS = bool(job.get("sweep_strays"))
     limits = job["limits"]
     workroot = str(limits.get("workdir", "/tmp/work"))
+    job_dir = f"{workroot}/job"
+    os.makedirs(job_dir, exist_ok=True)
+    for key, name in (("solution", "solution.py"), ("probes", "probes.py")):
+        with open(f"{job_dir}/{name}", "w", encoding="utf-8") as fh:
+            fh.write(job["sources"][key])
+        os.chmod(f"{job_dir}/{name}", 0o444)
+    job["solution"], job["probes"] = f"{job_dir}/solution.py", f"{job_dir}/probes.py"
 
     check = _run_child(lambda fd: _child_syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
     frames = []

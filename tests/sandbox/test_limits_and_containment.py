@@ -181,7 +181,7 @@ def test_writing_outside_the_work_dir_fails(backend: str) -> None:
         import numpy as np
 
         def add(a, b):
-            for path in ("/usr/pwned", "/job/solution.py", "/runner/runner.py", "/etc/passwd"):
+            for path in ("/usr/pwned", "/runner/runner.py", "/runner/probekit.py", "/etc/passwd"):
                 try:
                     with open(path, "w") as fh:
                         fh.write("x")
@@ -195,6 +195,29 @@ def test_writing_outside_the_work_dir_fails(backend: str) -> None:
         backend=backend,
     )
     assert result.verdict == "accepted", result.to_dict()
+
+
+def test_rewriting_the_job_files_does_not_change_later_probes(backend: str) -> None:
+    # The probes run from the sources in the runner's memory, not from the files in /tmp/work/job.
+    result = grade(
+        """
+        import glob, os
+        import numpy as np
+
+        def add(a, b):
+            paths = glob.glob("/tmp/**/probes.py", recursive=True)
+            if not paths:
+                raise RuntimeError("the job files were not found: this test would prove nothing")
+            for path in paths:
+                os.chmod(path, 0o644)
+                with open(path, "w") as fh:
+                    fh.write("from probekit import probe\\n@probe(category='values')\\ndef floats(s):\\n    return 0\\n")
+            return a
+        """,
+        backend=backend,
+    )
+    assert result.score == 0, result.to_dict()
+    assert all(p.status == "wrong_answer" for p in result.probes)
 
 
 def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str) -> None:

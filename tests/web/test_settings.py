@@ -25,7 +25,7 @@ print(json.dumps({"debug": s.DEBUG, "engine": db["ENGINE"], "name": str(db["NAME
 
 
 def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL", "ALLOWED_HOSTS"}}
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL", "ALLOWED_HOSTS", "SECRET_KEY_FILE"}}
     return subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env={**clean, **env}, capture_output=True, text=True, timeout=60)
 
 
@@ -41,9 +41,20 @@ def test_defaults_are_sqlite_with_wal_and_immediate_transactions() -> None:
     assert values["challenges"] == str(REPO / "challenges")
 
 
-def test_secret_key_is_required_without_debug() -> None:
-    result = load_settings()
+def test_secret_key_is_required_without_debug(tmp_path: Path) -> None:
+    result = load_settings(SECRET_KEY_FILE=str(tmp_path / "absent"))
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_secret_key_comes_from_the_installation_key_file(tmp_path: Path) -> None:
+    key_file = tmp_path / "secret_key"
+    key_file.write_text("from-the-file\n")
+    probe = "from web.config import settings as s; print(s.SECRET_KEY)"
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env={**clean, "SECRET_KEY_FILE": str(key_file)}, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip() == "from-the-file", result.stderr
 
 
 def test_database_url_selects_postgresql() -> None:

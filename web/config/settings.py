@@ -44,9 +44,17 @@ DEBUG = env_bool("DEBUG", False)
 # site that forgot SECRET_KEY must fail loudly rather than sign sessions with
 # a key that is public in the repository.
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
+_KEY_FILE = Path(os.environ.get("SECRET_KEY_FILE", str(REPO_DIR / "var" / "secret_key")))
+if not SECRET_KEY and _KEY_FILE.exists():
+    # Made once by `make up` (scripts/up.sh), so that manage.py commands on
+    # this installation sign with the same key as the running service.
+    SECRET_KEY = _KEY_FILE.read_text().strip()
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (set DEBUG=1 for development).")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off: set SECRET_KEY, run `make up` once (it writes var/secret_key), "
+            "or set DEBUG=1 for development."
+        )
     SECRET_KEY = "dev-only-insecure-secret-key-do-not-deploy"  # noqa: S105 - DEBUG only, see above
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
