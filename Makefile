@@ -6,7 +6,7 @@ PY := .venv/bin/python
 VENV_STAMP := .venv/.requirements-$(shell sha256sum requirements.txt | cut -c1-16)
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 
-.PHONY: up test deps venv lint check-challenges clean
+.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench clean
 
 deps:
 	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
@@ -22,6 +22,14 @@ venv: $(VENV_STAMP)
 up: deps venv
 	@scripts/up.sh
 
+# The Docker engine (Debian's docker.io, dockerd started if needed) and the
+# sandbox image, built from a debootstrap base; cached layers are reused.
+docker-engine:
+	@scripts/docker-engine.sh
+
+sandbox-image: venv docker-engine
+	$(PY) -m sandbox.image build
+
 lint: venv
 	$(PY) -m ruff check grader sandbox web tests
 	$(PY) -m mypy
@@ -29,7 +37,7 @@ lint: venv
 check-challenges: venv
 	$(PY) manage.py check_challenges
 
-test: deps venv lint
+test: deps venv lint sandbox-image
 	scripts/run-tests.sh
 
 clean:

@@ -11,6 +11,7 @@ after.
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,8 +84,11 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     # The sources travel inside the job: no file of the host is shared with
     # the sandbox, so the same job runs in bwrap, in a container, or remotely.
     job["sources"] = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
+    t0 = time.monotonic()
     try:
         sandbox = backend.start(package.runtime, limits)
+        sandbox.wait_ready()  # instant for a warm sandbox; the whole start for a cold one
+        startup_ms = int((time.monotonic() - t0) * 1000)
         outcome = sandbox.run(job)
     except SandboxStartError as exc:
         raise PlatformError(str(exc)) from exc
@@ -93,7 +97,7 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
         oom_killed=outcome.oom_killed,
         timed_out=outcome.timed_out,
         stream_overflow=outcome.stream_overflow,
-        startup_ms=outcome.startup_ms,
+        startup_ms=startup_ms,
         run_ms=outcome.run_ms,
     )
     frames: list[tuple[dict[str, Any], bytes | None]] = []

@@ -14,7 +14,7 @@ from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, Sandbox
 
 __all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend"]
 
-BACKENDS = ("bwrap", "local")
+BACKENDS = ("bwrap", "docker", "local")
 
 _cache: dict[str, Backend] = {}
 
@@ -29,11 +29,20 @@ def get_backend(name: str | None = None) -> Backend:
         from sandbox.bwrap import BwrapBackend
 
         backend = BwrapBackend()
+    elif name == "docker":
+        from sandbox.docker import DockerBackend
+
+        backend = DockerBackend()
     elif name == "local":
         from sandbox.local import LocalBackend
 
         backend = LocalBackend()
     else:
         raise SandboxStartError(f"unknown SANDBOX_BACKEND {name!r} (choose from {', '.join(BACKENDS)})")
+    sizes = os.environ.get("SANDBOX_POOL", "").strip()
+    if sizes and sizes != "0":
+        from sandbox.pool import PooledBackend, parse_sizes
+
+        backend = PooledBackend(backend, parse_sizes(sizes))
     _cache[name] = backend
     return backend

@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,10 +72,19 @@ class Sandbox(ABC):
     """One started sandbox, good for exactly one job."""
 
     profile: str
+    limits: SandboxLimits
 
     @abstractmethod
     def run(self, job: dict[str, Any]) -> RunOutcome:
         """Send ``job`` (sources included), collect the stream, destroy."""
+
+    @abstractmethod
+    def wait_ready(self) -> dict[str, Any]:
+        """Block until the runner has imported its profile; SandboxStartError if it never does."""
+
+    def apply_limits(self, limits: SandboxLimits) -> None:
+        """Replace the limits a warm sandbox was started with by the job's own."""
+        self.limits = limits
 
     @abstractmethod
     def destroy(self) -> None:
@@ -93,42 +103,39 @@ class Backend(ABC):
         """Start a sandbox for ``profile``; raise SandboxStartError on failure."""
 
 
-class _StreamCollector:
-    """Reads a pipe on a thread into a capped buffer, so no read blocks the caller."""
+class StreamBuffer:
+    """The runner's stdout as it arrives: a capped buffer that readers can wait on.
 
-    def __init__(self, fd: int, cap: int, on_overflow: Any = None) -> None:
+    A pump thread (one per backend transport) calls :meth:`add` and, at the
+    end, :meth:`close`; the sandbox waits for the ``ready`` frame and, after the
+    run, takes :attr:`data`. Past ``cap`` bytes it keeps nothing more and
+    calls ``on_overflow`` (which kills the sandbox).
+    """
+
+    def __init__(self, cap: int, on_overflow: Callable[[], None] | None = None) -> None:
         self.buffer = bytearray()
         self.cap = cap
         self.overflow = False
         self.eof = threading.Event()
         self._changed = threading.Condition()
         self._on_overflow = on_overflow
-        self._thread = threading.Thread(target=self._pump, args=(fd,), daemon=True)
-        self._thread.start()
 
-    def _pump(self, fd: int) -> None:
-        try:
-            while True:
-                try:
-                    chunk = os.read(fd, 1 << 16)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                with self._changed:
-                    room = self.cap - len(self.buffer)
-                    self.buffer += chunk[: max(room, 0)]
-                    if len(chunk) > room:
-                        self.overflow = True
-                    self._changed.notify_all()
-                if self.overflow:
-                    if self._on_overflow:
-                        self._on_overflow()
-                    break
-        finally:
-            with self._changed:
-                self.eof.set()
-                self._changed.notify_all()
+    def add(self, chunk: bytes) -> bool:
+        """Append a chunk; False once over the cap (the caller stops reading)."""
+        with self._changed:
+            room = self.cap - len(self.buffer)
+            self.buffer += chunk[: max(room, 0)]
+            if len(chunk) > room:
+                self.overflow = True
+            self._changed.notify_all()
+        if self.overflow and self._on_overflow:
+            self._on_overflow()
+        return not self.overflow
+
+    def close(self) -> None:
+        with self._changed:
+            self.eof.set()
+            self._changed.notify_all()
 
     def wait_for_first_frame(self, timeout: float) -> dict[str, Any] | None:
         """The first frame's header once it is complete, or None (EOF/timeout)."""
@@ -150,8 +157,25 @@ class _StreamCollector:
                     return None
                 self._changed.wait(remaining)
 
-    def join(self, timeout: float) -> None:
-        self._thread.join(timeout)
+
+def pump_fd(fd: int, stream: StreamBuffer) -> threading.Thread:
+    """Read ``fd`` into ``stream`` on a daemon thread until EOF or overflow."""
+
+    def pump() -> None:
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:
+                    break
+                if not chunk or not stream.add(chunk):
+                    break
+        finally:
+            stream.close()
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    return thread
 
 
 class ProcessSandbox(Sandbox):
@@ -209,12 +233,13 @@ class ProcessSandbox(Sandbox):
             self.destroy()
             raise SandboxStartError(f"could not start the sandbox: {exc}") from exc
         assert self.proc.stdout is not None
-        self.collector = _StreamCollector(self.proc.stdout.fileno(), self.limits.stream_bytes, self._kill_tree)
+        self.stream = StreamBuffer(self.limits.stream_bytes, self._kill_tree)
+        self._pump = pump_fd(self.proc.stdout.fileno(), self.stream)
 
     def wait_ready(self) -> dict[str, Any]:
         if self.ready is not None:
             return self.ready
-        header = self.collector.wait_for_first_frame(self.limits.startup_seconds)
+        header = self.stream.wait_for_first_frame(self.limits.startup_seconds)
         if not header or header.get("type") != "ready":
             tail = self._stderr_tail()
             self.destroy()
@@ -248,11 +273,11 @@ class ProcessSandbox(Sandbox):
                 timed_out = True
                 self._kill_tree()
                 self.proc.wait()
-            self.collector.join(5.0)
+            self._pump.join(5.0)
             run_ms = int((time.monotonic() - t0) * 1000)
             return RunOutcome(
-                stream=bytes(self.collector.buffer),
-                stream_overflow=self.collector.overflow,
+                stream=bytes(self.stream.buffer),
+                stream_overflow=self.stream.overflow,
                 exit_code=self.proc.returncode,
                 timed_out=timed_out,
                 oom_killed=self.oom_killed(),

@@ -151,6 +151,15 @@ class BwrapSandbox(ProcessSandbox):
     def environment(self) -> dict[str, str]:
         return {"PATH": "/usr/bin:/bin"}
 
+    def apply_limits(self, limits: SandboxLimits) -> None:
+        super().apply_limits(limits)
+        self.stream.cap = limits.stream_bytes
+        if self.cgroup is not None:
+            try:
+                self.cgroup.set_limits(limits.memory_mb, limits.pids)
+            except OSError as exc:
+                raise SandboxStartError(f"could not apply the job's limits: {exc}") from exc
+
     def oom_killed(self) -> bool:
         return bool(self.cgroup and self.cgroup.oom_kills() > 0)
 

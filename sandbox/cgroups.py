@@ -64,6 +64,26 @@ class Cgroup:
             _write(cpu / "cpu.cfs_period_us", "100000")
             _write(cpu / "cpu.cfs_quota_us", str(int(cpus * 100000)))
 
+    def set_limits(self, memory_mb: int, pids: int) -> None:
+        """Change the memory and process limits of a live group (a warm sandbox taken for a job)."""
+        memory = str(memory_mb * 1024 * 1024)
+        if self.v2:
+            _write(self.dirs[0] / "memory.max", memory)
+            _write(self.dirs[0] / "pids.max", str(pids))
+            return
+        mem, pid_dir, _ = self.dirs
+        swap = mem / "memory.memsw.limit_in_bytes"
+        # v1 refuses memory > memsw: raise whichever must grow first.
+        current = int((mem / "memory.limit_in_bytes").read_text())
+        order = [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)]
+        if int(memory) > current:
+            order.reverse()
+        for name, value in order:
+            if name == "memory.memsw.limit_in_bytes" and not swap.exists():
+                continue
+            _write(mem / name, value)
+        _write(pid_dir / "pids.max", str(pids))
+
     @property
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]

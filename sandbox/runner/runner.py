@@ -272,8 +272,16 @@ def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str
     sel = selectors.DefaultSelector()
     sel.register(r_res, selectors.EVENT_READ, "result")
     sel.register(r_out, selectors.EVENT_READ, "output")
+    # A pidfd wakes the loop the moment the child exits; without one (old
+    # kernels, some sandboxes' kernels) poll waitpid often instead.
+    pidfd = -1
+    with contextlib.suppress(AttributeError, OSError):
+        pidfd = os.pidfd_open(pid)
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+    poll = 0.5 if pidfd >= 0 else 0.005
     exited = False
     deadline = started + timeout
+    pipes_open = 2
     while True:
         if not exited:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -281,20 +289,25 @@ def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str
                 exited = True
                 run.wait_status = status
                 run.duration = time.monotonic() - started
+                if pidfd >= 0:
+                    sel.unregister(pidfd)
                 _kill_strays()  # so no grandchild keeps our pipes open
                 deadline = min(deadline, time.monotonic() + 2.0)
-        if not sel.get_map():
+        if exited and pipes_open == 0:
             break
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             if not exited:
                 run.status = "timeout"
             break
-        for key, _ in sel.select(timeout=min(remaining, 0.05)):
+        for key, _ in sel.select(timeout=min(remaining, poll)):
+            if key.data == "exit":
+                continue  # handled by waitpid at the top of the loop
             chunk = os.read(key.fd, 65536)
             if not chunk:
                 sel.unregister(key.fd)
                 os.close(key.fd)
+                pipes_open -= 1
                 continue
             if key.data == "result":
                 run.result += chunk
@@ -309,8 +322,11 @@ def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str
         if run.status is not None:
             break
     for key in list(sel.get_map().values()):
-        os.close(key.fd)
+        if key.data != "exit":
+            os.close(key.fd)
     sel.close()
+    if pidfd >= 0:
+        os.close(pidfd)
     if not exited:
         try:
             os.killpg(pid, signal.SIGKILL)

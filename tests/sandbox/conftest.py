@@ -1,4 +1,4 @@
-"""Backends under test: every real one this host can run; bwrap must work in CI."""
+"""Backends under test: every real one this host can run; in CI, bwrap and docker both must work."""
 
 from __future__ import annotations
 
@@ -8,10 +8,25 @@ import shutil
 import pytest
 
 
+def _docker_engine_answers() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(version="auto", timeout=5)
+        client.ping()
+        client.close()
+    except Exception:
+        return False
+    return True
+
+
 def real_backends() -> list[str]:
+    """bwrap and docker wherever they can run; in CI both, so a missing one fails loudly instead of skipping."""
     names = []
     if shutil.which("bwrap") or os.environ.get("CI"):
-        names.append("bwrap")  # in CI a missing bwrap must fail loudly, not skip
+        names.append("bwrap")
+    if os.environ.get("CI") or _docker_engine_answers():
+        names.append("docker")
     return names
 
 
