@@ -30,8 +30,12 @@ docker-engine:
 sandbox-image: venv docker-engine
 	$(PY) -m sandbox.image build
 
+# Grading latency cold and warm, overhead and throughput on every backend (docs/performance.md).
+bench: deps venv sandbox-image
+	PYTHONPATH=$(CURDIR) $(PY) -m bench.grading
+
 lint: venv
-	$(PY) -m ruff check grader sandbox web tests
+	$(PY) -m ruff check grader sandbox web tests bench
 	$(PY) -m mypy
 
 check-challenges: venv

@@ -17,6 +17,7 @@ ended it, and a tail of stderr for operators (never shown to candidates).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -103,6 +104,11 @@ class Backend(ABC):
         """Start a sandbox for ``profile``; raise SandboxStartError on failure."""
 
 
+def destroy_soon(sandbox: Sandbox) -> None:
+    """Destroy ``sandbox`` on a thread of its own: the result is already in hand."""
+    threading.Thread(target=sandbox.destroy, name="sandbox-destroy", daemon=True).start()
+
+
 class StreamBuffer:
     """The runner's stdout as it arrives: a capped buffer that readers can wait on.
 
@@ -137,24 +143,56 @@ class StreamBuffer:
             self.eof.set()
             self._changed.notify_all()
 
+    def _headers(self) -> list[dict[str, Any] | None]:
+        """Headers of the complete frames so far (None for one that is not JSON); caller holds the lock."""
+        headers: list[dict[str, Any] | None] = []
+        at = 0
+        data = self.buffer
+        while len(data) - at >= 4:
+            (size,) = struct.unpack(">I", bytes(data[at : at + 4]))
+            if len(data) - at < 4 + size:
+                break
+            try:
+                header = json.loads(bytes(data[at + 4 : at + 4 + size]))
+            except ValueError:
+                headers.append(None)
+                break
+            headers.append(header if isinstance(header, dict) else None)
+            blob = header.get("blob_len", 0) if isinstance(header, dict) else 0
+            at += 4 + size + (blob if isinstance(blob, int) and blob > 0 else 0)
+        return headers
+
     def wait_for_first_frame(self, timeout: float) -> dict[str, Any] | None:
         """The first frame's header once it is complete, or None (EOF/timeout)."""
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
-                if len(self.buffer) >= 4:
-                    (size,) = struct.unpack(">I", bytes(self.buffer[:4]))
-                    if len(self.buffer) >= 4 + size:
-                        try:
-                            header = json.loads(bytes(self.buffer[4 : 4 + size]))
-                        except ValueError:
-                            return None
-                        return header if isinstance(header, dict) else None
+                headers = self._headers()
+                if headers:
+                    return headers[0]
                 if self.eof.is_set():
                     return None
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
+                self._changed.wait(remaining)
+
+    def wait_for_done(self, timeout: float) -> bool:
+        """Whether a ``done`` frame arrived (True) before EOF or ``timeout`` (False).
+
+        The runner's last word: once it is here the result is complete, and
+        the sandbox can be torn down without waiting for its processes to exit.
+        """
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                if any(h is not None and h.get("type") == "done" for h in self._headers()):
+                    return True
+                if self.eof.is_set():
+                    return False
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
                 self._changed.wait(remaining)
 
 
@@ -266,14 +304,16 @@ class ProcessSandbox(Sandbox):
                 self.proc.stdin.close()
             except (BrokenPipeError, OSError):
                 pass  # the runner died; the stream tells what it managed to say
-            timed_out = False
-            try:
-                self.proc.wait(timeout=self.limits.wall_seconds)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            # The "done" frame, not the exit, ends a run: tearing down the
+            # namespaces or the container costs tens of milliseconds nobody waits for.
+            done = self.stream.wait_for_done(self.limits.wall_seconds)
+            timed_out = not done and not self.stream.eof.is_set()
+            if timed_out or self.stream.overflow:
                 self._kill_tree()
-                self.proc.wait()
-            self._pump.join(5.0)
+            if not done:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=5)
+                self._pump.join(5.0)
             run_ms = int((time.monotonic() - t0) * 1000)
             return RunOutcome(
                 stream=bytes(self.stream.buffer),
@@ -286,7 +326,7 @@ class ProcessSandbox(Sandbox):
                 run_ms=run_ms,
             )
         finally:
-            self.destroy()
+            destroy_soon(self)
 
     def _stderr_tail(self) -> str:
         try:

@@ -26,7 +26,7 @@ import threading
 import time
 from typing import Any
 
-from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer
+from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer, destroy_soon
 from sandbox.bwrap import BASE_ENV, PASSTHROUGH_ENV
 
 LABEL = "mlprep.sandbox"
@@ -177,29 +177,43 @@ class DockerSandbox(Sandbox):
                 self.sock.sendall(json.dumps(job).encode() + b"\n")
             except OSError:
                 pass  # the runner died; the stream says how far it got
-            timed_out = False
-            try:
-                self.container.wait(timeout=self.limits.wall_seconds)
-            except Exception:  # noqa: BLE001 - requests' ReadTimeout/ConnectionError: the wall clock ran out
-                timed_out = True
+            # The "done" frame ends the run; removing the container happens behind.
+            done = self.stream.wait_for_done(self.limits.wall_seconds)
+            timed_out = not done and not self.stream.eof.is_set()
+            if timed_out or self.stream.overflow:
                 self._kill()
-                self.container.wait(timeout=30)
-            self._pump.join(5.0)
+            if not done:
+                with contextlib.suppress(Exception):  # the engine's wait timed out: it is killed anyway
+                    self.container.wait(timeout=30)
+                self._pump.join(5.0)
             run_ms = int((time.monotonic() - t0) * 1000)
-            self.container.reload()
-            state = self.container.attrs.get("State", {})
             return RunOutcome(
                 stream=bytes(self.stream.buffer),
                 stream_overflow=self.stream.overflow,
-                exit_code=state.get("ExitCode"),
+                exit_code=None,
                 timed_out=timed_out,
-                oom_killed=bool(state.get("OOMKilled")),
+                oom_killed=self._oom_killed(done),
                 stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
                 startup_ms=startup_ms,
                 run_ms=run_ms,
             )
         finally:
-            self.destroy()
+            destroy_soon(self)
+
+    def _oom_killed(self, done: bool) -> bool:
+        """Whether the memory limit killed the runner itself.
+
+        A probe killed by it is reported by the runner, which reads its own
+        cgroup's OOM count; only a run that never said "done" needs the
+        engine's word, once the container has stopped.
+        """
+        if done:
+            return False
+        try:
+            self.container.reload()
+        except Exception:  # noqa: BLE001 - the container is already gone
+            return False
+        return bool(self.container.attrs.get("State", {}).get("OOMKilled"))
 
     def _kill(self) -> None:
         with contextlib.suppress(Exception):  # already stopped

@@ -347,6 +347,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _oom_kills() -> int:
+    """OOM kills counted by this sandbox's memory cgroup, where it is visible (docker); else 0."""
+    for path, key in (("/sys/fs/cgroup/memory.events", "oom_kill"), ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
 def _describe_exit(status: int) -> tuple[str, str]:
     """(runner status, message) for a child that gave no result."""
     if os.WIFSIGNALED(status):
@@ -377,6 +391,8 @@ def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict
     blobs: list[bytes] = []
     if run.status == "timeout":
         header.update(status="timeout", message="time limit exceeded")
+    elif run.status == "memory":
+        header.update(status="memory", message="killed by the memory limit")
     elif run.status == "output_limit":
         header.update(status="output_limit", message=f"printed more than {limits['output_bytes']} bytes")
     elif run.status == "observation_limit":
@@ -468,13 +484,20 @@ def main(argv: list[str]) -> int:
         name = probe["name"]
         timeout = float(probe["timeout"])
         probe_limits = {**limits, "cpu_seconds": max(1, int(timeout * 2 + 1))}
+        ooms_before = _oom_kills()
         run = _run_child(
             lambda fd, name=name: _child_run_probe(job, name, fd), probe_limits, timeout, f"{workroot}/probe-{i}"
         )
+        if run.status is None and _oom_kills() > ooms_before:
+            run.status = "memory"
         _report_probe(out, name, run, limits)
     _out_frame(out, {"type": "done"})
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    # Skip the interpreter's shutdown: tearing down torch or tensorflow takes
+    # seconds, and the frames are already flushed. The sandbox is discarded.
+    sys.stdout.flush()
+    os._exit(code)
