@@ -3,7 +3,7 @@
 # and start dockerd when nothing is listening on its socket (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-debian-packages.sh docker.io debootstrap
+scripts/install-debian-packages.sh docker.io docker-compose debootstrap
 if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
   exit 0
 fi

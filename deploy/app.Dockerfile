@@ -1,0 +1,27 @@
+# The web and worker image: Debian 12's Python 3.11 and the pinned environment
+# (requirements.txt), installed offline from wheels the host downloaded
+# (scripts/build-app-image.sh), then the application code. No registry needed:
+# the base is the debootstrap image that `make sandbox-image` imports.
+ARG OS_IMAGE=mlprep-debian:bookworm
+FROM ${OS_IMAGE}
+
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+COPY var/docker/app-wheels /wheels
+RUN python3 -m venv /opt/venv \
+ && /opt/venv/bin/pip install --no-index --find-links /wheels --no-cache-dir -r /wheels/requirements.txt -r /wheels/extra.txt \
+ && rm -rf /wheels
+
+ENV PATH=/opt/venv/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=web.config.settings
+WORKDIR /app
+COPY manage.py ./
+COPY web web
+COPY grader grader
+COPY sandbox sandbox
+COPY challenges challenges
+RUN SECRET_KEY=build-only python manage.py collectstatic --noinput \
+ && useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep
+USER mlprep
+EXPOSE 8000

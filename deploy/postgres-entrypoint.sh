@@ -1,0 +1,16 @@
+#!/bin/sh
+# First start: make the cluster, then the role and database named by
+# POSTGRES_USER / POSTGRES_DB (default mlprep) with POSTGRES_PASSWORD.
+set -eu
+user="${POSTGRES_USER:-mlprep}"
+db="${POSTGRES_DB:-mlprep}"
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  initdb --auth-host=scram-sha-256 --auth-local=peer -D "$PGDATA" >/dev/null
+  echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
+  echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
+  pg_ctl -D "$PGDATA" -w start >/dev/null
+  psql -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE \"$user\" LOGIN PASSWORD '${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}'" \
+       -c "CREATE DATABASE \"$db\" OWNER \"$user\"" >/dev/null
+  pg_ctl -D "$PGDATA" -w stop >/dev/null
+fi
+exec postgres -D "$PGDATA"

@@ -1,0 +1,9 @@
+# Redis from Debian's package, on the debootstrap base (no registry to pull from).
+ARG OS_IMAGE=mlprep-debian:bookworm
+FROM ${OS_IMAGE}
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends redis-server \
+ && rm -rf /var/lib/apt/lists/* && mkdir -p /data && chown redis:redis /data
+USER redis
+EXPOSE 6379
+CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data"]
