@@ -70,7 +70,7 @@ def test_create_saves_queued_on_current_version_and_queues_after_commit(
     user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     queued: list[int] = []
-    monkeypatch.setattr(grade_task, "delay", lambda submission_id: queued.append(submission_id))
+    monkeypatch.setattr(grade_task, "apply_async", lambda args, **kwargs: queued.append(args[0]))
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         submission = submission_create(user, challenge, CODE, "run")
@@ -120,16 +120,29 @@ def test_create_limits_unfinished_submissions(user: User, challenge: Challenge, 
 def test_broker_down_marks_internal_error_instead_of_hanging(
     user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    def broker_down(submission_id: int) -> None:
+    def broker_down(*args: Any, **kwargs: Any) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(grade_task, "delay", broker_down)
+    monkeypatch.setattr(grade_task, "apply_async", broker_down)
     with django_capture_on_commit_callbacks(execute=True):
         submission = submission_create(user, challenge, CODE, "run")
 
     submission.refresh_from_db()
     assert submission.status == Status.DONE and submission.verdict == "internal_error"
     assert "could not be queued" in submission.message
+
+
+@pytest.mark.parametrize(("queues", "expected"), [({}, None), ({"python": "quick"}, "quick"), ({"torch": "heavy"}, None)])
+def test_gradings_are_routed_by_runtime_profile(
+    user: User, challenge: Challenge, settings: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any,
+    queues: dict[str, str], expected: str | None,
+) -> None:  # fmt: skip
+    settings.GRADING_QUEUES = queues
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(grade_task, "apply_async", lambda args, **kwargs: sent.append({"args": args, **kwargs}))
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = submission_create(user, challenge, CODE, "run")
+    assert sent == [{"args": (submission.pk,), "queue": expected}]
 
 
 # --- submission_grade: idempotency and versions ----------------------------------

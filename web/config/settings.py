@@ -191,6 +191,12 @@ GRADING_STALE_SECONDS = env_int("GRADING_STALE_SECONDS", 600)
 # How many times a submission may be started before it is given up on with
 # internal_error; protects the workers from a submission that kills them.
 GRADING_MAX_ATTEMPTS = env_int("GRADING_MAX_ATTEMPTS", 4)
+# Route gradings by runtime profile, e.g. "torch=torch,tensorflow=tensorflow":
+# workers started with `-Q torch` then take only torch gradings. Unlisted
+# profiles go to Celery's default queue.
+GRADING_QUEUES = dict(
+    item.split("=", 1) for item in env_list("GRADING_QUEUES", []) if "=" in item
+)
 # Unfinished submissions one user may have at once; more are refused (429).
 SUBMISSIONS_MAX_PENDING = env_int("SUBMISSIONS_MAX_PENDING", 3)
 

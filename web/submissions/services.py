@@ -97,11 +97,17 @@ def submission_create(user: AbstractBaseUser, challenge: Challenge, code: str | 
     return submission
 
 
+def grading_queue(runtime: str) -> str | None:
+    """The Celery queue for a runtime profile (GRADING_QUEUES), or None for the default queue."""
+    return settings.GRADING_QUEUES.get(runtime)
+
+
 def _enqueue(submission_id: int) -> None:
     from web.submissions.tasks import grade_submission as grade_task  # tasks import this module
 
+    runtime = Submission.objects.filter(pk=submission_id).values_list("version__runtime", flat=True).first()
     try:
-        grade_task.delay(submission_id)
+        grade_task.apply_async((submission_id,), queue=grading_queue(runtime or ""))
     except BrokerError:
         logger.exception("could not queue submission %s", submission_id)
         submission_grade_failed(submission_id, message=QUEUE_FAILURE_MESSAGE)
