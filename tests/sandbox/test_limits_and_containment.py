@@ -15,7 +15,8 @@ import uuid
 
 import pytest
 
-from tests.helpers import grade, statuses
+from grader import load_package_dir
+from tests.helpers import FIXTURES, grade, statuses
 
 HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
 
@@ -233,6 +234,81 @@ def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str
     assert result.verdict == "runtime_error"
     assert "killed" in result.probes[0].message
     assert_still_grades(backend)
+
+
+def test_killing_every_process_it_can_is_contained(backend: str) -> None:
+    result = grade("import os, signal\n\ndef add(a, b):\n    os.kill(-1, signal.SIGKILL)\n", backend=backend)
+    assert result.verdict == "runtime_error", result.to_dict()
+    assert_still_grades(backend)
+
+
+def test_ignoring_sigterm_does_not_survive_the_time_limit(backend: str) -> None:
+    result = grade(
+        """
+        import signal, time
+
+        def add(a, b):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            while True:
+                time.sleep(0.01)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "time_limit"
+    assert_still_grades(backend)
+
+
+def test_filling_the_disk_is_contained(backend: str) -> None:
+    result = grade(
+        """
+        import os
+
+        def add(a, b):
+            block = b"x" * (1 << 20)
+            with open("fill.bin", "wb") as fh:
+                while True:
+                    fh.write(block)
+                    fh.flush()
+        """,
+        backend=backend,
+    )
+    assert result.verdict in ("runtime_error", "memory_limit"), result.to_dict()
+    assert result.score == 0
+    assert_still_grades(backend)
+
+
+def test_monkeypatching_comparisons_in_the_sandbox_changes_nothing(backend: str) -> None:
+    # The checks run outside: making numpy and torch say "equal" to everything inside is useless.
+    numpy_result = grade(
+        """
+        import numpy as np
+
+        np.allclose = lambda *a, **k: True
+        np.array_equal = lambda *a, **k: True
+        np.testing.assert_allclose = lambda *a, **k: None
+
+        def add(a, b):
+            return a - b
+        """,
+        backend=backend,
+    )
+    assert numpy_result.verdict == "wrong_answer", numpy_result.to_dict()
+    torch_result = grade(
+        """
+        import torch
+
+        torch.allclose = lambda *a, **k: True
+        torch.equal = lambda *a, **k: True
+        torch.testing.assert_close = lambda *a, **k: None
+
+        def linear(x, w, b):
+            return (x @ w.T + b) * 1.01
+        """,
+        backend=backend,
+        package=load_package_dir(FIXTURES / "demo" / "torch-linear"),
+    )
+    assert torch_result.verdict == "wrong_answer", torch_result.to_dict()
 
 
 def test_exiting_early_gives_no_result(backend: str) -> None:
