@@ -1,0 +1,135 @@
+"""Custom check for fp16-stable-softmax, run in the trusted worker.
+
+The truth never comes from a solution: the check takes the inputs of the
+reference's run (the expected observation), computes log-softmax in float64,
+
+    t_i = (x_i - max x) - log(sum_j exp(x_j - max x)),    p_i = exp(t_i),
+
+and holds each output element of the candidate to (see the statement)
+
+    E_i = u32 * (|t_i| + 2 L + 16),         u32 = 2^-24, L = ceil(log2 max(n, 2))
+    softmax:      |y_i - p_i| <= (2 u + E_i) p_i + s_min
+    log_softmax:  |y_i - t_i| <= 2 u |t_i| + E_i + s_min
+
+where u and s_min are the unit roundoff and the smallest subnormal of the
+output dtype. A masked input (-inf) must give exactly -inf from log_softmax.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+U32 = 2.0**-24
+UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24}
+SMALLEST_SUBNORMAL = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149}
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "data") and hasattr(value, "dtype") and hasattr(value, "source")
+
+
+def true_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    """float64 log-softmax along dim; every slice has at least one finite entry."""
+    top = np.max(x, axis=dim, keepdims=True)
+    shifted = x - top
+    with np.errstate(under="ignore"):
+        total = np.exp(shifted).sum(axis=dim, keepdims=True)
+    return shifted - np.log(total)
+
+
+def _fmt_index(flat: int, shape: tuple[int, ...]) -> list[int]:
+    return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
+
+
+def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[str | None, float]:
+    """(what is wrong with one case or None, the largest error / bound)."""
+    if not isinstance(got, dict):
+        return f"{name}: no result", math.inf
+    y = got.get("y")
+    fn = expected_case["fn"]
+    if isinstance(y, str):
+        return f"{name}: {fn}() {y}", math.inf
+    if not _is_array(y) or y.source != "torch":
+        return f"{name}: {fn}() must return a torch.Tensor", math.inf
+    x_arr = expected_case["x"]
+    dtype = x_arr.dtype
+    if y.dtype != dtype:
+        return f"{name}: {fn}() returned {y.dtype}; it must return the input's dtype, {dtype}", math.inf
+    if tuple(y.data.shape) != tuple(x_arr.data.shape):
+        return f"{name}: {fn}() returned shape {list(y.data.shape)}; the input's shape is {list(x_arr.data.shape)}", math.inf
+    if got.get("input unchanged") is not True:
+        return f"{name}: {fn}() modified its input in place", math.inf
+    if x_arr.data.size == 0:
+        return None, 0.0
+    x = np.asarray(x_arr.data, dtype=np.float64)
+    dim = int(expected_case["dim"])
+    n = x.shape[dim]
+    depth = max(1, math.ceil(math.log2(max(n, 2))))
+    u, s_min = UNIT_ROUNDOFF[dtype], SMALLEST_SUBNORMAL[dtype]
+    t_log = true_log_softmax(x, dim)
+    masked = np.isneginf(t_log)
+    slack = U32 * (np.where(masked, 0.0, np.abs(t_log)) + 2 * depth + 16)
+    got_v = np.asarray(y.data, dtype=np.float64)
+    if fn == "softmax":
+        truth = np.exp(t_log)
+        allowed = (2 * u + slack) * truth + s_min
+        must_be_neg_inf = np.zeros_like(masked)
+    else:
+        truth = t_log
+        allowed = 2 * u * np.where(masked, 0.0, np.abs(t_log)) + slack + s_min
+        must_be_neg_inf = masked
+    nan = np.isnan(got_v)
+    if nan.any():
+        idx = _fmt_index(int(np.argmax(nan)), got_v.shape)
+        return f"{name}: {fn}() has {int(nan.sum())} NaN values, the first at index {idx}", math.inf
+    wrong_inf = np.isinf(got_v) & ~(must_be_neg_inf & np.isneginf(got_v))
+    if wrong_inf.any():
+        i = int(np.argmax(wrong_inf))
+        return (
+            f"{name}: {fn}() has {int(wrong_inf.sum())} infinite values where the exact result is finite; "
+            f"the first at index {_fmt_index(i, got_v.shape)}: got {float(got_v.flat[i])!r}, exact {float(truth.flat[i])!r}"
+        ), math.inf
+    missing_inf = must_be_neg_inf & ~np.isneginf(got_v)
+    if missing_inf.any():
+        i = int(np.argmax(missing_inf))
+        return (
+            f"{name}: log_softmax() of a masked (-inf) entry must be -inf; at index {_fmt_index(i, got_v.shape)} "
+            f"it returned {float(got_v.flat[i])!r}"
+        ), math.inf
+    finite = ~must_be_neg_inf
+    err = np.where(finite, np.abs(got_v - np.where(finite, truth, 0.0)), 0.0)
+    ratio = err / allowed
+    i = int(np.argmax(ratio))
+    worst = float(ratio.flat[i])
+    if worst > 1.0:
+        over = int((ratio > 1.0).sum())
+        formula = "(2u + E) p + s_min" if fn == "softmax" else "2u|t| + E + s_min"
+        return (
+            f"{name}: {fn}() is off by {err.flat[i]:.3g} at index {_fmt_index(i, got_v.shape)} "
+            f"(got {float(got_v.flat[i])!r}, exact {float(truth.flat[i])!r}); the {dtype} bound there is {allowed.flat[i]:.3g} "
+            f"= {formula} with u = {u:.3g}, E = {slack.flat[i]:.3g}. {over} of {got_v.size} elements are over their bound."
+        ), worst
+    return None, worst
+
+
+def within_softmax_bound(actual: Any, expected: Any) -> tuple[bool, str]:
+    if not isinstance(actual, dict) or not isinstance(actual.get("cases"), dict):
+        return False, "the probe's observation is malformed"
+    violations = actual.get("violations") or []
+    if violations:
+        return False, "the rules forbid what your code did: " + "; ".join(str(v) for v in violations)
+    failures: list[str] = []
+    worst = 0.0
+    for name, expected_case in expected["cases"].items():
+        failure, ratio = _case_problem(name, actual["cases"].get(name), expected_case)
+        if failure:
+            failures.append(failure)
+        else:
+            worst = max(worst, ratio)
+    if failures:
+        more = f" (and {len(failures) - 1} more failing case{'s' if len(failures) > 2 else ''})" if len(failures) > 1 else ""
+        return False, failures[0] + more
+    return True, f"every case within its bound; the largest error is {worst:.2g} of its bound"

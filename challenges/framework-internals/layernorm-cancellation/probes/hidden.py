@@ -1,0 +1,215 @@
+"""Hidden probes for layernorm-cancellation: they make the score.
+
+Every probe builds its inputs from fixed seeds, calls the candidate's
+``layer_norm`` while watching the torch calls it makes, and returns the
+inputs with the three outputs. The check (``within_layer_norm_bound`` in
+checks.py, run in the trusted worker) computes the float64 truth from the
+reference run's inputs and applies the bounds from the statement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from probekit import probe
+from torch.overrides import TorchFunctionMode
+
+# ---------------------------------------------------------------- the rules, watched
+
+# The statistics you are asked to write, and the layers that compute them.
+BANNED_OPS = {"var", "std", "var_mean", "std_mean"}
+BANNED_PARTS = ("layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm")
+OUT_OF_TORCH = {"item", "tolist", "numpy", "__float__", "__array__", "__complex__"}
+WIDE_DTYPES = (torch.float64, torch.complex128)
+
+
+def _tensors(obj: Any) -> list[torch.Tensor]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, list | tuple):
+        return [t for item in obj for t in _tensors(item)]
+    if isinstance(obj, dict):
+        return [t for item in obj.values() for t in _tensors(item)]
+    return []
+
+
+class RuleWatch(TorchFunctionMode):
+    """Notes every torch call the rules forbid while the candidate's code runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.violations: list[str] = []
+
+    def _note(self, text: str) -> None:
+        if text not in self.violations and len(self.violations) < 5:
+            self.violations.append(text)
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        name = str(getattr(func, "__name__", func))
+        base = name.split(".")[0]
+        if base in OUT_OF_TORCH:
+            if any(t.is_floating_point() for t in _tensors(args)):
+                self._note(f"{name}() takes float values out of torch")
+        elif base.strip("_") in BANNED_OPS or any(part in base for part in BANNED_PARTS):
+            self._note(f"{name} (the mean and variance are yours to write)")
+        out = func(*args, **kwargs)
+        for t in _tensors(out):
+            if t.dtype in WIDE_DTYPES:
+                self._note(f"{name} made a {str(t.dtype).removeprefix('torch.')} tensor")
+                break
+        return out
+
+
+Case = tuple[str, torch.Tensor, torch.Tensor, torch.Tensor, float]  # (name, x, weight, bias, eps)
+
+
+def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
+    """Call layer_norm on each case under the watch: the observation for the check."""
+    watch = RuleWatch()
+    out: dict[str, Any] = {}
+    for name, x, weight, bias, eps in cases:
+        before = (x.clone(), weight.clone(), bias.clone())
+        outputs: Any
+        try:
+            with watch:
+                result = solution.layer_norm(x, weight, bias, eps)
+            if not (isinstance(result, tuple | list) and len(result) == 3 and all(isinstance(r, torch.Tensor) for r in result)):
+                outputs = f"returned {type(result).__name__}, not a tuple of three tensors (y, mean, rstd)"
+            else:
+                outputs = {"y": result[0].detach(), "mean": result[1].detach(), "rstd": result[2].detach()}
+        except Exception as exc:  # noqa: BLE001 - reported per case by the check
+            outputs = f"raised {type(exc).__name__}: {str(exc)[:300]}"
+        unchanged = all(torch.equal(a, b) for a, b in zip((x, weight, bias), before, strict=True))
+        out[name] = {
+            "x": before[0].contiguous(),
+            "weight": before[1],
+            "bias": before[2],
+            "eps": eps,
+            "outputs": outputs,
+            "inputs unchanged": unchanged,
+        }
+    return {"violations": watch.violations, "cases": out}
+
+
+def randn(*shape: int, scale: float = 1.0, offset: float = 0.0, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Seeded normal samples times scale plus offset, rounded once to dtype."""
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=gen, dtype=torch.float64) * scale + offset).to(dtype)
+
+
+def affine(d: int, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A weight near 1 and a bias near 0, as a trained LayerNorm has."""
+    return randn(d, scale=0.2, offset=1.0, dtype=dtype, seed=seed), randn(d, scale=0.1, dtype=dtype, seed=seed + 1)
+
+
+def case(name: str, x: torch.Tensor, seed: int, eps: float = 1e-5) -> Case:
+    weight, bias = affine(x.shape[-1], x.dtype, seed)
+    return (name, x, weight, bias, eps)
+
+
+F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
+
+# ---------------------------------------------------------------- basics
+
+
+@probe(category="basics", check="within_layer_norm_bound", hints=["float32-stats", "population-variance"])
+def float32_rows(solution: Any) -> dict[str, Any]:
+    """float32 (32, 768) activations with mean 0.5 and spread 2: all three outputs."""
+    return run_cases(solution, [case("float32 (32, 768), 0.5 + 2*randn", randn(32, 768, scale=2.0, offset=0.5, dtype=F32, seed=1), 100)])
+
+
+@probe(category="basics", check="within_layer_norm_bound", hints=["float32-stats", "population-variance"])
+def bfloat16_rows(solution: Any) -> dict[str, Any]:
+    """bfloat16 (16, 1024) activations with mean 0: y in bfloat16, mean and rstd in float32."""
+    return run_cases(solution, [case("bfloat16 (16, 1024), randn", randn(16, 1024, dtype=BF16, seed=2), 102)])
+
+
+@probe(category="basics", check="within_layer_norm_bound", hints=["float32-stats", "eps-placement", "population-variance"])
+def float16_rows_and_eps(solution: Any) -> dict[str, Any]:
+    """float16 (16, 512) activations, with eps = 1e-5 and with eps = 0.1."""
+    x = randn(16, 512, scale=3.0, offset=-1.0, dtype=F16, seed=3)
+    small = randn(8, 512, scale=0.2, dtype=F16, seed=4)
+    return run_cases(
+        solution,
+        [
+            case("float16 (16, 512), -1 + 3*randn, eps=1e-5", x, 104),
+            case("float16 (8, 512), 0.2*randn, eps=0.1", small, 106, eps=0.1),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- cancellation
+
+
+@probe(category="cancellation", weight=2, check="within_layer_norm_bound", hints=["cancellation", "two-pass"])
+def float32_large_mean(solution: Any) -> dict[str, Any]:
+    """float32 (16, 1024) rows with mean 1e4 and standard deviation 1."""
+    return run_cases(solution, [case("float32 (16, 1024), 1e4 + randn", randn(16, 1024, offset=1e4, dtype=F32, seed=5), 108)])
+
+
+@probe(category="cancellation", weight=2, check="within_layer_norm_bound", hints=["cancellation", "two-pass"])
+def float32_tiny_spread(solution: Any) -> dict[str, Any]:
+    """float32 (8, 4096) rows with mean -3000 and standard deviation 0.05."""
+    x = randn(8, 4096, scale=0.05, offset=-3e3, dtype=F32, seed=6)
+    return run_cases(solution, [case("float32 (8, 4096), -3000 + 0.05*randn", x, 110)])
+
+
+@probe(category="cancellation", weight=2, check="within_layer_norm_bound", hints=["cancellation", "two-pass", "stats-dtype"])
+def float16_large_mean(solution: Any) -> dict[str, Any]:
+    """float16 (16, 512) rows with mean 1024 and standard deviation 2 (mean/std = 512)."""
+    return run_cases(solution, [case("float16 (16, 512), 1024 + 2*randn", randn(16, 512, scale=2.0, offset=1024.0, dtype=F16, seed=7), 112)])
+
+
+@probe(category="cancellation", check="within_layer_norm_bound", hints=["cancellation", "two-pass", "stats-dtype"])
+def bfloat16_large_mean(solution: Any) -> dict[str, Any]:
+    """bfloat16 (16, 1024) rows with mean 1e4 and standard deviation 64 (bfloat16's spacing there)."""
+    x = randn(16, 1024, scale=64.0, offset=1e4, dtype=BF16, seed=8)
+    return run_cases(solution, [case("bfloat16 (16, 1024), 1e4 + 64*randn", x, 114)])
+
+
+@probe(category="cancellation", weight=2, check="within_layer_norm_bound", hints=["cancellation", "two-pass", "eps-placement"])
+def constant_rows(solution: Any) -> dict[str, Any]:
+    """Rows whose values are all equal (variance 0) at an offset: rstd is 1/sqrt(eps) and y is the bias."""
+    return run_cases(
+        solution,
+        [
+            case("float32 (4, 1000), all 1000.3", torch.full((4, 1000), 1000.3), 116),
+            case("float16 (4, 1000), all 3000", torch.full((4, 1000), 3000.0, dtype=F16), 118),
+            case("bfloat16 (4, 640), all -3e5", torch.full((4, 640), -3e5, dtype=BF16), 120),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- half precision
+
+
+@probe(category="half-precision", weight=2, check="within_layer_norm_bound", hints=["stats-dtype", "float32-stats"])
+def float16_squares_overflow(solution: Any) -> dict[str, Any]:
+    """float16 (8, 256) activations of magnitude up to ~1000: their squares overflow float16."""
+    return run_cases(solution, [case("float16 (8, 256), 300*randn", randn(8, 256, scale=300.0, dtype=F16, seed=9), 122)])
+
+
+@probe(category="half-precision", check="within_layer_norm_bound", hints=["stats-dtype", "float32-stats"])
+def float16_squares_underflow(solution: Any) -> dict[str, Any]:
+    """float16 (8, 512) activations around 0.01: their squares are subnormal in float16."""
+    x = randn(8, 512, scale=0.01, dtype=F16, seed=10)
+    return run_cases(solution, [case("float16 (8, 512), 0.01*randn, eps=1e-7", x, 124, eps=1e-7)])
+
+
+# ---------------------------------------------------------------- layout
+
+
+@probe(category="layout", check="within_layer_norm_bound", hints=["shapes", "population-variance"])
+def shapes_and_strides(solution: Any) -> dict[str, Any]:
+    """A 3-D input, a 1-D input (0-d mean and rstd), a transposed view, and D = 1."""
+    return run_cases(
+        solution,
+        [
+            case("float32 (2, 3, 64)", randn(2, 3, 64, scale=2.0, dtype=F32, seed=11), 126),
+            case("bfloat16 (128,)", randn(128, scale=4.0, offset=3.0, dtype=BF16, seed=12), 128),
+            case("float32 (10, 64) transposed view", randn(64, 10, offset=0.5, dtype=F32, seed=13).t(), 130),
+            case("float16 (5, 1)", randn(5, 1, scale=10.0, dtype=F16, seed=14), 132),
+        ],
+    )
