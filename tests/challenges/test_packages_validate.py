@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.package import discover_packages
+from grader.package import discover_packages, discover_tracks, load_track
 from grader.validate import validate_package
 from sandbox import get_backend
 
@@ -29,3 +29,10 @@ def test_the_catalogue_is_not_empty() -> None:
 def test_package_is_valid(folder: Path) -> None:
     report = validate_package(folder, get_backend())
     assert report.ok, "\n".join([report.name, *report.lines])
+
+
+@pytest.mark.parametrize("folder", discover_tracks(REPO / "challenges"), ids=lambda p: p.name)
+def test_track_lists_exactly_its_challenges(folder: Path) -> None:
+    track = load_track(folder)
+    present = {p.name for p in discover_packages(folder.parent) if p.parent == folder}
+    assert set(track.order) == present, f"{folder}/track.toml order differs from the packages: {set(track.order) ^ present}"

@@ -23,6 +23,22 @@ class Difficulty(models.TextChoices):
 DIFFICULTY_RANK: dict[str, int] = {value: rank for rank, value in enumerate(Difficulty.values)}
 
 
+class Track(models.Model):
+    """A track's page (challenges/<track>/track.toml): what it covers and in which order."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    description = models.TextField(blank=True, help_text="Markdown, sanitised when rendered.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
 class Challenge(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     track = models.CharField(max_length=100, db_index=True)

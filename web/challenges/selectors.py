@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
-from web.challenges.models import DIFFICULTY_RANK, Challenge, Difficulty
+from web.challenges.models import DIFFICULTY_RANK, Challenge, Difficulty, Track
 
 
 @dataclass
 class TrackGroup:
     track: str
     challenges: list[Challenge]
+    info: Track | None = None
 
 
 def _visible(user: AbstractBaseUser | AnonymousUser | None) -> QuerySet[Challenge]:
@@ -49,9 +50,10 @@ def challenge_list(
 def catalogue_groups(challenges: QuerySet[Challenge]) -> list[TrackGroup]:
     """Group an ordered challenge list by track, keeping the order."""
     groups: list[TrackGroup] = []
+    tracks = track_titles()
     for challenge in challenges:
         if not groups or groups[-1].track != challenge.track:
-            groups.append(TrackGroup(challenge.track, []))
+            groups.append(TrackGroup(challenge.track, [], tracks.get(challenge.track)))
         groups[-1].challenges.append(challenge)
     return groups
 
@@ -71,3 +73,12 @@ def challenge_get_visible(slug: str, *, user: AbstractBaseUser | AnonymousUser |
 def challenge_get(slug: str) -> Challenge | None:
     """Any challenge by slug, published or not (for commands)."""
     return Challenge.objects.select_related("current_version").filter(slug=slug).first()
+
+
+def track_get(slug: str) -> Track | None:
+    return Track.objects.filter(slug=slug).first()
+
+
+def track_titles() -> dict[str, Track]:
+    """{track slug: Track} for the catalogue's headings (tracks without a track.toml are absent)."""
+    return {t.slug: t for t in Track.objects.all()}

@@ -20,8 +20,8 @@ from typing import Literal
 from django.db import transaction
 
 from grader.errors import PackageError
-from grader.package import Package, discover_packages, load_package_dir, package_from_files
-from web.challenges.models import Challenge, ChallengeVersion
+from grader.package import Package, discover_packages, discover_tracks, load_package_dir, load_track, package_from_files
+from web.challenges.models import Challenge, ChallengeVersion, Track
 from web.challenges.storage import files_decode, files_encode
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,32 @@ def challenge_sync_from_dir(root: Path) -> SyncReport:
         seen[package.slug] = path
         outcome = challenge_upsert_package(package)
         getattr(report, outcome).append(package.slug)
+    for folder in discover_tracks(Path(root)):
+        try:
+            track_upsert(folder)
+        except PackageError as exc:
+            report.errors.append(SyncError(folder, str(exc)))
     return report
+
+
+# Challenges a track.toml does not list come after the listed ones.
+UNLISTED_ORDER = 1000
+
+
+@transaction.atomic
+def track_upsert(folder: Path) -> Track:
+    """Store a track's page and give its challenges their position in the track's order."""
+    data = load_track(folder)
+    track, _ = Track.objects.update_or_create(
+        slug=data.slug, defaults={"title": data.title, "summary": data.summary, "description": data.description}
+    )
+    position = {slug: i + 1 for i, slug in enumerate(data.order)}
+    for challenge in Challenge.objects.filter(track=data.slug):
+        order = position.get(challenge.slug, UNLISTED_ORDER)
+        if challenge.order != order:
+            challenge.order = order
+            challenge.save(update_fields=["order"])
+    return track
 
 
 def _hints_as_data(package: Package) -> list[dict[str, object]]:

@@ -13,7 +13,7 @@ from django.urls import reverse
 from web.challenges import selectors
 from web.challenges.models import Difficulty
 from web.challenges.rendering import markdown_to_html
-from web.submissions.selectors import submission_history
+from web.submissions.selectors import best_scores, submission_history
 from web.submissions.services import MAX_CODE_BYTES
 
 
@@ -32,6 +32,26 @@ def catalogue(request: HttpRequest) -> HttpResponse:
             "difficulties": selectors.difficulty_choices(),
             "selected_track": track,
             "selected_difficulty": difficulty,
+        },
+    )
+
+
+def track_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A track's page: what it teaches, its challenges from warm-up to hard, the visitor's best scores."""
+    track = selectors.track_get(slug)
+    challenges = list(selectors.challenge_list(user=request.user, track=slug))
+    if track is None and not challenges:
+        raise Http404(f"No track {slug!r}.")
+    best = best_scores(request.user, challenges) if request.user.is_authenticated else {}
+    rows = [{"challenge": c, "best": f"{best[c.pk]:g}" if c.pk in best else None} for c in challenges]
+    return render(
+        request,
+        "challenges/track.html",
+        {
+            "track": track,
+            "slug": slug,
+            "rows": rows,
+            "description_html": markdown_to_html(track.description) if track else "",
         },
     )
 

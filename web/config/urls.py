@@ -8,6 +8,7 @@ from web.submissions import views as submission_views
 
 urlpatterns = [
     path("", challenge_views.catalogue, name="catalogue"),
+    path("tracks/<slug:slug>/", challenge_views.track_detail, name="track-detail"),
     path("challenges/<slug:slug>/", challenge_views.challenge_detail, name="challenge-detail"),
     path("challenges/<slug:slug>/run", submission_views.challenge_run, name="challenge-run"),
     path("challenges/<slug:slug>/submit", submission_views.challenge_submit, name="challenge-submit"),
