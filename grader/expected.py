@@ -3,7 +3,8 @@
 Place in the flow: the grader needs, for each probe, what the reference
 solution observes. Running the reference costs a sandbox, so the result is
 stored per package version (the content hash: a changed package is a new
-key, so a stale expectation cannot be served) and per probe file. The cache
+key, so a stale expectation cannot be served), per runtime fingerprint (the
+runner and the pinned runtimes) and per probe file. The cache
 lives in the worker's file system (``GRADER_CACHE_DIR``), which no sandbox
 mounts. Files are written to a temporary name and renamed, so concurrent
 workers never read half an entry.
@@ -11,6 +12,8 @@ workers never read half an entry.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import json
 import os
@@ -56,8 +59,27 @@ def _unpack(value: Any, arrays: Any) -> Any:
     return value
 
 
+@functools.cache
+def runtime_fingerprint() -> str:
+    """What besides the package decides an observation: the runner (wire format) and the pinned runtimes.
+
+    Part of every cache key, so upgrading torch or changing how observations
+    are encoded never serves an expectation computed under the old ones.
+    """
+    digest = hashlib.sha256()
+    repo = Path(__file__).resolve().parent.parent
+    for path in [repo / "requirements.txt", *sorted((repo / "sandbox" / "runner").glob("*.py"))]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def entry_dir(version: str) -> Path:
+    """The folder holding a package version's expectations under the current runtime."""
+    return cache_dir() / f"{version}-{runtime_fingerprint()}"
+
+
 def _paths(version: str, public: bool) -> tuple[Path, Path]:
-    base = cache_dir() / version
+    base = entry_dir(version)
     stem = "public" if public else "hidden"
     return base / f"{stem}.json", base / f"{stem}.npz"
 

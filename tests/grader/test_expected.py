@@ -116,7 +116,7 @@ def test_an_entry_without_arrays_round_trips():
 def test_the_cache_lives_in_grader_cache_dir(cache_in_tmp):
     assert expected.cache_dir() == cache_in_tmp
     expected.store(VERSION, False, {"p": 1})
-    assert sorted(p.name for p in (cache_in_tmp / VERSION).iterdir()) == ["hidden.json", "hidden.npz"]
+    assert sorted(p.name for p in expected.entry_dir(VERSION).iterdir()) == ["hidden.json", "hidden.npz"]
     assert not any(p.name.startswith(".tmp-") for p in cache_in_tmp.rglob("*"))
 
 
@@ -125,7 +125,14 @@ def test_grader_cache_dir_is_read_at_call_time(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "other"))
     assert expected.load(VERSION, False) is None
     expected.store(VERSION, False, {"p": 2})
-    assert (tmp_path / "other" / VERSION / "hidden.json").exists()
+    assert (expected.entry_dir(VERSION) / "hidden.json").exists()
+    assert expected.entry_dir(VERSION).is_relative_to(tmp_path / "other")
+
+
+def test_a_new_runtime_never_reads_expectations_of_the_old_one(cache_in_tmp, monkeypatch):
+    expected.store(VERSION, False, {"p": 1.0})
+    monkeypatch.setattr(expected, "runtime_fingerprint", lambda: "torch-upgraded")
+    assert expected.load(VERSION, False) is None
 
 
 def test_the_default_cache_dir_is_under_var(monkeypatch):
@@ -136,13 +143,13 @@ def test_the_default_cache_dir_is_under_var(monkeypatch):
 
 def test_a_corrupt_entry_reads_as_missing(cache_in_tmp):
     expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
-    (cache_in_tmp / VERSION / "hidden.json").write_text("{not json")
+    (expected.entry_dir(VERSION) / "hidden.json").write_text("{not json")
     assert expected.load(VERSION, False) is None
 
 
 def test_an_entry_whose_arrays_are_missing_reads_as_missing(cache_in_tmp):
     expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
-    (cache_in_tmp / VERSION / "hidden.npz").unlink()
+    (expected.entry_dir(VERSION) / "hidden.npz").unlink()
     assert expected.load(VERSION, False) is None
 
 
@@ -150,11 +157,11 @@ def test_a_pickled_array_in_the_cache_is_not_loaded(cache_in_tmp):
     expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
     buf = io.BytesIO()
     np.savez(buf, a0=np.array([{"x": 1}], dtype=object), allow_pickle=True)
-    (cache_in_tmp / VERSION / "hidden.npz").write_bytes(buf.getvalue())
+    (expected.entry_dir(VERSION) / "hidden.npz").write_bytes(buf.getvalue())
     assert expected.load(VERSION, False) is None
 
 
 def test_the_json_half_is_plain_json():
     expected.store(VERSION, False, {"p": [math.nan, TaggedArray(np.ones(1), "float64", "numpy")]})
-    meta = json.loads((expected.cache_dir() / VERSION / "hidden.json").read_text())
+    meta = json.loads((expected.entry_dir(VERSION) / "hidden.json").read_text())
     assert meta == {"probes": {"p": [{"$float": "nan"}, {"$tagged": 0, "dtype": "float64", "source": "numpy"}]}}
