@@ -9,11 +9,14 @@ ML-STACK.md: OpenMP's pool does not survive fork).
 
 from __future__ import annotations
 
+# torch._dynamo is imported up front too: the first custom_op or compile in a
+# probe would otherwise import it in every forked child (about 1 s each).
+# Importing it runs no op, so forking afterwards stays safe.
 PROFILES: dict[str, tuple[str, ...]] = {
     "python": ("numpy",),
-    "torch": ("numpy", "torch"),
+    "torch": ("numpy", "torch", "torch._dynamo"),
     "tensorflow": ("numpy", "tensorflow"),
-    "onnx": ("numpy", "torch", "onnx", "onnxruntime"),
+    "onnx": ("numpy", "torch", "torch._dynamo", "onnx", "onnxruntime"),
 }
 
 # Processes and threads a sandbox may hold: torch and tensorflow start
