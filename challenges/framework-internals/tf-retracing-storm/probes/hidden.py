@@ -1,0 +1,190 @@
+"""Hidden probes for tf-retracing-storm: they make the score.
+
+Each probe drives ``fit`` or ``evaluate`` with a sequence of calls that would
+retrace a naive tf.function, then records the results and
+``experimental_get_tracing_count()`` of the methods it called. The check
+(``bounded_traces`` in checks.py) allows 1 or 2 traces per method and model,
+and compares everything else with the reference: call counts exactly, floats
+to rtol=1e-5, atol=1e-6. Each probe repeats its troublemaker at least three
+times, so a solution that still retraces for it goes over the bound.
+
+Categories: ``python-scalars`` (learning rates as Python and NumPy floats),
+``python-lists`` (labels and class weights as Python lists), ``shapes``
+(varying batch sizes) and ``mixed`` (all of it at once, several models).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from probekit import probe
+
+NUM_FEATURES, NUM_CLASSES = 6, 3
+TRUE_W = np.array(
+    [[1.0, -1.0, 0.0], [0.5, 0.5, -1.0], [-1.0, 0.0, 1.0], [0.0, 1.0, 0.5], [0.3, -0.2, 0.1], [-0.5, 0.8, 0.2]]
+)
+
+
+def batch(seed: int, size: int, labels_as: str = "list") -> tuple[np.ndarray, Any]:
+    """float32 features (size, 6) and labels in {0, 1, 2}: a Python list, or an int32/int64 array."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(size, NUM_FEATURES)).astype(np.float32)
+    labels = np.argmax(x @ TRUE_W + 0.5 * rng.normal(size=(size, NUM_CLASSES)), axis=1)
+    if labels_as == "list":
+        return x, [int(v) for v in labels]
+    return x, labels.astype(labels_as)
+
+
+def tracing_count(fn: Any) -> int | str:
+    count = getattr(fn, "experimental_get_tracing_count", None)
+    return int(count()) if callable(count) else "not a tf.function"
+
+
+
+
+def observe(model: Any, calls: dict[str, int], **values: Any) -> dict[str, Any]:
+    """Values, parameters, call counts and trace counts of the methods called."""
+    return {
+        **values,
+        "w": np.array(model.w.numpy()),
+        "b": np.array(model.b.numpy()),
+        "calls": calls,
+        "traces": {name: tracing_count(getattr(model, name)) for name in calls},
+    }
+
+
+def metrics(pairs: list[Any]) -> list[list[Any]]:
+    return [[loss, accuracy] for loss, accuracy in pairs]
+
+
+# ---------------------------------------------------------------- python-scalars
+
+
+@probe(category="python-scalars", weight=2, check="bounded_traces", hints=["python-scalars"])
+def exponential_decay_python_floats(solution: Any) -> dict[str, Any]:
+    """fit: ten batches of 16 with int32 labels, a Python-float learning rate decaying every step."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=11)
+    batches = [batch(1100 + k, 16, "int32") for k in range(10)]
+    rates = [0.5 * 0.8**k for k in range(10)]
+    losses = solution.fit(model, batches, rates, [1.0, 1.0, 1.0])
+    return observe(model, {"train_step": 10}, losses=losses)
+
+
+@probe(category="python-scalars", check="bounded_traces", hints=["python-scalars", "dtypes"])
+def schedule_of_numpy_floats(solution: Any) -> dict[str, Any]:
+    """fit: a schedule from np.geomspace (NumPy float64 scalars), int64 labels, batches of 12."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=12)
+    batches = [batch(1200 + k, 12, "int64") for k in range(6)]
+    rates = list(np.geomspace(0.6, 0.05, 6))
+    losses = solution.fit(model, batches, rates, [1.0, 0.5, 2.0])
+    return observe(model, {"train_step": 6}, losses=losses)
+
+
+@probe(category="python-scalars", check="bounded_traces", hints=["python-scalars"])
+def warmup_then_constant(solution: Any) -> dict[str, Any]:
+    """fit: a linear warm-up over four steps (Python floats), then a constant rate; ints among the rates."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=13)
+    batches = [batch(1300 + k, 10, "int32") for k in range(8)]
+    rates = [0.1, 0.2, 0.3, 0.4, 1, 1, 1, 1]
+    losses = solution.fit(model, batches, rates, [1.0, 1.0, 1.0])
+    return observe(model, {"train_step": 8}, losses=losses)
+
+
+# ---------------------------------------------------------------- python-lists
+
+
+@probe(category="python-lists", weight=2, check="bounded_traces", hints=["python-lists"])
+def labels_as_python_lists(solution: Any) -> dict[str, Any]:
+    """fit: eight batches of 12 whose labels are Python lists, constant learning rate 0.3."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=21)
+    batches = [batch(2100 + k, 12, "list") for k in range(8)]
+    losses = solution.fit(model, batches, [0.3] * 8, [1.0, 1.0, 1.0])
+    return observe(model, {"train_step": 8}, losses=losses)
+
+
+@probe(category="python-lists", weight=2, check="bounded_traces", hints=["python-lists"])
+def class_weights_change_between_fits(solution: Any) -> dict[str, Any]:
+    """Three fit calls of two steps each, with different class-weight lists, int32 labels."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=22)
+    losses = []
+    for phase, weights in enumerate(([1.0, 1.0, 1.0], [3.0, 1.0, 1.0], [1.0, 0.5, 4.0])):
+        batches = [batch(2200 + 10 * phase + k, 16, "int32") for k in range(2)]
+        losses.append(solution.fit(model, batches, [0.4, 0.4], weights))
+    return observe(model, {"train_step": 6}, losses=losses)
+
+
+@probe(category="python-lists", check="bounded_traces", hints=["python-lists"])
+def evaluate_with_list_labels(solution: Any) -> dict[str, Any]:
+    """evaluate: four batches of 10 whose labels are Python lists."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=23)
+    results = [model.evaluate(*batch(2300 + k, 10, "list")) for k in range(4)]
+    return observe(model, {"evaluate": 4}, metrics=metrics(results))
+
+
+# ---------------------------------------------------------------- shapes
+
+
+@probe(category="shapes", weight=2, check="bounded_traces", hints=["shapes"])
+def ragged_batch_sizes(solution: Any) -> dict[str, Any]:
+    """fit: batches of 16, 16, 5, 16, 9, 1 and 16 examples, int32 labels, constant learning rate."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=31)
+    sizes = (16, 16, 5, 16, 9, 1, 16)
+    batches = [batch(3100 + k, size, "int32") for k, size in enumerate(sizes)]
+    losses = solution.fit(model, batches, [0.5] * len(sizes), [1.0, 1.0, 1.0])
+    return observe(model, {"train_step": len(sizes)}, losses=losses)
+
+
+@probe(category="shapes", weight=2, check="bounded_traces", hints=["shapes"])
+def evaluate_varying_batch_sizes(solution: Any) -> dict[str, Any]:
+    """evaluate: batches of 32, 7, 1, 20 and 7 examples with int64 label arrays."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=32)
+    sizes = (32, 7, 1, 20, 7)
+    results = [model.evaluate(*batch(3200 + k, size, "int64")) for k, size in enumerate(sizes)]
+    return observe(model, {"evaluate": len(sizes)}, metrics=metrics(results))
+
+
+# ---------------------------------------------------------------- mixed
+
+
+@probe(category="mixed", weight=2, check="bounded_traces", hints=["python-lists", "dtypes", "shapes"])
+def mixed_label_kinds(solution: Any) -> dict[str, Any]:
+    """fit: labels as Python lists, int64 and int32 arrays in turn, batch sizes 12, 7 and 3, Python-float rates."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=41)
+    kinds = ("list", "int64", "int32") * 3
+    sizes = (12, 12, 12, 7, 7, 7, 3, 3, 3)
+    batches = [batch(4100 + k, size, kind) for k, (size, kind) in enumerate(zip(sizes, kinds))]
+    rates = [0.4 - 0.03 * k for k in range(9)]
+    losses = solution.fit(model, batches, rates, [1.0, 2.0, 0.5])
+    return observe(model, {"train_step": 9}, losses=losses)
+
+
+@probe(category="mixed", check="bounded_traces", hints=["python-scalars", "python-lists", "shapes"])
+def two_models_in_turn(solution: Any) -> dict[str, Any]:
+    """Two models trained in turn, three fit calls each with new rates, weights and batch sizes."""
+    models = [solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=s) for s in (42, 43)]
+    losses = []
+    for phase in range(3):
+        for m, model in enumerate(models):
+            batches = [batch(4200 + 100 * m + 10 * phase + k, 8 + 3 * phase + m, "list") for k in range(2)]
+            weights = [1.0 + phase, 1.0, 1.0 + m]
+            losses.append(solution.fit(model, batches, [0.3 / (phase + 1), 0.2 / (phase + 1)], weights))
+    return {
+        "losses": losses,
+        "w": [np.array(model.w.numpy()) for model in models],
+        "calls": {f"model {m} train_step": 6 for m in range(2)},
+        "traces": {f"model {m} train_step": tracing_count(model.train_step) for m, model in enumerate(models)},
+    }
+
+
+@probe(category="mixed", weight=2, check="bounded_traces", hints=["python-scalars", "python-lists", "shapes"])
+def long_run_then_evaluate(solution: Any) -> dict[str, Any]:
+    """Thirty steps: cosine schedule, list labels, sizes cycling 16/11/4; then evaluate on batches of 50, 9 and 23."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=44)
+    sizes = [(16, 11, 4)[k % 3] for k in range(30)]
+    batches = [batch(4400 + k, size, "list") for k, size in enumerate(sizes)]
+    rates = [0.05 + 0.45 * (1 + math.cos(math.pi * k / 30)) / 2 for k in range(30)]
+    losses = solution.fit(model, batches, rates, [1.0, 1.5, 1.0])
+    results = [model.evaluate(*batch(4500 + k, size, "int32")) for k, size in enumerate((50, 9, 23))]
+    return observe(model, {"train_step": 30, "evaluate": 3}, losses=losses, metrics=metrics(results))

@@ -1,0 +1,65 @@
+"""An input signature on ``train_step`` only: the hot path is fixed, but
+``evaluate`` still traces for every new batch size and every list of labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+
+class SoftmaxClassifier(tf.Module):
+    """Multinomial logistic regression, ``logits = x @ w + b``, trained by plain SGD."""
+
+    def __init__(self, num_features: int, num_classes: int, seed: int = 0) -> None:
+        super().__init__()
+        init = np.random.default_rng(seed).normal(0.0, 0.1, size=(num_features, num_classes))
+        self.w = tf.Variable(init.astype(np.float32), name="w")
+        self.b = tf.Variable(tf.zeros([num_classes]), name="b")
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None, None], tf.float32),
+            tf.TensorSpec([None], tf.int32),
+            tf.TensorSpec([], tf.float32),
+            tf.TensorSpec([None], tf.float32),
+        ]
+    )
+    def train_step(self, x, labels, learning_rate, class_weights):
+        """One SGD step on the class-weighted cross-entropy; returns the loss before the step.
+
+        loss = sum(class_weights[labels] * ce) / sum(class_weights[labels]),
+        with ce the per-example softmax cross-entropy.
+        """
+        with tf.GradientTape() as tape:
+            logits = tf.matmul(x, self.w) + self.b
+            ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            weights = tf.gather(class_weights, labels)
+            loss = tf.reduce_sum(weights * ce) / tf.reduce_sum(weights)
+        grad_w, grad_b = tape.gradient(loss, [self.w, self.b])
+        self.w.assign_sub(learning_rate * grad_w)
+        self.b.assign_sub(learning_rate * grad_b)
+        return loss
+
+    @tf.function
+    def evaluate(self, x, labels):
+        """(mean cross-entropy, accuracy) on one batch; no update."""
+        logits = tf.matmul(x, self.w) + self.b
+        ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        correct = tf.equal(tf.argmax(logits, axis=-1), tf.cast(labels, tf.int64))
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+        return tf.reduce_mean(ce), accuracy
+
+
+def fit(model: SoftmaxClassifier, batches, learning_rates, class_weights) -> list[float]:
+    """Train one step per batch; returns the losses.
+
+    ``batches`` yields ``(x, labels)`` pairs; ``learning_rates`` holds one
+    learning rate per batch (a schedule); ``class_weights`` holds one weight
+    per class.
+    """
+    losses = []
+    for (x, labels), learning_rate in zip(batches, learning_rates):
+        loss = model.train_step(x, labels, learning_rate, class_weights)
+        losses.append(float(loss))
+    return losses

@@ -1,0 +1,265 @@
+"""Hidden probes for tf-stale-closure: they make the score.
+
+Four categories: ``calibration`` (a float and a tensor setting of
+Calibrator), ``quantization`` (an int and a float setting of FakeQuant),
+``training`` (LinearRegressor's learning rate and L2 weight changed between
+SGD steps) and ``settings`` (reading settings back, keeping them out of
+``trainable_variables``, and many updates without a retrace).
+
+Every probe that calls a traced method also records its
+``experimental_get_tracing_count()``: the reference traces each method once
+per instance, whatever the updates, and so must the candidate (0 means the
+method ran eagerly, more means an update retraced it). Values are float32
+and compared with the default float32 tolerance, or rtol=1e-5, atol=1e-6
+after several SGD steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from probekit import probe
+
+
+def tracing_count(fn: Any) -> int | str:
+    """How many times ``fn`` traced, or a note when it is not a tf.function."""
+    count = getattr(fn, "experimental_get_tracing_count", None)
+    return int(count()) if callable(count) else "not a tf.function"
+
+
+def randn(*shape: int, seed: int, scale: float = 1.0) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
+
+
+def snapshot(v: Any) -> np.ndarray:
+    """A copy of a variable's current value (later steps must not change it)."""
+    return np.array(v.numpy())
+
+
+def regression_data(seed: int, n: int = 16, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    x = randn(n, d, seed=seed)
+    true_w = np.array([1.5, -2.0, 0.5][:d], dtype=np.float32)
+    y = (x @ true_w + 0.3 + randn(n, seed=seed + 1, scale=0.1)).astype(np.float32)
+    return x, y
+
+
+# ---------------------------------------------------------------- calibration
+
+
+@probe(category="calibration", weight=2, hints=["stale-float"])
+def temperature_schedule(solution: Any) -> dict[str, Any]:
+    """Calibrator(4): five calls with the temperature changed before each (one of them set to an int)."""
+    cal = solution.Calibrator(4)
+    logits = randn(3, 4, seed=1, scale=2.0)
+    out = []
+    for temperature in (1.0, 2.0, 0.5, 4, 1.0):
+        cal.temperature = temperature
+        out.append(cal(logits))
+    return {"probs": out, "traces": tracing_count(cal.__call__)}
+
+
+@probe(category="calibration", weight=2, hints=["stale-tensor", "rebind"])
+def bias_updates(solution: Any) -> dict[str, Any]:
+    """Calibrator(3): set_bias twice between calls, then back to zeros; the bias reads back."""
+    cal = solution.Calibrator(3, temperature=1.5)
+    logits = randn(2, 3, seed=2)
+    out = [cal(logits)]
+    cal.set_bias([1.0, -0.5, 0.0])
+    out.append(cal(logits))
+    cal.set_bias(np.array([0.0, 2.0, -1.0], dtype=np.float32))
+    out.append(cal(logits))
+    read_back = np.asarray(cal.bias, dtype=np.float32)
+    cal.set_bias([0.0, 0.0, 0.0])
+    out.append(cal(logits))
+    return {"probs": out, "bias read back": read_back, "traces": tracing_count(cal.__call__)}
+
+
+@probe(category="calibration", hints=["stale-float"])
+def settings_before_first_call(solution: Any) -> dict[str, Any]:
+    """Settings given to the constructor, or changed before the first call, are used."""
+    logits = randn(2, 5, seed=3)
+    warm = solution.Calibrator(5, temperature=3.0)
+    cold = solution.Calibrator(5)
+    cold.temperature = 0.25
+    cold.set_bias([0.5, 0.0, 0.0, 0.0, -0.5])
+    return {"warm": warm(logits), "cold": cold(logits)}
+
+
+@probe(category="calibration", hints=["per-instance", "stale-float", "stale-tensor"])
+def two_calibrators(solution: Any) -> dict[str, Any]:
+    """Two Calibrators with different settings, updated and called in turn: each keeps its own."""
+    a = solution.Calibrator(3, temperature=1.0)
+    b = solution.Calibrator(3, temperature=2.0)
+    logits = randn(2, 3, seed=4)
+    out = [a(logits), b(logits)]
+    a.temperature = 0.5
+    out += [a(logits), b(logits)]
+    b.set_bias([0.0, 1.0, 0.0])
+    out += [a(logits), b(logits)]
+    return {"probs": out, "traces": [tracing_count(a.__call__), tracing_count(b.__call__)]}
+
+
+# ---------------------------------------------------------------- quantization
+
+
+@probe(category="quantization", weight=2, hints=["stale-int"])
+def num_bits_sweep(solution: Any) -> dict[str, Any]:
+    """FakeQuant(): num_bits set to 8, 4, 2, 6 and 8 again between calls."""
+    quant = solution.FakeQuant()
+    x = randn(64, seed=10, scale=0.7)
+    out = []
+    for bits in (8, 4, 2, 6, 8):
+        quant.num_bits = bits
+        out.append(quant(x))
+    return {"outputs": out, "traces": tracing_count(quant.__call__)}
+
+
+@probe(category="quantization", weight=2, hints=["stale-float"])
+def clip_changes(solution: Any) -> dict[str, Any]:
+    """FakeQuant(4, 1.0) on a (4, 5) input: clip set to 0.5, 2.0 and 0.25 between calls."""
+    quant = solution.FakeQuant(4, 1.0)
+    x = randn(4, 5, seed=11)
+    out = [quant(x)]
+    for clip in (0.5, 2.0, 0.25):
+        quant.clip = clip
+        out.append(quant(x))
+    return {"outputs": out, "traces": tracing_count(quant.__call__)}
+
+
+@probe(category="quantization", hints=["per-instance", "stale-int"])
+def two_quantizers(solution: Any) -> dict[str, Any]:
+    """An 8-bit and a 3-bit FakeQuant, updated in turn: each keeps its own settings."""
+    q8 = solution.FakeQuant(8, 1.0)
+    q3 = solution.FakeQuant(3, 2.0)
+    x = randn(32, seed=12)
+    out = [q8(x), q3(x)]
+    q8.num_bits = 5
+    q3.clip = 0.5
+    out += [q8(x), q3(x)]
+    return {"outputs": out, "traces": [tracing_count(q8.__call__), tracing_count(q3.__call__)]}
+
+
+# ---------------------------------------------------------------- training
+
+
+@probe(category="training", weight=2, rtol=1e-5, atol=1e-6, hints=["stale-float"])
+def learning_rate_schedule(solution: Any) -> dict[str, Any]:
+    """LinearRegressor(3): eight SGD steps with a decaying learning rate set before each."""
+    reg = solution.LinearRegressor(3, learning_rate=0.2)
+    x, y = regression_data(20)
+    losses = []
+    for k in range(8):
+        reg.learning_rate = 0.2 * 0.6**k
+        losses.append(reg.train_step(x, y))
+    return {"losses": losses, "w": snapshot(reg.w), "b": snapshot(reg.b), "traces": tracing_count(reg.train_step)}
+
+
+@probe(category="training", weight=2, rtol=1e-5, atol=1e-6, hints=["stale-float"])
+def l2_switched_on_and_off(solution: Any) -> dict[str, Any]:
+    """LinearRegressor(3): l2 = 0 for three steps, 0.5 for three, then 0 again."""
+    reg = solution.LinearRegressor(3, learning_rate=0.1)
+    x, y = regression_data(21)
+    losses, ws = [], []
+    for l2 in (0.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.0, 0.0):
+        reg.l2 = l2
+        losses.append(reg.train_step(x, y))
+        ws.append(snapshot(reg.w))
+    return {"losses": losses, "w": ws, "b": snapshot(reg.b), "traces": tracing_count(reg.train_step)}
+
+
+@probe(category="training", rtol=1e-5, atol=1e-6, hints=["stale-float"])
+def cached_train_step(solution: Any) -> dict[str, Any]:
+    """A training loop that looks up reg.train_step once, then changes the learning rate between steps."""
+    reg = solution.LinearRegressor(2, learning_rate=0.05)
+    x, y = regression_data(22, n=12, d=2)
+    step = reg.train_step
+    losses = []
+    for lr in (0.05, 0.3, 0.3, 0.01):
+        reg.learning_rate = lr
+        losses.append(step(x, y))
+    return {"losses": losses, "w": snapshot(reg.w), "b": snapshot(reg.b), "traces": tracing_count(step)}
+
+
+@probe(category="training", rtol=1e-5, atol=1e-6, hints=["per-instance", "stale-float"])
+def two_regressors(solution: Any) -> dict[str, Any]:
+    """Two LinearRegressors trained in turn with different learning rates and L2 weights."""
+    fast = solution.LinearRegressor(3, learning_rate=0.3)
+    slow = solution.LinearRegressor(3, learning_rate=0.01, l2=0.1)
+    x, y = regression_data(23)
+    losses = []
+    for k in range(3):
+        losses.append([fast.train_step(x, y), slow.train_step(x, y)])
+        fast.learning_rate = 0.3 / (k + 2)
+        slow.l2 = 0.0
+    return {
+        "losses": losses,
+        "fast w": snapshot(fast.w),
+        "slow w": snapshot(slow.w),
+        "traces": [tracing_count(fast.train_step), tracing_count(slow.train_step)],
+    }
+
+
+# ---------------------------------------------------------------- settings
+
+
+@probe(category="settings", hints=["readback"])
+def settings_read_back(solution: Any) -> dict[str, Any]:
+    """After updates, every setting reads back as the number last written."""
+    cal = solution.Calibrator(2)
+    quant = solution.FakeQuant()
+    reg = solution.LinearRegressor(2)
+    cal(np.zeros((1, 2), np.float32))
+    quant(np.zeros(3, np.float32))
+    reg.train_step(np.ones((2, 2), np.float32), np.ones(2, np.float32))
+    cal.temperature = 0.75
+    quant.num_bits = 5
+    quant.clip = 1.5
+    reg.learning_rate = 0.125
+    reg.l2 = 0.25
+    return {
+        "temperature": float(cal.temperature),
+        "num_bits": int(quant.num_bits),
+        "clip": float(quant.clip),
+        "learning_rate": float(reg.learning_rate),
+        "l2": float(reg.l2),
+    }
+
+
+@probe(category="settings", hints=["trainable"])
+def settings_are_not_trainable(solution: Any) -> dict[str, Any]:
+    """Settings are not trainable parameters: trainable_variables holds only w and b."""
+    cal = solution.Calibrator(3, temperature=2.0)
+    quant = solution.FakeQuant(6, 0.5)
+    reg = solution.LinearRegressor(2, learning_rate=0.1, l2=0.01)
+    return {
+        "Calibrator": len(cal.trainable_variables),
+        "FakeQuant": len(quant.trainable_variables),
+        "LinearRegressor": sorted(v.shape.rank for v in reg.trainable_variables),
+    }
+
+
+@probe(category="settings", weight=2, rtol=1e-5, atol=1e-6, hints=["stale-float", "stale-int", "retrace"])
+def many_updates_one_trace(solution: Any) -> dict[str, Any]:
+    """Twenty updates of every setting: the outputs follow them and nothing retraces."""
+    cal = solution.Calibrator(3)
+    quant = solution.FakeQuant()
+    reg = solution.LinearRegressor(2, learning_rate=0.01)
+    logits = randn(1, 3, seed=30)
+    x = randn(8, seed=31)
+    rx, ry = regression_data(32, n=8, d=2)
+    probs, quantised, losses = [], [], []
+    for k in range(20):
+        cal.temperature = 0.5 + 0.25 * k
+        quant.num_bits = 2 + k % 7
+        quant.clip = 0.5 + 0.1 * k
+        reg.learning_rate = 0.01 * (k + 1)
+        probs.append(cal(logits))
+        quantised.append(quant(x))
+        losses.append(reg.train_step(rx, ry))
+    return {
+        "probs": probs,
+        "quantised": quantised,
+        "losses": losses,
+        "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
+    }
