@@ -1,0 +1,337 @@
+"""Hidden probes for register-autograd-for-custom-op: they make the score.
+
+Four categories:
+
+- ``gradients``: float64 gradcheck and gradients against the reference's,
+  with repeated and unused rows, empty index tensors, the op inside a small
+  model, and a table changed in place between forward and backward.
+- ``none-grads``: what ``backward`` returns slot by slot, recorded by
+  re-registering the candidate's own ``setup_context`` and ``backward``
+  behind a thin wrapper; and whether a frozen table gets a (V, D) gradient
+  built for it anyway.
+- ``opcheck``: ``torch.library.opcheck`` on several samples, one test at a
+  time.
+- ``compile``: ``torch.compile(fullgraph=True, backend="aot_eager")``
+  forward and backward, with static and dynamic shapes.
+
+Probes whose failure is expected from an unfinished solution (compile,
+opcheck) catch the exception and return its class name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from probekit import probe
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+OP_NAME = "interview::weighted_embedding"
+
+
+def embed(table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float) -> torch.Tensor:
+    """Call the operator through the dispatcher."""
+    return torch.ops.interview.weighted_embedding(table, indices, weights, scale)
+
+
+def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator and of dtype."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def randint(high: int, *shape: int, seed: int) -> torch.Tensor:
+    """Seeded int64 indices in [0, high)."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(0, high, shape, generator=gen, dtype=torch.int64)
+
+
+def describe(value: Any) -> Any:
+    """One entry of what backward returned: None, or a tensor's shape and dtype."""
+    if value is None:
+        return None
+    if isinstance(value, torch.Tensor):
+        return {"shape": list(value.shape), "dtype": str(value.dtype)}
+    return type(value).__name__
+
+
+def record_backward(solution: Any) -> list[Any]:
+    """Re-register the candidate's own setup_context/backward, wrapped to record what backward returns."""
+    calls: list[Any] = []
+
+    def recording_backward(ctx: Any, *grads: torch.Tensor) -> Any:
+        result = solution.backward(ctx, *grads)
+        calls.append([describe(g) for g in result] if isinstance(result, tuple | list) else describe(result))
+        return result
+
+    torch.library.register_autograd(OP_NAME, recording_backward, setup_context=solution.setup_context)
+    return calls
+
+
+class ShapeLog(TorchDispatchMode):
+    """Records the shape of every tensor an aten op produces while the mode is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shapes: list[tuple[int, ...]] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        self.shapes.extend(tuple(t.shape) for t in tree_leaves(out) if isinstance(t, torch.Tensor))
+        return out
+
+
+def gradients(
+    table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, seed: int
+) -> dict[str, Any]:
+    """Output and the .grad of table and weights for a random weighting of the output."""
+    out = embed(table, indices, weights, scale)
+    (out * randn(*out.shape, seed=seed, dtype=out.dtype)).sum().backward()
+    return {"out": out.detach(), "table.grad": table.grad, "weights.grad": weights.grad}
+
+
+def error_name(fn: Callable[[], Any]) -> str:
+    """Run fn; "ok" if it returned, else the class name of what it raised."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return type(exc).__name__
+    return "ok"
+
+
+# ---------------------------------------------------------------- gradients
+
+
+@probe(category="gradients", weight=2, hints=["formulas", "repeated-indices"])
+def gradcheck_index_shapes(solution: Any) -> dict[str, Any]:
+    """float64 gradcheck for indices of shape (7,), (3, 4) and (2, 3, 2), with repeats, several scales."""
+    cases = {"(7,) scale 0.3": ((7,), 0.3), "(3, 4) scale -1.5": ((3, 4), -1.5), "(2, 3, 2) scale 2.0": ((2, 3, 2), 2.0)}
+    out: dict[str, Any] = {}
+    for i, (name, (shape, scale)) in enumerate(cases.items()):
+        table = randn(5, 3, seed=10 + i).requires_grad_()
+        indices = randint(5, *shape, seed=20 + i)
+        weights = randn(*shape, seed=30 + i).requires_grad_()
+        out[name] = error_name(
+            lambda table=table, indices=indices, weights=weights, scale=scale: torch.autograd.gradcheck(
+                lambda t, w: embed(t, indices, w, scale), (table, weights), raise_exception=True
+            )
+        )
+    return out
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["repeated-indices"])
+def gradients_heavy_repeats(solution: Any) -> dict[str, Any]:
+    """60 lookups into rows 0..3 of an 8-row table: repeated rows add up, unused rows get 0."""
+    table = randn(8, 5, seed=40).requires_grad_()
+    indices = randint(4, 60, seed=41)
+    weights = randn(60, seed=42).requires_grad_()
+    return gradients(table, indices, weights, 0.75, seed=43)
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["formulas", "repeated-indices"])
+def gradients_inside_a_model(solution: Any) -> dict[str, Any]:
+    """The op between other ops (non-leaf table and weights, a non-linear loss): parameter gradients."""
+    base = randn(10, 4, seed=50).requires_grad_()
+    proj = randn(4, 4, seed=51).requires_grad_()
+    gate_logits = randn(3, 6, seed=52).requires_grad_()
+    indices = randint(10, 3, 6, seed=53)
+    table = torch.tanh(base @ proj)
+    weights = torch.softmax(gate_logits, dim=-1)
+    pooled = embed(table, indices, weights, 0.5).sum(dim=1)
+    loss = torch.log1p(pooled**2).sum()
+    g_base, g_proj, g_gate = torch.autograd.grad(loss, (base, proj, gate_logits))
+    return {"loss": loss.detach(), "base.grad": g_base, "proj.grad": g_proj, "gate_logits.grad": g_gate}
+
+
+@probe(category="gradients", hints=["formulas", "repeated-indices"])
+def gradients_float32_and_empty(solution: Any) -> dict[str, Any]:
+    """float32 gradients keep float32; empty index tensors (0,) and (3, 0) give zero and empty gradients."""
+    out: dict[str, Any] = {}
+    table = randn(6, 4, seed=60, dtype=torch.float32).requires_grad_()
+    weights = randn(2, 5, seed=61, dtype=torch.float32).requires_grad_()
+    out["float32"] = gradients(table, randint(6, 2, 5, seed=62), weights, 1.25, seed=63)
+    for name, shape in (("(0,)", (0,)), ("(3, 0)", (3, 0))):
+        table = randn(6, 4, seed=64).requires_grad_()
+        weights = torch.zeros(shape, dtype=torch.float64).requires_grad_()
+        out[name] = gradients(table, torch.zeros(shape, dtype=torch.int64), weights, 0.5, seed=65)
+    return out
+
+
+@probe(category="gradients", check="inplace_guarded", hints=["save-for-backward"])
+def table_updated_before_backward(solution: Any) -> dict[str, Any]:
+    """The table is updated in place (an optimizer step) between forward and backward: raise, or use the old values."""
+    table = randn(7, 3, seed=70).requires_grad_()
+    indices = randint(7, 4, 2, seed=71)
+    weights = randn(4, 2, seed=72).requires_grad_()
+    upstream = randn(4, 2, 3, seed=73)
+    scale = 0.8
+    inputs = {"table": table.detach().clone(), "indices": indices, "weights": weights.detach().clone(),
+              "upstream": upstream, "scale": scale}
+    out = embed(table, indices, weights, scale)
+    with torch.no_grad():
+        table.sub_(0.5 * randn(7, 3, seed=74))  # what an optimizer.step() does
+    try:
+        (out * upstream).sum().backward()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "mentions in-place": "inplace" in str(exc),
+                "table.grad": None, "weights.grad": None, "inputs": inputs}
+    return {"error": None, "mentions in-place": False, "table.grad": table.grad, "weights.grad": weights.grad,
+            "inputs": inputs}
+
+
+# ---------------------------------------------------------------- none-grads
+
+
+@probe(category="none-grads", hints=["none-grads"])
+def none_grads_everything_requires_grad(solution: Any) -> dict[str, Any]:
+    """table and weights both require grad: backward returns two tensors, and None for indices and scale."""
+    calls = record_backward(solution)
+    table = randn(9, 2, seed=80).requires_grad_()
+    weights = randn(3, 4, seed=81).requires_grad_()
+    embed(table, randint(9, 3, 4, seed=82), weights, 1.5).sum().backward()
+    return {"backward returned": calls}
+
+
+@probe(category="none-grads", weight=2, rtol=1e-9, atol=1e-12, hints=["needs-input-grad", "none-grads"])
+def none_grads_frozen_table(solution: Any) -> dict[str, Any]:
+    """A frozen table (requires_grad=False): None in its slot, no (V, D) tensor built in backward, right weights.grad."""
+    calls = record_backward(solution)
+    table = randn(41, 3, seed=90)
+    weights = randn(4, 5, seed=91).requires_grad_()
+    out = embed(table, randint(41, 4, 5, seed=92), weights, -0.6)
+    loss = (out * randn(4, 5, 3, seed=93)).sum()
+    log = ShapeLog()
+    with log:
+        loss.backward()
+    return {
+        "backward returned": calls,
+        "a (41, 3) tensor was made during backward": (41, 3) in log.shapes,
+        "weights.grad": weights.grad,
+    }
+
+
+@probe(category="none-grads", rtol=1e-9, atol=1e-12, hints=["needs-input-grad", "none-grads"])
+def none_grads_constant_weights(solution: Any) -> dict[str, Any]:
+    """Constant weights (requires_grad=False): None in their slot, and the right table.grad."""
+    calls = record_backward(solution)
+    table = randn(6, 4, seed=100).requires_grad_()
+    weights = randn(2, 3, 2, seed=101)
+    indices = randint(6, 2, 3, 2, seed=102)
+    out = embed(table, indices, weights, 2.0)
+    (out * randn(2, 3, 2, 4, seed=103)).sum().backward()
+    return {"backward returned": calls, "table.grad": table.grad, "weights.grad": weights.grad}
+
+
+# ---------------------------------------------------------------- opcheck
+
+
+def opcheck_samples() -> dict[str, tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]]:
+    """Samples covering which inputs require grad, index ranks and dtypes."""
+    return {
+        "float64 (2, 3) indices, both require grad": (
+            randn(6, 4, seed=110).requires_grad_(), randint(6, 2, 3, seed=111), randn(2, 3, seed=112).requires_grad_(), 0.5,
+        ),
+        "float32 (5,) indices, frozen table": (
+            randn(4, 3, seed=113, dtype=torch.float32), randint(4, 5, seed=114),
+            randn(5, seed=115, dtype=torch.float32).requires_grad_(), -1.0,
+        ),
+        "float64 (2, 2, 3) indices, constant weights": (
+            randn(5, 2, seed=116).requires_grad_(), randint(5, 2, 2, 3, seed=117), randn(2, 2, 3, seed=118), 3.0,
+        ),
+        "float32 nothing requires grad": (
+            randn(3, 3, seed=119, dtype=torch.float32), randint(3, 4, seed=120), randn(4, seed=121, dtype=torch.float32), 1.0,
+        ),
+    }
+
+
+def opcheck_table(tests: tuple[str, ...], skip: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+    """opcheck every sample (but those in skip) with every test, one at a time, so one failure hides no other."""
+    op = torch.ops.interview.weighted_embedding.default
+    return {
+        name: {test: error_name(lambda args=args, test=test: torch.library.opcheck(op, args, test_utils=test)) for test in tests}
+        for name, args in opcheck_samples().items()
+        if name not in skip
+    }
+
+
+@probe(category="opcheck", hints=["none-grads", "needs-input-grad"])
+def opcheck_registration(solution: Any) -> dict[str, Any]:
+    """opcheck's test_schema, test_autograd_registration and test_faketensor on four samples."""
+    return opcheck_table(("test_schema", "test_autograd_registration", "test_faketensor"))
+
+
+@probe(category="opcheck", weight=2, hints=["traceable"])
+def opcheck_aot_dispatch(solution: Any) -> dict[str, Any]:
+    """opcheck's test_aot_dispatch_dynamic on three samples: the formula traced with symbolic shapes."""
+    # The sample where nothing requires grad never reaches the formula: skipped to save time.
+    return opcheck_table(("test_aot_dispatch_dynamic",), skip=("float32 nothing requires grad",))
+
+
+# ---------------------------------------------------------------- compile
+
+
+def compiled_gradients(
+    fn: Callable[..., torch.Tensor], params: dict[str, torch.Tensor], args: tuple, **opts: Any
+) -> dict[str, Any]:
+    """Compile fn (fullgraph, aot_eager), run forward and backward: the loss and each parameter's grad."""
+    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager", **opts)
+    try:
+        loss = compiled(*params.values(), *args)
+        loss.backward()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "loss": None, **{f"{k}.grad": None for k in params}}
+    return {"error": None, "loss": loss.detach(), **{f"{k}.grad": p.grad for k, p in params.items()}}
+
+
+def gated_bag(table: torch.Tensor, gate_logits: torch.Tensor, proj: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    """A gated bag of embeddings: sigmoid gates, the op, a sum over the bag, a projection, a loss."""
+    pooled = embed(table, indices, torch.sigmoid(gate_logits), 0.5).sum(dim=-2)
+    return torch.tanh(pooled @ proj).pow(2).sum()
+
+
+@probe(category="compile", weight=2, rtol=1e-4, atol=1e-5, hints=["traceable", "repeated-indices"])
+def compile_gated_bag_float32(solution: Any) -> dict[str, Any]:
+    """The op inside a compiled float32 model: loss and the gradients of table, gates and projection."""
+    params = {
+        "table": randn(12, 6, seed=130, dtype=torch.float32).requires_grad_(),
+        "gate_logits": randn(4, 7, seed=131, dtype=torch.float32).requires_grad_(),
+        "proj": randn(6, 3, seed=132, dtype=torch.float32).requires_grad_(),
+    }
+    return compiled_gradients(gated_bag, params, (randint(12, 4, 7, seed=133),))
+
+
+@probe(category="compile", weight=2, rtol=1e-9, atol=1e-12, hints=["traceable", "repeated-indices"])
+def compile_dynamic_shapes(solution: Any) -> dict[str, Any]:
+    """dynamic=True, float64, three index shapes through one compiled function: losses and gradients."""
+    out: dict[str, Any] = {}
+    failed = None
+    for i, shape in enumerate(((3, 5), (6, 2), (2, 9))):
+        params = {
+            "table": randn(10, 4, seed=140 + i).requires_grad_(),
+            "gate_logits": randn(*shape, seed=150 + i).requires_grad_(),
+            "proj": randn(4, 2, seed=160 + i).requires_grad_(),
+        }
+        if failed is not None:  # a failed compile is slow: do not retry it for every shape
+            out[str(shape)] = {**failed, "error": f"not run: {failed['error']} on an earlier shape"}
+            continue
+        out[str(shape)] = compiled_gradients(gated_bag, params, (randint(10, *shape, seed=170 + i),), dynamic=True)
+        if out[str(shape)]["error"] is not None:
+            failed = out[str(shape)]
+    return out
+
+
+@probe(category="compile", rtol=1e-9, atol=1e-12, hints=["traceable", "needs-input-grad"])
+def compile_frozen_table(solution: Any) -> dict[str, Any]:
+    """Compiled, float64, with a frozen table: gradients for the gates and the projection only."""
+    table = randn(9, 4, seed=180)
+    params = {
+        "gate_logits": randn(3, 5, seed=181).requires_grad_(),
+        "proj": randn(4, 4, seed=182).requires_grad_(),
+    }
+    result = compiled_gradients(
+        lambda g, p, t, i: gated_bag(t, g, p, i), params, (table, randint(9, 3, 5, seed=183))
+    )
+    result["table.grad is None"] = table.grad is None
+    return result

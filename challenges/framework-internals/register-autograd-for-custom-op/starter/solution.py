@@ -1,0 +1,74 @@
+"""The custom operator ``interview::weighted_embedding`` and its missing autograd formula.
+
+Given below: the operator, its eager CPU kernel and its fake kernel. Eager
+calls, FakeTensor propagation and ``torch.compile`` of a forward already
+work. Backward does not: the op is opaque to autograd until a formula is
+registered for it.
+
+Your work: the bodies of ``setup_context`` and ``backward`` at the end of
+this file. Keep their names: they are registered with
+``torch.library.register_autograd`` on the last line, and the probes look
+them up by name. Do not change the operator, its kernels or that line.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+
+@torch.library.custom_op("interview::weighted_embedding", mutates_args=(), device_types="cpu")
+def weighted_embedding(table: Tensor, indices: Tensor, weights: Tensor, scale: float) -> Tensor:
+    """Look rows up in ``table`` and scale each by its weight and by ``scale``.
+
+    Args:
+        table: float tensor of shape ``(V, D)``.
+        indices: int64 tensor of any shape ``S``, values in ``[0, V)``; repeats allowed.
+        weights: tensor of shape ``S``, the dtype of ``table``.
+        scale: a Python float.
+
+    Returns:
+        ``out`` of shape ``(*S, D)``, a new contiguous tensor, with
+        ``out[s, :] = scale * weights[s] * table[indices[s], :]`` for every index ``s`` of ``S``.
+    """
+    torch._check(table.dim() == 2, lambda: f"weighted_embedding: table must be 2-D, got {table.dim()}-D")
+    torch._check(indices.dtype == torch.int64, lambda: f"weighted_embedding: indices must be int64, got {indices.dtype}")
+    torch._check(weights.shape == indices.shape, lambda: "weighted_embedding: weights must have the shape of indices")
+    torch._check(weights.dtype == table.dtype, lambda: "weighted_embedding: weights must have the dtype of table")
+    if indices.numel():
+        torch._check(
+            0 <= int(indices.min()) and int(indices.max()) < table.shape[0],
+            lambda: "weighted_embedding: index out of range",
+        )
+    # Stands in for a vendor gather kernel: one fused pass, no autograd inside.
+    rows = table.index_select(0, indices.reshape(-1)).reshape(*indices.shape, table.shape[1])
+    return (rows * (weights.unsqueeze(-1) * scale)).contiguous()
+
+
+@weighted_embedding.register_fake
+def _weighted_embedding_fake(table: Tensor, indices: Tensor, weights: Tensor, scale: float) -> Tensor:
+    """Output metadata only: shape ``(*indices.shape, D)``, table's dtype, contiguous."""
+    torch._check(table.dim() == 2, lambda: "weighted_embedding: table must be 2-D")
+    torch._check(weights.shape == indices.shape, lambda: "weighted_embedding: weights must have the shape of indices")
+    return table.new_empty((*indices.shape, table.shape[1]))
+
+
+# ---------------------------------------------------------------------------
+# Your code: the autograd formula for interview::weighted_embedding.
+# ---------------------------------------------------------------------------
+
+
+def setup_context(ctx, inputs: tuple, output: Tensor) -> None:
+    """Runs once after the forward: save what ``backward`` will need on ``ctx``.
+
+    ``inputs`` is ``(table, indices, weights, scale)``, ``output`` the forward's result.
+    """
+    raise NotImplementedError("setup_context")
+
+
+def backward(ctx, grad_out: Tensor) -> tuple:
+    """Return ``(grad_table, grad_indices, grad_weights, grad_scale)``, one entry per input."""
+    raise NotImplementedError("backward")
+
+
+torch.library.register_autograd("interview::weighted_embedding", backward, setup_context=setup_context)
