@@ -1,0 +1,101 @@
+"""Custom checks for dispatch-mode-op-counter: FLOPs against a count from the sizes alone.
+
+Each check recomputes the FLOPs from the layer sizes in the *expected*
+observation (the reference's, made by the same probe), so the truth does not
+depend on the reference's counter, and then compares the candidate's numbers
+with it. The op counts in the same observations are checked exactly against
+the reference's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _compare_counted(actual: dict[str, Any], truth: dict[str, int], what: str) -> tuple[bool, str]:
+    if not isinstance(actual, dict) or "flops" not in actual or "flops_by_op" not in actual:
+        return False, f"{what}: the counter's results are missing"
+    by_op = actual["flops_by_op"]
+    if by_op != truth:
+        return False, f"{what}: flops_by_op is {by_op}, expected {truth}"
+    if actual["flops"] != sum(truth.values()):
+        return False, f"{what}: flops is {actual['flops']!r}, expected {sum(truth.values())}"
+    return True, ""
+
+
+def _check_parts(actual: Any, expected: Any, inputs: tuple[str, ...], truths: dict[str, dict[str, int]]) -> tuple[bool, str]:
+    if not isinstance(actual, dict):
+        return False, "the probe returned no observation"
+    for key in inputs:
+        if actual.get(key) != expected[key]:
+            return False, f"the probe's input {key!r} differs from the reference's"
+    for part, truth in truths.items():
+        ok, message = _compare_counted(actual.get(part), truth, part)
+        if not ok:
+            return False, message
+        if actual[part]["counts"] != expected[part]["counts"]:
+            return False, f"{part}: counts are {actual[part]['counts']}, expected {expected[part]['counts']}"
+    return True, ""
+
+
+def mlp_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Forward: one addmm per layer. Backward: one mm for each weight, one more for each layer whose input needs grad."""
+    sizes, batch = expected["sizes"], expected["batch"]
+    layer_flops = [2 * batch * fan_in * fan_out for fan_in, fan_out in zip(sizes, sizes[1:])]
+    forward = {"aten.addmm": sum(layer_flops)}
+    # The first layer's input (the data) needs no grad: only its weight gradient is computed.
+    backward = {"aten.mm": sum(layer_flops) + sum(layer_flops[1:])}
+    return _check_parts(actual, expected, ("sizes", "batch"), {"forward": forward, "backward": backward})
+
+
+def attention_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Two bmm forward (scores, weighted values); each has two bmm in backward (q, k, v all need grad)."""
+    b, s, d = expected["batch"], expected["seq"], expected["dim"]
+    scores = 2 * b * s * d * s  # (s, d) @ (d, s)
+    values = 2 * b * s * s * d  # (s, s) @ (s, d)
+    return _check_parts(
+        actual,
+        expected,
+        ("batch", "seq", "dim"),
+        {"forward": {"aten.bmm": scores + values}, "backward": {"aten.bmm": 2 * (scores + values)}},
+    )
+
+
+def _conv_out(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Forward: 2 * outputs * cin * k * k per layer. Backward: that again for the weight grad,
+    and again for the input grad only where the layer's input needs grad (not the first layer)."""
+    batch, size = expected["batch"], expected["size"]
+    forward_total, backward_total = 0, 0
+    for i, layer in enumerate(expected["layers"]):
+        out = _conv_out(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"])
+        flops = 2 * batch * layer["cout"] * out * out * layer["cin"] * layer["kernel"] ** 2
+        forward_total += flops
+        backward_total += flops * (2 if i else 1)
+        size = out
+    return _check_parts(
+        actual,
+        expected,
+        ("layers", "batch", "size"),
+        {"forward": {"aten.convolution": forward_total}, "backward": {"aten.convolution_backward": backward_total}},
+    )
+
+
+def explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """mm(out=) and two addmm on (4, 6) @ (6, 3); bmm(out=) and baddbmm on (2, 5, 4) @ (2, 4, 7)."""
+    if not isinstance(actual, dict) or actual.get("shapes") != expected["shapes"]:
+        return False, "the probe's input shapes differ from the reference's"
+    (m, k), (_, n) = expected["shapes"]["mm"]
+    (bb, bm, bk), (_, _, bn) = expected["shapes"]["bmm"]
+    mm = 2 * m * k * n
+    bmm = 2 * bb * bm * bk * bn
+    truth = {"aten.mm": mm, "aten.addmm": 2 * mm, "aten.bmm": bmm, "aten.baddbmm": bmm}
+    ok, message = _compare_counted(actual, truth, "explicit calls")
+    if not ok:
+        return False, message
+    if actual.get("counts") != expected["counts"]:
+        return False, f"counts are {actual.get('counts')}, expected {expected['counts']}"
+    return True, ""

@@ -1,0 +1,323 @@
+"""Hidden probes for dispatch-mode-op-counter: they make the score.
+
+Categories:
+
+- ``ops-forward`` / ``ops-backward``: the counts of small models' forward
+  and backward passes, compared exactly with the reference's counts (the
+  reference counts every call its mode receives, so any counter that does the
+  same agrees with it).
+- ``flops``: FLOP totals and per-op FLOPs, checked in ``checks.py`` against
+  a count computed from the layer sizes alone, not against the reference.
+- ``nesting``: reuse, nesting with other modes, exits on exceptions.
+- ``passthrough``: the mode must not change what the ops compute.
+
+Models and inputs are built before the counter is entered, so that
+parameter initialisation is not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from probekit import probe
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+
+def randn(*shape: int, seed: int = 0, requires_grad: bool = False) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen).requires_grad_(requires_grad)
+
+
+def mlp(sizes: list[int], seed: int) -> nn.Sequential:
+    """Linear layers of the given sizes with ReLUs between them."""
+    torch.manual_seed(seed)
+    layers: list[nn.Module] = []
+    for i, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:])):
+        if i:
+            layers.append(nn.ReLU())
+        layers.append(nn.Linear(fan_in, fan_out))
+    return nn.Sequential(*layers)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Scaled dot-product attention written out: matmul, softmax, matmul."""
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    return scores.softmax(dim=-1) @ v
+
+
+def counted(counter: Any) -> dict[str, Any]:
+    """A counter's results as plain data."""
+    return {"counts": dict(counter.counts), "flops": counter.flops, "flops_by_op": dict(counter.flops_by_op)}
+
+
+class Recorder(TorchDispatchMode):
+    """A minimal mode of the probe's own: the op names it receives, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        self.names.append(str(func.overloadpacket))
+        return func(*args, **(kwargs or {}))
+
+
+# ---------------------------------------------------------------- ops-forward
+
+
+@probe(category="ops-forward", hints=["op-names"])
+def mlp_forward_counts(solution: Any) -> dict[str, Any]:
+    """Forward of an MLP 8 -> 16 -> 16 -> 4 on a (5, 8) batch: the op counts."""
+    model, x = mlp([8, 16, 16, 4], seed=1), randn(5, 8, seed=2)
+    with solution.OpCounter() as counter:
+        model(x)
+    return {"counts": dict(counter.counts)}
+
+
+@probe(category="ops-forward", hints=["op-names"])
+def linear_3d_input_counts(solution: Any) -> dict[str, Any]:
+    """Forward of a Linear on a (2, 3, 8) input, under no_grad: the op counts."""
+    model, x = mlp([8, 6], seed=3), randn(2, 3, 8, seed=4)
+    with torch.no_grad(), solution.OpCounter() as counter:
+        model(x)
+    return {"counts": dict(counter.counts)}
+
+
+@probe(category="ops-forward", hints=["op-names"])
+def attention_forward_counts(solution: Any) -> dict[str, Any]:
+    """Forward of written-out attention on (2, 3, 5, 8) q, k, v: the op counts."""
+    q, k, v = (randn(2, 3, 5, 8, seed=s) for s in (5, 6, 7))
+    with solution.OpCounter() as counter:
+        attention(q, k, v)
+    return {"counts": dict(counter.counts)}
+
+
+@probe(category="ops-forward", hints=["op-names"])
+def conv_forward_counts(solution: Any) -> dict[str, Any]:
+    """Forward of Conv2d -> ReLU -> Flatten -> Linear on a (2, 3, 8, 8) batch: the op counts."""
+    torch.manual_seed(8)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(64, 5))
+    x = randn(2, 3, 8, 8, seed=9)
+    with solution.OpCounter() as counter:
+        model(x)
+    return {"counts": dict(counter.counts)}
+
+
+# ---------------------------------------------------------------- ops-backward
+
+
+@probe(category="ops-backward", weight=2, hints=["op-names", "backward"])
+def mlp_backward_counts(solution: Any) -> dict[str, Any]:
+    """Backward of an MLP, twice: first into empty .grad, then accumulating into it."""
+    model, x = mlp([8, 16, 4], seed=10), randn(5, 8, seed=11)
+    out: dict[str, Any] = {}
+    for step in ("first backward", "second backward"):
+        loss = model(x).square().mean()
+        with solution.OpCounter() as counter:
+            loss.backward()
+        out[step] = dict(counter.counts)
+    return out
+
+
+@probe(category="ops-backward", weight=2, hints=["op-names", "backward"])
+def conv_backward_counts(solution: Any) -> dict[str, Any]:
+    """Forward and backward of two stacked Conv2d layers inside one counter: the op counts."""
+    torch.manual_seed(12)
+    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 3, 3, stride=2))
+    x = randn(2, 2, 9, 9, seed=13)
+    with solution.OpCounter() as counter:
+        model(x).sum().backward()
+    return {"counts": dict(counter.counts)}
+
+
+@probe(category="ops-backward", weight=2, hints=["op-names", "backward"])
+def attention_backward_counts(solution: Any) -> dict[str, Any]:
+    """Backward of written-out attention with q, k, v all requiring grad: the op counts."""
+    q, k, v = (randn(2, 4, 6, seed=s, requires_grad=True) for s in (14, 15, 16))
+    loss = attention(q, k, v).sum()
+    with solution.OpCounter() as counter:
+        loss.backward()
+    return {"counts": dict(counter.counts)}
+
+
+# ---------------------------------------------------------------- flops
+
+
+@probe(category="flops", weight=2, check="mlp_flops", hints=["flop-table", "addmm-args"])
+def mlp_flops(solution: Any) -> dict[str, Any]:
+    """MLP 12 -> 20 -> 7 on a (9, 12) batch, forward and backward counted separately."""
+    sizes, batch = [12, 20, 7], 9
+    model, x = mlp(sizes, seed=20), randn(batch, sizes[0], seed=21)
+    with solution.OpCounter() as forward:
+        loss = model(x).sum()
+    with solution.OpCounter() as backward:
+        loss.backward()
+    return {"sizes": sizes, "batch": batch, "forward": counted(forward), "backward": counted(backward)}
+
+
+@probe(category="flops", weight=2, check="attention_flops", hints=["flop-table"])
+def attention_flops(solution: Any) -> dict[str, Any]:
+    """Written-out attention, batch 3, 7 queries and keys, head size 10, forward and backward."""
+    batch, seq, dim = 3, 7, 10
+    q, k, v = (randn(batch, seq, dim, seed=s, requires_grad=True) for s in (22, 23, 24))
+    with solution.OpCounter() as forward:
+        loss = attention(q, k, v).sum()
+    with solution.OpCounter() as backward:
+        loss.backward()
+    return {"batch": batch, "seq": seq, "dim": dim, "forward": counted(forward), "backward": counted(backward)}
+
+
+@probe(category="flops", weight=2, check="conv_flops", hints=["flop-table", "conv-backward"])
+def conv_flops(solution: Any) -> dict[str, Any]:
+    """Two Conv2d layers (strides, padding, dilation); the input needs no grad; forward and backward."""
+    layers = [
+        {"cin": 3, "cout": 6, "kernel": 3, "stride": 2, "padding": 1, "dilation": 1},
+        {"cin": 6, "cout": 4, "kernel": 3, "stride": 1, "padding": 0, "dilation": 2},
+    ]
+    batch, size = 2, 13
+    torch.manual_seed(25)
+    model = nn.Sequential(
+        *(
+            nn.Conv2d(l["cin"], l["cout"], l["kernel"], stride=l["stride"], padding=l["padding"], dilation=l["dilation"])
+            for l in layers
+        )
+    )
+    x = randn(batch, 3, size, size, seed=26)
+    with solution.OpCounter() as forward:
+        loss = model(x).sum()
+    with solution.OpCounter() as backward:
+        loss.backward()
+    return {"layers": layers, "batch": batch, "size": size, "forward": counted(forward), "backward": counted(backward)}
+
+
+@probe(category="flops", weight=2, check="explicit_calls_flops", hints=["flop-table", "addmm-args", "overloads"])
+def explicit_calls_flops(solution: Any) -> dict[str, Any]:
+    """mm, addmm, bmm and baddbmm called directly, some with out=: counts and FLOPs."""
+    a, b = randn(4, 6, seed=30), randn(6, 3, seed=31)
+    bias = randn(3, seed=32)
+    p, r = randn(2, 5, 4, seed=33), randn(2, 4, 7, seed=34)
+    base = randn(2, 5, 7, seed=35)
+    mm_out, bmm_out = torch.empty(4, 3), torch.empty(2, 5, 7)
+    with solution.OpCounter() as counter:
+        torch.mm(a, b, out=mm_out)
+        torch.addmm(bias, a, b)
+        torch.addmm(bias, a, b, beta=0.5, alpha=2.0)
+        torch.bmm(p, r, out=bmm_out)
+        torch.baddbmm(base, p, r)
+    shapes = {"mm": [[4, 6], [6, 3]], "bmm": [[2, 5, 4], [2, 4, 7]]}
+    return {"shapes": shapes, **counted(counter)}
+
+
+# ---------------------------------------------------------------- nesting
+
+
+@probe(category="nesting", weight=2, hints=["reset-on-enter"])
+def reuse_resets(solution: Any) -> dict[str, Any]:
+    """One counter entered twice: the second use counts only its own block."""
+    a, b = randn(3, 4, seed=40), randn(4, 2, seed=41)
+    counter = solution.OpCounter()
+    with counter:
+        torch.mm(a, b)
+        torch.relu(a)
+    first = counted(counter)
+    with counter:
+        torch.mm(a, b)
+    return {"first": first, "second": counted(counter), "mode after": _get_current_dispatch_mode() is None}
+
+
+@probe(category="nesting", weight=2, hints=["independent-state", "no-tensor-ops"])
+def nested_counters(solution: Any) -> dict[str, Any]:
+    """Two counters nested: the inner counts its block, the outer counts everything."""
+    a, b = randn(3, 4, seed=42), randn(4, 5, seed=43)
+    with solution.OpCounter() as outer:
+        torch.relu(a)
+        with solution.OpCounter() as inner:
+            torch.mm(a, b)
+            torch.addmm(b[0], a, b)
+        torch.mm(a, b).sum()
+    return {"outer": counted(outer), "inner": counted(inner)}
+
+
+@probe(category="nesting", weight=2, hints=["no-tensor-ops", "kwargs"])
+def under_other_modes(solution: Any) -> dict[str, Any]:
+    """Under a recording mode and under FlopCounterMode: they see what they see without the counter."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model, x = mlp([6, 8, 3], seed=44), randn(4, 6, seed=45)
+
+    def step() -> None:
+        model.zero_grad(set_to_none=True)
+        model(x).sum().backward()
+
+    with Recorder() as alone:
+        step()
+    with Recorder() as recorder, solution.OpCounter() as counter:
+        step()
+    with FlopCounterMode(display=False) as flops_alone:
+        step()
+    with FlopCounterMode(display=False) as flop_counter, solution.OpCounter() as second:
+        step()
+    return {
+        "recorder sees the same ops": recorder.names == alone.names,
+        "FlopCounterMode sees the same FLOPs": flop_counter.get_total_flops() == flops_alone.get_total_flops(),
+        "counter": counted(counter),
+        "counter under FlopCounterMode": counted(second),
+    }
+
+
+@probe(category="nesting", weight=2, hints=["exit-cleanly"])
+def exception_exits_cleanly(solution: Any) -> dict[str, Any]:
+    """An exception inside the block: the mode is popped, counts so far kept, later ops not counted."""
+    a, b = randn(3, 4, seed=46), randn(4, 2, seed=47)
+    counter = solution.OpCounter()
+    raised = None
+    try:
+        with counter:
+            torch.mm(a, b)
+            raise KeyError("boom")
+    except KeyError as exc:
+        raised = type(exc).__name__
+    popped = _get_current_dispatch_mode() is None
+    torch.mm(a, b)  # must not be counted
+    return {"raised": raised, "mode popped": popped, **counted(counter)}
+
+
+# ---------------------------------------------------------------- passthrough
+
+
+@probe(category="passthrough", weight=2, hints=["kwargs"])
+def results_unchanged(solution: Any) -> dict[str, Any]:
+    """Under the counter, ops compute what they compute without it: dtypes, keepdim, factories, grads."""
+    a = randn(3, 4, seed=50)
+    model, x = mlp([4, 5, 2], seed=52), randn(3, 4, seed=53)
+    with solution.OpCounter():
+        doubled = a.to(torch.float64) * 2
+        half = a.to(dtype=torch.bfloat16)
+        summed = torch.sum(a, dim=1, keepdim=True)
+        ones = torch.ones(2, 3, dtype=torch.float64)
+        model(x).sum().backward()
+    return {
+        "doubled": doubled,
+        "half": half,
+        "summed": summed,
+        "ones": ones,
+        "weight grad": model[0].weight.grad,
+    }
+
+
+@probe(category="passthrough", weight=2, hints=["kwargs", "overloads"])
+def out_variants_write_buffers(solution: Any) -> dict[str, Any]:
+    """Under the counter, out= calls (mm, add, sum) write their buffers as without it."""
+    a, b = randn(3, 4, seed=54), randn(4, 2, seed=55)
+    mm_buf, add_buf, sum_buf = torch.zeros(3, 2), torch.zeros(3, 4), torch.zeros(4)
+    try:
+        with solution.OpCounter():
+            torch.mm(a, b, out=mm_buf)
+            torch.add(a, 1.5, out=add_buf)
+            torch.sum(a, dim=0, out=sum_buf)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "mm": None, "add": None, "sum": None}
+    return {"error": None, "mm": mm_buf, "add": add_buf, "sum": sum_buf}

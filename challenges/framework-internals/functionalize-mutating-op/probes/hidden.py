@@ -1,0 +1,334 @@
+"""Hidden probes for functionalize-mutating-op: they make the score.
+
+Three categories:
+
+- ``eager``: the two operators and ``RunningMean`` called directly, values
+  compared with the reference's.
+- ``compile``: the same under ``torch.compile(fullgraph=True,
+  backend="aot_eager")``, where an undeclared mutation is silently dropped,
+  plus opcheck's ``test_faketensor`` and ``test_aot_dispatch_dynamic``.
+- ``aliasing``: who shares memory with whom: the in-place result seen through
+  views, the functional result's fresh storage, ``ema_trajectory``'s states
+  (values and storages), the schemas' alias annotations and opcheck's
+  ``test_schema``.
+
+Every probe calls the operators through the dispatcher
+(``torch.ops.interview...``). A probe whose target is missing or raises
+returns the exception's class name, so the candidate sees a mismatch rather
+than a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from probekit import probe
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def ema_(avg: torch.Tensor, value: torch.Tensor, decay: float) -> Any:
+    return torch.ops.interview.ema_update_(avg, value, decay)
+
+
+def ema(avg: torch.Tensor, value: torch.Tensor, decay: float) -> torch.Tensor:
+    return torch.ops.interview.ema_update(avg, value, decay)
+
+
+def root_error(exc: BaseException) -> str:
+    """The innermost exception's class name (torch.compile wraps the real one)."""
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return type(exc).__name__
+
+
+def guarded(fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -> dict[str, Any]:
+    """fn()'s observation with an "error": None entry, or the error with every key None."""
+    try:
+        return {"error": None, **fn()}
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": root_error(exc), **dict.fromkeys(keys)}
+
+
+def error_name(fn: Callable[[], Any]) -> str:
+    """Run fn; "ok" if it returned, else the class name of what it raised."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return type(exc).__name__
+    return "ok"
+
+
+def opcheck_table(op_name: str, samples: dict[str, tuple[Any, ...]], tests: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """opcheck each sample with each test, one at a time, so one failure hides no other."""
+
+    def run(args: tuple[Any, ...], test: str) -> None:
+        op = getattr(torch.ops.interview, op_name).default
+        torch.library.opcheck(op, args, test_utils=test)
+
+    return {
+        name: {test: error_name(lambda args=args, test=test: run(args, test)) for test in tests}
+        for name, args in samples.items()
+    }
+
+
+def compiled(fn: Callable[..., Any], **opts: Any) -> Callable[..., Any]:
+    return torch.compile(fn, fullgraph=True, backend="aot_eager", **opts)
+
+
+def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+# ---------------------------------------------------------------- eager
+
+
+@probe(category="eager", rtol=1e-12, atol=1e-12)
+def eager_inplace_float64(solution: Any) -> dict[str, Any]:
+    """Eager ema_update_ on a float64 (3, 4) tensor: returns None, avg updated twice."""
+    avg = randn(3, 4, dtype=torch.float64, seed=1)
+    returned = ema_(avg, randn(3, 4, dtype=torch.float64, seed=2), 0.75)
+    ema_(avg, randn(3, 4, dtype=torch.float64, seed=3), 0.5)
+    return {"returned": returned, "avg": avg}
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
+def eager_functional_values(solution: Any) -> dict[str, Any]:
+    """Eager ema_update in float32 (2, 3, 5) and float64 (7,): values, inputs unchanged."""
+
+    def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for i, (shape, dtype) in enumerate((((2, 3, 5), torch.float32), ((7,), torch.float64))):
+            avg, value = randn(*shape, dtype=dtype, seed=10 + i), randn(*shape, dtype=dtype, seed=20 + i)
+            avg0, value0 = avg.clone(), value.clone()
+            y = ema(avg, value, 0.9)
+            out[str(dtype)] = {
+                "y": y,
+                "avg unchanged": bool(torch.equal(avg, avg0)),
+                "value unchanged": bool(torch.equal(value, value0)),
+            }
+        return out
+
+    return guarded(run, (str(torch.float32), str(torch.float64)))
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6)
+def eager_running_mean(solution: Any) -> dict[str, Any]:
+    """RunningMean: three training steps then one eval step, outputs and buffer."""
+    torch.manual_seed(0)
+    module = solution.RunningMean(5, decay=0.8)
+    outputs = [module(randn(4, 5, seed=40 + i)) for i in range(3)]
+    module.eval()
+    outputs.append(module(randn(4, 5, seed=43)))
+    return {"outputs": outputs, "running": module.running.clone()}
+
+
+# ---------------------------------------------------------------- compile
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["declare-mutation"])
+def compile_mutates_graph_input(solution: Any) -> dict[str, Any]:
+    """Compiled fns update their input (called twice) and a buffer made inside the graph."""
+
+    def f(avg: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        ema_(avg, value, 0.5)
+        return avg * 2.0 + 1.0
+
+    def g(value: torch.Tensor) -> torch.Tensor:
+        buf = torch.zeros_like(value)
+        ema_(buf, value, 0.5)
+        ema_(buf, value * 2.0, 0.5)
+        return buf
+
+    avg = randn(4, 3, seed=50)
+    keys = ("first", "avg after first", "second", "avg after second", "buffer made inside")
+
+    def run() -> dict[str, Any]:
+        fc = compiled(f)
+        first = fc(avg, randn(4, 3, seed=51))
+        avg_after_first = avg.clone()
+        second = fc(avg, randn(4, 3, seed=52))
+        buf = compiled(g)(randn(8, seed=70))
+        return dict(zip(keys, (first, avg_after_first, second, avg.clone(), buf)))
+
+    return guarded(run, keys)
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["declare-mutation", "views"])
+def compile_mutates_views(solution: Any) -> dict[str, Any]:
+    """Compiled fn updates a row and a column of its input, and a view passed as the input."""
+
+    def f(base: torch.Tensor, row: torch.Tensor, col: torch.Tensor) -> torch.Tensor:
+        ema_(base[1], row, 0.5)
+        ema_(base.t()[2], col, 0.25)
+        return base.sum(dim=0)
+
+    def g(avg: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        ema_(avg, value, 0.5)
+        return avg + 0.0
+
+    def run() -> dict[str, Any]:
+        base = randn(4, 5, seed=60)
+        sums = compiled(f)(base, randn(5, seed=61), randn(4, seed=62))
+        big = randn(6, 3, seed=63)
+        column = compiled(g)(big[:, 1], randn(6, seed=64))
+        return {"sums": sums, "base after": base, "column": column, "big after": big}
+
+    return guarded(run, ("sums", "base after", "column", "big after"))
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["declare-mutation"])
+def compile_running_mean(solution: Any) -> dict[str, Any]:
+    """Compiled RunningMean: three training steps, the outputs and the buffer after each."""
+
+    def run() -> dict[str, Any]:
+        torch.manual_seed(0)
+        module = solution.RunningMean(5, decay=0.8)
+        fc = compiled(module)
+        outputs, buffers = [], []
+        for i in range(3):
+            outputs.append(fc(randn(4, 5, seed=80 + i)))
+            buffers.append(module.running.clone())
+        return {"outputs": outputs, "running": buffers}
+
+    return guarded(run, ("outputs", "running"))
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["functional-op", "functional-fake"])
+def compile_functional_dynamic(solution: Any) -> dict[str, Any]:
+    """Compiled (dynamic=True) fn around ema_update, two shapes: outputs, inputs unchanged."""
+
+    def f(avg: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(ema(avg * 2.0, value, 0.7)) + avg
+
+    def run() -> dict[str, Any]:
+        fc = compiled(f, dynamic=True)
+        out: dict[str, Any] = {}
+        for i, shape in enumerate(((3, 4), (5, 2))):
+            avg, value = randn(*shape, seed=90 + i), randn(*shape, seed=95 + i)
+            avg0 = avg.clone()
+            out[str(list(shape))] = {"y": fc(avg, value), "avg unchanged": bool(torch.equal(avg, avg0))}
+        return out
+
+    return guarded(run, ("[3, 4]", "[5, 2]"))
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["trajectory", "functional-op"])
+def compile_trajectory(solution: Any) -> dict[str, Any]:
+    """Compiled ema_trajectory over three values: states, caller's avg unchanged."""
+    avg = randn(2, 3, seed=100)
+    values = [randn(2, 3, seed=101 + i) for i in range(3)]
+
+    def run() -> dict[str, Any]:
+        states = compiled(solution.ema_trajectory)(avg, values, 0.5)
+        return {"states": [s.clone() for s in states], "avg after": avg.clone()}
+
+    return guarded(run, ("states", "avg after"))
+
+
+@probe(category="compile", weight=2, hints=["functional-fake", "declare-mutation"])
+def opcheck_fake_and_aot(solution: Any) -> dict[str, Any]:
+    """opcheck's test_faketensor and test_aot_dispatch_dynamic on both operators."""
+    tests = ("test_faketensor", "test_aot_dispatch_dynamic")
+    samples = {
+        "float32 (4, 3)": (randn(4, 3, seed=110), randn(4, 3, seed=111), 0.5),
+        "float64 transposed": (randn(5, 2, dtype=torch.float64, seed=112).t(), randn(2, 5, dtype=torch.float64, seed=113), 0.9),
+    }
+    return {
+        "ema_update_": opcheck_table("ema_update_", samples, tests),
+        "ema_update": opcheck_table("ema_update", samples, tests),
+    }
+
+
+# ---------------------------------------------------------------- aliasing
+
+
+@probe(category="aliasing", weight=2, hints=["declare-mutation", "functional-op"])
+def opcheck_schema_both_ops(solution: Any) -> dict[str, Any]:
+    """opcheck's test_schema on both operators: the schema must tell the truth about writes."""
+    samples = {
+        "float32 (6,)": (randn(6, seed=120), randn(6, seed=121), 0.3),
+        "float64 (2, 3, 4)": (randn(2, 3, 4, dtype=torch.float64, seed=122), randn(2, 3, 4, dtype=torch.float64, seed=123), 0.8),
+        "float32 transposed": (randn(4, 3, seed=124).t(), randn(3, 4, seed=125), 0.5),
+    }
+    return {
+        "ema_update_": opcheck_table("ema_update_", samples, ("test_schema",)),
+        "ema_update": opcheck_table("ema_update", samples, ("test_schema",)),
+    }
+
+
+@probe(category="aliasing", weight=2, hints=["declare-mutation"])
+def schema_alias_annotations(solution: Any) -> dict[str, Any]:
+    """The schemas: which arguments each operator declares as written, and what it returns."""
+
+    def describe(op_name: str) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            schema = getattr(torch.ops.interview, op_name).default._schema
+            written = [arg.name for arg in schema.arguments if arg.alias_info is not None and arg.alias_info.is_write]
+            returns = [
+                {"type": str(ret.type), "aliases": ret.alias_info is not None} for ret in schema.returns
+            ]
+            return {"written": written, "returns": returns}
+
+        return guarded(run, ("written", "returns"))
+
+    return {"ema_update_": describe("ema_update_"), "ema_update": describe("ema_update")}
+
+
+@probe(category="aliasing", weight=2, rtol=1e-12, atol=1e-12, hints=["views"])
+def inplace_through_views(solution: Any) -> dict[str, Any]:
+    """Eager ema_update_ on a base seen through a view, and on views seen through the base."""
+    base = randn(3, 4, dtype=torch.float64, seed=130)
+    row_view = base[2]
+    ema_(base, randn(3, 4, dtype=torch.float64, seed=131), 0.5)
+    seen_through_view = row_view.clone()
+    ema_(base.t()[1], randn(3, dtype=torch.float64, seed=132), 0.25)  # a strided column
+    ema_(base[0, ::2], randn(2, dtype=torch.float64, seed=133), 0.5)  # every other element of a row
+    return {"row view after first": seen_through_view, "base after": base, "row view after": row_view.clone()}
+
+
+@probe(category="aliasing", weight=2, hints=["functional-op"])
+def functional_output_is_fresh(solution: Any) -> dict[str, Any]:
+    """ema_update's output shares no memory with its inputs, eagerly and compiled."""
+
+    def f(avg: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        return ema(avg, value, 0.5)
+
+    def facts(fn: Callable[..., torch.Tensor]) -> dict[str, Any]:
+        avg, value = randn(3, 3, seed=140), randn(3, 3, seed=141)
+        avg0 = avg.clone()
+        y = fn(avg, value)
+        shares = shares_memory(y, avg) or shares_memory(y, value)
+        y.fill_(0.0)  # writing the result must not reach the inputs
+        return {"shares memory": shares, "avg unchanged after writing y": bool(torch.equal(avg, avg0))}
+
+    return {
+        "eager": guarded(lambda: facts(f), ("shares memory", "avg unchanged after writing y")),
+        "compiled": guarded(lambda: facts(compiled(f)), ("shares memory", "avg unchanged after writing y")),
+    }
+
+
+@probe(category="aliasing", weight=2, rtol=1e-6, atol=1e-6, hints=["trajectory"])
+def trajectory_states_independent(solution: Any) -> dict[str, Any]:
+    """Eager ema_trajectory over four values: the states, avg afterwards, and who shares memory."""
+    avg = randn(6, seed=30)
+    values = [randn(6, seed=31 + i) for i in range(4)]
+    keys = ("states", "avg after", "shares with an input", "distinct storages")
+
+    def run() -> dict[str, Any]:
+        states = solution.ema_trajectory(avg, values, 0.6)
+        inputs = [avg, *values]
+        return {
+            "states": [s.clone() for s in states],
+            "avg after": avg.clone(),
+            "shares with an input": [any(shares_memory(s, t) for t in inputs) for s in states],
+            "distinct storages": len({s.untyped_storage().data_ptr() for s in states}),
+        }
+
+    return guarded(run, keys)
