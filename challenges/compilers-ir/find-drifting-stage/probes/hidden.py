@@ -1,0 +1,379 @@
+"""Hidden probes for find-drifting-stage: they make the score.
+
+Each probe builds a real five-stage lowering pipeline for a small model
+(see ``build_pipeline``), sometimes with one stage broken by a real
+mechanism, calls the candidate's ``find_drifting_stage(stages, inputs)`` and
+returns its report. Two categories:
+
+- ``localise``: only the stage it names as the first to drift is checked
+  (``first_stage_matches``). There is a pipeline with no drift, one with
+  drift at each stage, drift that only one input batch shows, drift that
+  only one output shows, and drift that turns outputs into NaN.
+- ``report``: the whole report is checked, the first stage and every
+  stage's ``max_abs`` and ``ratio`` (``report_matches``), against the
+  reference's.
+
+The drift mechanisms (all real, none is added noise):
+
+- fx: the decomposition table maps ``aten.gelu`` to the tanh approximation,
+  ``aten.native_layer_norm`` to the one-pass variance ``E[x^2] - E[x]^2``
+  (catastrophic cancellation once activations carry a large offset), or
+  ``aten._softmax`` to ``exp(x) / sum(exp(x))`` without subtracting the
+  maximum (``exp`` overflows for logits above 88.7: NaN);
+- onnx: the exporter's symbolic for ``aten::gelu`` emits the tanh formula,
+  or the one for ``aten::_softmax`` emits ``Exp``/``ReduceSum``/``Div``;
+- ort: the session enables onnxruntime's ``GeluApproximation`` rewrite
+  (``optimization.enable_gelu_approximation``), a real optimizer pass that
+  turns the fused Gelu into FastGelu;
+- fp16: no planted bug; float16's 11-bit significand cannot hold
+  activations that carry a large common offset (its spacing is 0.0625 at
+  100), and LayerNorm amplifies what is lost.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+import torch.nn.functional as F
+from probekit import probe
+from torch import nn
+
+# ---------------------------------------------------------------- the pipeline
+
+
+class Stage(NamedTuple):
+    """One stage: its name, how to run it on one input batch, and its own tolerance."""
+
+    name: str
+    run: Callable[..., tuple[np.ndarray, ...]]
+    rtol: float
+    atol: float
+
+
+FP32_TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
+FP16_TOLERANCE = {"rtol": 1e-2, "atol": 2e-3}
+OPSET = 17
+
+
+def flatten(out: Any) -> list[torch.Tensor]:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    return [t for item in out for t in flatten(item)]
+
+
+def torch_runner(fn: Callable[..., Any]) -> Callable[..., tuple[np.ndarray, ...]]:
+    def run(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        with torch.no_grad():
+            return tuple(t.numpy() for t in flatten(fn(*(torch.from_numpy(a) for a in arrays))))
+
+    return run
+
+
+def ort_runner(
+    model_bytes: bytes, level: ort.GraphOptimizationLevel, config: dict[str, str] | None = None, dtype: Any = None
+) -> Callable[..., tuple[np.ndarray, ...]]:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level
+    options.log_severity_level = 3
+    for key, value in (config or {}).items():
+        options.add_session_config_entry(key, value)
+    session = ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+
+    def run(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        feed = {n: (a.astype(dtype) if dtype is not None else a) for n, a in zip(names, arrays, strict=True)}
+        return tuple(session.run(None, feed))
+
+    return run
+
+
+def softmax_symbolic(g: Any, x: Any, dim: Any, half_to_float: Any) -> Any:
+    """aten::_softmax -> ONNX Softmax (the TorchScript exporter has no symbolic for this core ATen op)."""
+    from torch.onnx.symbolic_helper import _get_const
+
+    return g.op("Softmax", x, axis_i=_get_const(dim, "i", "dim"))
+
+
+def build_pipeline(
+    model: nn.Module,
+    example: tuple[np.ndarray, ...],
+    *,
+    decompositions: dict[Any, Callable[..., Any]] | None = None,
+    symbolics: dict[str, Callable[..., Any]] | None = None,
+    ort_config: dict[str, str] | None = None,
+) -> list[Stage]:
+    """eager -> fx (make_fx + core ATen decompositions) -> onnx (export of the fx graph, run unoptimized)
+    -> ort (the same file, every onnxruntime optimization) ; fp16 (the onnx file in float16, unoptimized)."""
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+    from torch._decomp import core_aten_decompositions
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    model.eval()
+    ex = tuple(torch.from_numpy(a) for a in example)
+    table = dict(core_aten_decompositions())
+    table.update(decompositions or {})
+    with torch.no_grad():
+        graph_module = make_fx(model, decomposition_table=table)(*ex)
+
+    registered = {"aten::_softmax": softmax_symbolic, **(symbolics or {})}
+    for name, fn in registered.items():
+        torch.onnx.register_custom_op_symbolic(name, fn, OPSET)
+    buf = io.BytesIO()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(graph_module, ex, buf, dynamo=False, opset_version=OPSET)
+    finally:
+        for name in registered:
+            torch.onnx.unregister_custom_op_symbolic(name, OPSET)
+    onnx_bytes = buf.getvalue()
+    fp16_bytes = convert_float_to_float16(onnx.load_from_string(onnx_bytes), keep_io_types=False).SerializeToString()
+
+    level = ort.GraphOptimizationLevel
+    return [
+        Stage("eager", torch_runner(model), rtol=0.0, atol=0.0),
+        Stage("fx", torch_runner(graph_module), **FP32_TOLERANCE),
+        Stage("onnx", ort_runner(onnx_bytes, level.ORT_DISABLE_ALL), **FP32_TOLERANCE),
+        Stage("ort", ort_runner(onnx_bytes, level.ORT_ENABLE_ALL, ort_config), **FP32_TOLERANCE),
+        Stage("fp16", ort_runner(fp16_bytes, level.ORT_DISABLE_ALL, dtype=np.float16), **FP16_TOLERANCE),
+    ]
+
+
+# ---------------------------------------------------------------- planted drifts
+
+
+def gelu_tanh(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """A GELU decomposition that quietly uses the tanh approximation."""
+    return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x**3)))
+
+
+def layer_norm_one_pass(
+    x: torch.Tensor, normalized_shape: list[int], weight: torch.Tensor, bias: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A LayerNorm decomposition with the one-pass variance E[x^2] - E[x]^2."""
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    mean = x.mean(dims, keepdim=True)
+    var = (x * x).mean(dims, keepdim=True) - mean * mean
+    rstd = torch.rsqrt(var + eps)
+    return (x - mean) * rstd * weight + bias, mean, rstd
+
+
+def softmax_no_max(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    """A softmax decomposition that skips the max subtraction."""
+    e = torch.exp(x)
+    return e / e.sum(dim, keepdim=True)
+
+
+def gelu_tanh_symbolic(g: Any, x: Any, approximate: Any = "none") -> Any:
+    """An export symbolic for aten::gelu that emits the tanh formula."""
+
+    def c(v: float) -> Any:
+        return g.op("Constant", value_t=torch.tensor(v))
+
+    inner = g.op("Mul", c(0.7978845608028654), g.op("Add", x, g.op("Mul", c(0.044715), g.op("Pow", x, c(3.0)))))
+    return g.op("Mul", g.op("Mul", c(0.5), x), g.op("Add", c(1.0), g.op("Tanh", inner)))
+
+
+def softmax_no_max_symbolic(g: Any, x: Any, dim: Any, half_to_float: Any) -> Any:
+    """An export symbolic for aten::_softmax as Exp / ReduceSum / Div."""
+    from torch.onnx.symbolic_helper import _get_const
+
+    axes = g.op("Constant", value_t=torch.tensor([_get_const(dim, "i", "dim")], dtype=torch.int64))
+    e = g.op("Exp", x)
+    return g.op("Div", e, g.op("ReduceSum", e, axes, keepdims_i=1))
+
+
+ATEN = torch.ops.aten
+FX_GELU = {"decompositions": {ATEN.gelu.default: gelu_tanh}}
+FX_LAYER_NORM = {"decompositions": {ATEN.native_layer_norm.default: layer_norm_one_pass}}
+FX_SOFTMAX = {"decompositions": {ATEN._softmax.default: softmax_no_max}}
+ONNX_GELU = {"symbolics": {"aten::gelu": gelu_tanh_symbolic}}
+ONNX_SOFTMAX = {"symbolics": {"aten::_softmax": softmax_no_max_symbolic}}
+ORT_GELU = {"ort_config": {"optimization.enable_gelu_approximation": "1"}}
+
+# ---------------------------------------------------------------- models and inputs
+
+D = 32
+
+
+class MLPBlock(nn.Module):
+    """LayerNorm -> Linear -> GELU -> Linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(D)
+        self.fc1 = nn.Linear(D, 2 * D)
+        self.fc2 = nn.Linear(2 * D, D)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(F.gelu(self.fc1(self.ln(x))))
+
+
+class CosineAttention(nn.Module):
+    """Attention on cosine similarity with a logit scale of 100 (tied query/key projection)."""
+
+    def __init__(self, heads: int = 2, scale: float = 100.0) -> None:
+        super().__init__()
+        self.heads, self.scale = heads, scale
+        self.ln = nn.LayerNorm(D)
+        self.qk = nn.Linear(D, D)
+        self.v = nn.Linear(D, D)
+        self.out = nn.Linear(D, D)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        h = self.ln(x)
+        qk = F.normalize(self.qk(h).reshape(b, t, self.heads, d // self.heads).transpose(1, 2), dim=-1)
+        v = self.v(h).reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+        probs = (self.scale * qk @ qk.transpose(-1, -2)).softmax(dim=-1)
+        return self.out((probs @ v).transpose(1, 2).reshape(b, t, d))
+
+
+class TwoHeads(nn.Module):
+    """Two outputs: a linear head, and a small GELU head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(D)
+        self.head = nn.Linear(D, D)
+        self.fc = nn.Linear(D, 2 * D)
+        self.aux = nn.Linear(2 * D, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.ln(x)
+        return self.head(h), self.aux(F.gelu(self.fc(h)))
+
+
+def build(cls: type[nn.Module], seed: int) -> nn.Module:
+    torch.manual_seed(seed)
+    model = cls()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    return model.eval()
+
+
+def batches(seed: int, *specs: tuple[float, float]) -> list[tuple[np.ndarray, ...]]:
+    """One (4, 8, 32) float32 batch per (scale, offset): normal(offset, scale)."""
+    rng = np.random.default_rng(seed)
+    return [((rng.normal(0.0, scale, size=(4, 8, D)) + offset).astype(np.float32),) for scale, offset in specs]
+
+
+PLAIN = ((1.0, 0.0), (2.5, 0.0))
+OFFSET_LAST = ((1.0, 0.0), (2.5, 0.0), (1.0, 100.0))
+
+# ---------------------------------------------------------------- running the candidate
+
+
+def observe(solution: Any, stages: list[Stage], inputs: list[tuple[np.ndarray, ...]]) -> Any:
+    """Call the candidate and return its report as plain data (or what is wrong with it)."""
+    report = solution.find_drifting_stage(stages, inputs)
+    if not isinstance(report, dict) or "first" not in report or "errors" not in report:
+        return f"find_drifting_stage returned {type(report).__name__}, not a dict with 'first' and 'errors'"
+    first = report["first"]
+    if first is not None and not isinstance(first, str):
+        return f"'first' is a {type(first).__name__}, not a stage name or None"
+    errors = report["errors"]
+    if not isinstance(errors, dict):
+        return f"'errors' is a {type(errors).__name__}, not a dict"
+    out: dict[str, Any] = {}
+    for name, entry in errors.items():
+        if not isinstance(entry, dict):
+            return f"errors[{name!r}] is a {type(entry).__name__}, not a dict"
+        values = {}
+        for key in ("max_abs", "ratio"):
+            value = entry.get(key)
+            if isinstance(value, np.generic | np.ndarray | torch.Tensor) and np.size(value) == 1:
+                value = float(value)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return f"errors[{name!r}][{key!r}] is {value!r}, not a number"
+            values[key] = float(value)
+        out[str(name)] = values
+    return {"first": first, "errors": out}
+
+
+def case(solution: Any, cls: type[nn.Module], seed: int, specs: tuple[tuple[float, float], ...], **drift: Any) -> Any:
+    inputs = batches(seed, *specs)
+    stages = build_pipeline(build(cls, seed), inputs[0], **drift)
+    return observe(solution, stages, inputs)
+
+
+# ---------------------------------------------------------------- localise
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["own-tolerance"])
+def no_drift_anywhere(solution: Any) -> Any:
+    """A healthy pipeline: fp16 is further off than the others, but within its own tolerance."""
+    return case(solution, MLPBlock, 10, PLAIN)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["compare-to-eager"])
+def fx_tanh_gelu_decomposition(solution: Any) -> Any:
+    """A drift planted in the fx stage; every later stage inherits it."""
+    return case(solution, MLPBlock, 11, PLAIN, **FX_GELU)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["nan-is-drift"])
+def fx_softmax_overflow(solution: Any) -> Any:
+    """Cosine attention with logit scale 100; a drift planted in the fx stage turns outputs into NaN."""
+    return case(solution, CosineAttention, 12, PLAIN, **FX_SOFTMAX)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["every-batch"])
+def fx_layernorm_variance_last_batch(solution: Any) -> Any:
+    """A drift planted in the fx stage that only the last of three batches (activations near 100) shows."""
+    return case(solution, MLPBlock, 13, OFFSET_LAST, **FX_LAYER_NORM)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["compare-to-eager"])
+def onnx_tanh_gelu_symbolic(solution: Any) -> Any:
+    """A drift planted in the onnx stage (the exporter's lowering of one op)."""
+    return case(solution, MLPBlock, 14, PLAIN, **ONNX_GELU)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["every-output"])
+def ort_rewrite_in_second_output(solution: Any) -> Any:
+    """Two outputs; a drift planted in the ort stage shows in the second output only."""
+    return case(solution, TwoHeads, 15, PLAIN, **ORT_GELU)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["every-batch", "own-tolerance"])
+def fp16_offset_activations(solution: Any) -> Any:
+    """A healthy pipeline, but the last batch's activations sit near 100."""
+    return case(solution, MLPBlock, 16, OFFSET_LAST)
+
+
+# ---------------------------------------------------------------- report
+
+
+@probe(category="report", weight=2, check="report_matches", hints=["report-definition", "own-tolerance"])
+def report_healthy_attention(solution: Any) -> Any:
+    """Every stage's max_abs and ratio for a healthy cosine-attention pipeline."""
+    return case(solution, CosineAttention, 20, PLAIN)
+
+
+@probe(category="report", weight=2, check="report_matches", hints=["compare-to-eager", "report-definition"])
+def report_fx_drift_downstream(solution: Any) -> Any:
+    """The fx stage drifts: the later stages' errors, measured against eager, carry that drift."""
+    return case(solution, MLPBlock, 21, PLAIN, **FX_GELU)
+
+
+@probe(category="report", weight=2, check="report_matches", hints=["nan-is-drift", "report-definition"])
+def report_onnx_softmax_nan(solution: Any) -> Any:
+    """The onnx stage's softmax overflows: NaN outputs from there on, reported as infinite errors."""
+    return case(solution, CosineAttention, 22, PLAIN, **ONNX_SOFTMAX)
+
+
+@probe(category="report", weight=2, check="report_matches", hints=["own-tolerance", "report-definition"])
+def report_ort_drift_fp16_clean(solution: Any) -> Any:
+    """The ort stage drifts; the fp16 stage is built from the onnx stage and stays within its tolerance."""
+    return case(solution, MLPBlock, 23, PLAIN, **ORT_GELU)

@@ -1,0 +1,58 @@
+"""Custom check for onnx-export-verify, run in the trusted worker.
+
+A verification probe returns ``{"report": ..., "truth": ...}``: what the
+candidate's ``verify`` reported, and what the probe itself measured between
+onnxruntime and PyTorch before calling it. The truth used here is the one
+from the reference run (the expected observation): the probe built the ONNX
+file and the inputs itself, so it does not depend on the solution.
+
+A report passes when each of max_abs and max_rel is within 2% of the
+measured value (plus a floor of 1e-6 for max_abs and 1e-4 for max_rel, for
+the errors of a faithful export, which are float32 rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+FLOORS = {"max_abs": 1e-6, "max_rel": 1e-4}
+REL = 0.02
+
+
+def reported_error_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    truth = expected["truth"]
+    if not isinstance(actual, dict) or "report" not in actual:
+        return False, "the probe's observation is malformed"
+    report = actual["report"]
+    if isinstance(report, str):
+        return False, report
+    if not isinstance(report, dict):
+        return False, "verify() did not return a dict"
+    problems = []
+    for key, floor in FLOORS.items():
+        got = report.get(key)
+        want = float(truth[key])
+        if not isinstance(got, int | float) or isinstance(got, bool):
+            problems.append(f"{key} is missing or not a number")
+            continue
+        got = float(got)
+        if not math.isfinite(got):
+            problems.append(f"{key} = {got!r}, but the measured value is {want:.4g}")
+            continue
+        if abs(got - want) > REL * abs(want) + floor:
+            problems.append(f"{key} = {got:.4g}, but the probe measured {want:.4g}")
+    if problems:
+        return False, "verify() reported " + "; ".join(problems)
+    return True, f"max_abs {float(truth['max_abs']):.3g} and max_rel {float(truth['max_rel']):.3g} reported correctly"
+
+
+def every_size_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Export probes: every entry ("load" and one per size) must be "ok", as in the reference run."""
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is malformed"
+    failures = [f"{key}: {actual.get(key, 'not run')}" for key in expected if actual.get(key) != "ok"]
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        return False, failures[0][:600] + more
+    return True, f"the file ran correctly at {len(expected) - 1} sizes"

@@ -1,0 +1,431 @@
+"""Hidden probes for onnx-fold-batchnorm: they make the score.
+
+Each probe builds one or more ONNX models (exported from torch with the
+TorchScript exporter and ``do_constant_folding=False``, which keeps every
+BatchNormalization as its own node, or built directly with onnx.helper),
+runs the original in onnxruntime with graph optimizations off (onnxruntime
+would otherwise fold Conv + BN itself), calls the candidate's
+``fold_batchnorm``, and observes the result:
+
+- ``ops``: how many nodes of each type the returned graph has;
+- ``valid``: whether ``onnx.checker.check_model`` accepts it;
+- ``numerics``: the returned model run on the same inputs, within
+  ``1e-4 + 1e-4 * |y|`` of the original, every output, names included;
+- for the hygiene probes, whether the model passed in was left unchanged.
+
+Categories: ``folding`` (patterns that must fold), ``untouched`` (patterns
+that must not, because folding would change what the graph computes or
+because the parameters are not constants), ``hygiene`` (shared weights, the
+caller's model, a second run).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from onnx import TensorProto, helper, numpy_helper
+from probekit import probe
+from torch import nn
+
+ATOL = 1e-4
+RTOL = 1e-4
+DEBUG = False
+
+# ---------------------------------------------------------------- building models
+
+
+def randomize_batchnorms(model: nn.Module, seed: int) -> nn.Module:
+    """Give every BatchNorm trained-looking statistics and affine parameters."""
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                c = m.num_features
+                m.running_mean.copy_(torch.randn(c, generator=gen) * 0.5)
+                m.running_var.copy_(torch.rand(c, generator=gen) * 1.5 + 0.05)
+                m.weight.copy_(torch.rand(c, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(c, generator=gen) * 0.3)
+    return model.eval()
+
+
+def from_torch(model: nn.Module, example_shape: tuple[int, ...], seed: int) -> onnx.ModelProto:
+    """TorchScript export with constant folding off: BatchNormalization stays a separate node."""
+    torch.manual_seed(seed)
+    randomize_batchnorms(model, seed)
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (torch.randn(*example_shape),),
+            buf,
+            dynamo=False,
+            do_constant_folding=False,
+            opset_version=17,
+            input_names=["x"],
+        )
+    return onnx.load_from_string(buf.getvalue())
+
+
+def const(name: str, array: np.ndarray) -> TensorProto:
+    return numpy_helper.from_array(np.asarray(array, dtype=np.float32), name)
+
+
+def conv_weights(rng: np.random.Generator, prefix: str, cout: int, cin: int, k: int, *, bias: bool = True) -> list[TensorProto]:
+    out = [const(f"{prefix}.W", rng.normal(0, 0.4, size=(cout, cin, k, k)))]
+    if bias:
+        out.append(const(f"{prefix}.B", rng.normal(0, 0.2, size=cout)))
+    return out
+
+
+def bn_weights(rng: np.random.Generator, prefix: str, c: int, var_scale: float = 1.0) -> list[TensorProto]:
+    return [
+        const(f"{prefix}.scale", rng.uniform(0.5, 1.5, size=c)),
+        const(f"{prefix}.bias", rng.normal(0, 0.3, size=c)),
+        const(f"{prefix}.mean", rng.normal(0, 0.5, size=c)),
+        const(f"{prefix}.var", rng.uniform(0.05, 1.5, size=c) * var_scale),
+    ]
+
+
+def conv(prefix: str, x: str, out: str, *, bias: bool = True, pads: int = 1, **attrs: Any) -> onnx.NodeProto:
+    inputs = [x, f"{prefix}.W"] + ([f"{prefix}.B"] if bias else [])
+    return helper.make_node("Conv", inputs, [out], name=prefix, pads=[pads] * 4, **attrs)
+
+
+def bn(prefix: str, x: str, out: str, **attrs: Any) -> onnx.NodeProto:
+    names = [f"{prefix}.{p}" for p in ("scale", "bias", "mean", "var")]
+    return helper.make_node("BatchNormalization", [x, *names], [out], name=prefix, **attrs)
+
+
+def graph_model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[tuple[str, list[int]]],
+    outputs: list[str],
+    initializers: list[TensorProto],
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "probe",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],  # typed below
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    # Declare the outputs' types and shapes, as an exporter would: from shape inference.
+    inferred = onnx.shape_inference.infer_shapes(model).graph.output
+    del model.graph.output[:]
+    model.graph.output.extend(inferred)
+    return model
+
+
+# ---------------------------------------------------------------- running the pass
+
+
+def first_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+
+
+def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.log_severity_level = 3  # errors only: no notes about unused initializers
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def feeds_for(model: onnx.ModelProto, seed: int, fixed: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Inputs for every graph input that is not an initializer: random, or the given fixed values."""
+    rng = np.random.default_rng(seed)
+    inits = {t.name for t in model.graph.initializer}
+    out = dict(fixed or {})
+    for value in model.graph.input:
+        if value.name in inits or value.name in out:
+            continue
+        shape = tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
+        out[value.name] = rng.normal(0, 1.5, size=shape).astype(np.float32)
+    return out
+
+
+def op_counts(model: onnx.ModelProto) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for node in model.graph.node:
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def apply_pass(
+    solution: Any,
+    model: onnx.ModelProto,
+    seed: int,
+    *,
+    fixed: dict[str, np.ndarray] | None = None,
+    hygiene: bool = False,
+) -> dict[str, Any]:
+    """Run the candidate's pass on model and describe the result (see the module docstring)."""
+    feeds = feeds_for(model, seed, fixed)
+    want = run(model, feeds)
+    want_names = [o.name for o in model.graph.output]
+    before = model.SerializeToString(deterministic=True)
+    result = solution.fold_batchnorm(model)
+    if not isinstance(result, onnx.ModelProto):
+        return {"returned": f"fold_batchnorm returned a {type(result).__name__}, not an onnx.ModelProto"}
+    obs: dict[str, Any] = {"returned": "ModelProto", "ops": op_counts(result)}
+    try:
+        onnx.checker.check_model(result)
+        obs["valid"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        obs["valid"] = "onnx.checker: " + first_line(exc)
+    names = [o.name for o in result.graph.output]
+    if names != want_names:
+        obs["numerics"] = f"the graph outputs are {names}, they were {want_names}"
+    else:
+        try:
+            got = run(result, feeds)
+            problems = []
+            for name, g, w in zip(names, got, want, strict=True):
+                if g.shape != w.shape:
+                    problems.append(f"output {name!r} has shape {list(g.shape)}, was {list(w.shape)}")
+                    continue
+                err = np.abs(g.astype(np.float64) - w.astype(np.float64))
+                if not np.all(err <= ATOL + RTOL * np.abs(w)):
+                    problems.append(f"output {name!r} differs from the original's by up to {float(np.nanmax(err)):.3g}")
+            obs["numerics"] = "; ".join(problems) if problems else "ok"
+            if DEBUG:
+                worst = max(float(np.max(np.abs(g - w) / (ATOL + RTOL * np.abs(w)))) for g, w in zip(got, want, strict=True))
+                print(f"worst error / tolerance: {worst:.3g}")
+        except Exception as exc:  # noqa: BLE001
+            obs["numerics"] = "onnxruntime cannot run the result: " + first_line(exc)
+    if hygiene:
+        obs["input unchanged"] = model.SerializeToString(deterministic=True) == before
+    return obs
+
+
+# ---------------------------------------------------------------- torch models
+
+
+class Stem(nn.Module):
+    """ResNet-style stem: conv-bn-relu, a bias-free depthwise conv-bn, pooling."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.b1 = nn.BatchNorm2d(16)
+        self.c2 = nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False)
+        self.b2 = nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pool(torch.relu(self.b2(self.c2(torch.relu(self.b1(self.c1(x)))))))
+
+
+class Conv1dNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv1d(4, 12, 5, padding=2, dilation=1)
+        self.b = nn.BatchNorm1d(12)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.b(self.c(x)))
+
+
+class Conv3dNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv3d(2, 6, 3, padding=1, stride=(1, 2, 2), bias=False)
+        self.b = nn.BatchNorm3d(6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.b(self.c(x))
+
+
+class TransposedNet(nn.Module):
+    """A ConvTranspose followed by BatchNorm: not a Conv, its weight is laid out (C_in, C_out, ...)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.t = nn.ConvTranspose2d(4, 4, 2, stride=2)
+        self.b = nn.BatchNorm2d(4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.b(self.t(x))
+
+
+class ResidualNet(nn.Module):
+    """Three conv-bn pairs; the middle conv's raw output also feeds the skip connection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.c2, self.b2 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.c3, self.b3 = nn.Conv2d(8, 8, 1, bias=False), nn.BatchNorm2d(8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.b1(self.c1(x)))
+        raw = self.c2(h)
+        h = torch.relu(self.b2(raw)) + raw
+        return self.b3(self.c3(h))
+
+
+# ---------------------------------------------------------------- folding
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["fold-math", "conv-no-bias"])
+def resnet_stem(solution: Any) -> dict[str, Any]:
+    """Exported stem: conv-bn-relu, then a bias-free depthwise conv-bn: both pairs fold."""
+    return apply_pass(solution, from_torch(Stem(), (2, 3, 16, 16), seed=10), seed=1)
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["fold-math", "weight-layout"])
+def conv1d_and_conv3d(solution: Any) -> dict[str, Any]:
+    """Conv1d + BatchNorm1d and a strided bias-free Conv3d + BatchNorm3d: the filters are 3-D and 5-D."""
+    return {
+        "conv1d": apply_pass(solution, from_torch(Conv1dNet(), (2, 4, 20), seed=11), seed=2),
+        "conv3d": apply_pass(solution, from_torch(Conv3dNet(), (1, 2, 6, 8, 8), seed=12), seed=3),
+    }
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["epsilon"])
+def epsilon_attribute_and_default(solution: Any) -> dict[str, Any]:
+    """Small running variances: one BN with epsilon=0.01, one with no epsilon attribute (default 1e-5)."""
+    rng = np.random.default_rng(13)
+    inits = conv_weights(rng, "c1", 6, 3, 3) + bn_weights(rng, "bn1", 6, var_scale=1e-2)
+    inits += conv_weights(rng, "c2", 6, 6, 3) + bn_weights(rng, "bn2", 6, var_scale=1e-3)
+    nodes = [
+        conv("c1", "x", "c1_out"),
+        bn("bn1", "c1_out", "bn1_out", epsilon=0.01),
+        helper.make_node("Relu", ["bn1_out"], ["r"]),
+        conv("c2", "r", "c2_out"),
+        bn("bn2", "c2_out", "y"),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [2, 3, 8, 8])], ["y"], inits), seed=4)
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["fold-until-fixpoint"])
+def two_batchnorms_in_a_row(solution: Any) -> dict[str, Any]:
+    """Conv -> BN -> BN -> Relu: after the first fold, the second BN follows a Conv too."""
+    rng = np.random.default_rng(14)
+    inits = conv_weights(rng, "c", 5, 3, 3) + bn_weights(rng, "bnA", 5) + bn_weights(rng, "bnB", 5)
+    nodes = [
+        conv("c", "x", "c_out"),
+        bn("bnA", "c_out", "a"),
+        bn("bnB", "a", "b"),
+        helper.make_node("Relu", ["b"], ["y"]),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [1, 3, 7, 7])], ["y"], inits), seed=5)
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-output-name"])
+def batchnorm_output_is_a_graph_output(solution: Any) -> dict[str, Any]:
+    """The BN's output is a graph output and feeds two nodes: the folded Conv must produce that name."""
+    rng = np.random.default_rng(15)
+    inits = conv_weights(rng, "c", 4, 2, 3) + bn_weights(rng, "bn", 4)
+    nodes = [
+        conv("c", "x", "c_out"),
+        bn("bn", "c_out", "features"),
+        helper.make_node("Relu", ["features"], ["r"]),
+        helper.make_node("Add", ["features", "r"], ["y"]),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [2, 2, 6, 6])], ["features", "y"], inits), seed=6)
+
+
+# ---------------------------------------------------------------- untouched
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["match-producer"])
+def batchnorm_not_after_a_conv(solution: Any) -> dict[str, Any]:
+    """BatchNormalization on a graph input, and after an Add of two Convs: nothing to fold."""
+    rng = np.random.default_rng(16)
+    inits = bn_weights(rng, "bn0", 3) + conv_weights(rng, "c1", 3, 3, 3) + conv_weights(rng, "c2", 3, 3, 3)
+    inits += bn_weights(rng, "bn1", 3)
+    nodes = [
+        bn("bn0", "x", "n0"),
+        conv("c1", "n0", "a"),
+        conv("c2", "n0", "b"),
+        helper.make_node("Add", ["a", "b"], ["s"]),
+        bn("bn1", "s", "y"),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [1, 3, 6, 6])], ["y"], inits), seed=7)
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
+def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
+    """The Conv's raw output also feeds an Add, or is itself a graph output: the Conv must stay as it is."""
+    rng = np.random.default_rng(17)
+    inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
+    skip = [
+        conv("c", "x", "c_out"),
+        bn("bn", "c_out", "n"),
+        helper.make_node("Add", ["n", "c_out"], ["y"]),
+    ]
+    exposed = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    return {
+        "raw output feeds an Add": apply_pass(solution, graph_model(skip, [("x", [1, 4, 5, 5])], ["y"], inits), seed=8),
+        "raw output is a graph output": apply_pass(solution, graph_model(exposed, [("x", [1, 4, 5, 5])], ["c_out", "y"], inits), seed=9),
+    }
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["match-producer", "weight-layout"])
+def conv_transpose_then_batchnorm(solution: Any) -> dict[str, Any]:
+    """Exported ConvTranspose2d + BatchNorm2d: only Conv is folded; ConvTranspose's weight layout differs."""
+    return apply_pass(solution, from_torch(TransposedNet(), (2, 4, 5, 5), seed=18), seed=10)
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["constants-only"])
+def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
+    """The BN's variance is a graph input; the Conv's weight is a graph input; an initializer is also an input."""
+    rng = np.random.default_rng(19)
+    inits = conv_weights(rng, "c", 3, 3, 3) + bn_weights(rng, "bn", 3)
+    nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    values = {t.name: numpy_helper.to_array(t) for t in inits}
+
+    def without(name: str) -> list[TensorProto]:
+        return [t for t in inits if t.name != name]
+
+    runtime_var = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.var", [3])], ["y"], without("bn.var"))
+    runtime_weight = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.W", [3, 3, 3, 3])], ["y"], without("c.W"))
+    overridable = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.mean", [3])], ["y"], inits)
+    return {
+        "variance is an input": apply_pass(solution, runtime_var, seed=11, fixed={"bn.var": values["bn.var"]}),
+        "weight is an input": apply_pass(solution, runtime_weight, seed=12, fixed={"c.W": values["c.W"]}),
+        "mean is an initializer and an input": apply_pass(solution, overridable, seed=13),
+    }
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer", "fold-math"])
+def residual_network_folds_only_safe_pairs(solution: Any) -> dict[str, Any]:
+    """Three exported conv-bn pairs; the middle conv's raw output feeds the skip path: exactly two fold."""
+    return apply_pass(solution, from_torch(ResidualNet(), (2, 3, 8, 8), seed=20), seed=14)
+
+
+# ---------------------------------------------------------------- hygiene
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["shared-weights"])
+def weight_shared_by_two_convs(solution: Any) -> dict[str, Any]:
+    """Two Convs read the same weight initializer; only one is followed by a BN: the other must not change."""
+    rng = np.random.default_rng(21)
+    inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
+    nodes = [
+        conv("c", "x", "a"),
+        bn("bn", "a", "a_bn"),
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["b"], name="twin", pads=[1, 1, 1, 1]),
+        helper.make_node("Concat", ["a_bn", "b"], ["y"], axis=1),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [2, 4, 6, 6])], ["y"], inits), seed=15)
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["copy-the-model"])
+def callers_model_is_left_alone(solution: Any) -> dict[str, Any]:
+    """The model passed in must come back unchanged, and running the pass on its result changes nothing."""
+    model = from_torch(Stem(), (1, 3, 12, 12), seed=22)
+    first = apply_pass(solution, model, seed=16, hygiene=True)
+    again = solution.fold_batchnorm(solution.fold_batchnorm(model))
+    first["second run"] = op_counts(again) if isinstance(again, onnx.ModelProto) else "not a ModelProto"
+    return first
