@@ -1,0 +1,132 @@
+"""Custom check for autotune-tiled-matmul's search probes, run in the trusted worker.
+
+The worker never trusts the cost the sandbox reports: it recomputes the cost
+of the returned schedule with its own copy of the cost model (below,
+identical to the probes' and the statement's) and compares it with the
+optimum of the whole schedule space. The optima were found by exhaustive
+enumeration of every schedule (``exhaustive_optimum`` below, run offline:
+about 2-4 s per problem) and are stored in ``OPTIMA``. A problem whose
+optimum is ``None`` is a tiny-budget probe: there the schedule returned must
+be the best one the search measured.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+TOLERANCE = 0.05
+
+# (M, N, K, cache_lines) -> the fewest misses of any schedule in the space.
+OPTIMA: dict[tuple[int, int, int, int], int | None] = {
+    (112, 48, 48, 96): 3648,
+    (32, 64, 96, 32): 5376,
+    (48, 64, 64, 384): 1664,
+    (32, 48, 80, 96): 2016,
+    (96, 32, 80, 32): 6080,
+    (64, 48, 80, 96): 3552,
+    (96, 64, 48, 256): 2304,
+    (96, 48, 32, 32): None,  # budget 10: judged against what the search measured
+    (16, 24, 16, 16): 240,
+    (64, 64, 64, 64): 4608,
+    (32, 32, 32, 32): 896,
+}
+
+# ---------------------------------------------------------------- the cost model
+LINE = 8  # float64 elements per cache line (64 bytes)
+ORDERS = ("ijk", "ikj", "jik", "jki", "kij", "kji")
+
+
+def tile_options(dim: int) -> list[int]:
+    """Tile sizes a schedule may use along a dimension of size ``dim``: powers of two from 8 below dim, and dim."""
+    return [t for t in (8, 16, 32, 64, 128) if t < dim] + [dim]
+
+
+def cache_misses(M: int, N: int, K: int, ti: int, tj: int, tk: int, order: str, cache_lines: int) -> int:
+    """Misses of a fully associative LRU cache of ``cache_lines`` lines on the tiled matmul's trace.
+
+    A (M x K), B (K x N) and C (M x N) are row-major float64 arrays laid out one
+    after another in memory. The three tile loops run in ``order`` (outermost
+    first). Each tile step (i0, j0, k0) runs a micro-kernel that, for each row
+    r of its C tile, touches the lines of A[r, k0:k0+tk], then the lines of
+    every row of the B tile B[k0:k0+tk, j0:j0+tj], then the lines of
+    C[r, j0:j0+tj]. Edge tiles are clipped at the matrix bounds.
+    """
+    a_base, b_base, c_base = 0, M * K, M * K + K * N
+
+    def lines(base: int, row_len: int, r: int, c0: int, c1: int) -> tuple[int, ...]:
+        return tuple(range((base + r * row_len + c0) // LINE, (base + r * row_len + c1 - 1) // LINE + 1))
+
+    starts = {"i": range(0, M, ti), "j": range(0, N, tj), "k": range(0, K, tk)}
+    b_tiles = {
+        (k0, j0): tuple(ln for r in range(k0, min(k0 + tk, K)) for ln in lines(b_base, N, r, j0, min(j0 + tj, N)))
+        for k0 in starts["k"]
+        for j0 in starts["j"]
+    }
+    where = [order.index(axis) for axis in "ijk"]
+    lru: dict[int, None] = {}  # insertion order is recency order: first key = least recently used
+    misses = 0
+    for step in itertools.product(*(starts[axis] for axis in order)):
+        i0, j0, k0 = step[where[0]], step[where[1]], step[where[2]]
+        b_tile = b_tiles[k0, j0]
+        k1, j1 = min(k0 + tk, K), min(j0 + tj, N)
+        for r in range(i0, min(i0 + ti, M)):
+            for ln in lines(a_base, K, r, k0, k1) + b_tile + lines(c_base, N, r, j0, j1):
+                if ln in lru:
+                    del lru[ln]
+                else:
+                    misses += 1
+                    if len(lru) >= cache_lines:
+                        del lru[next(iter(lru))]
+                lru[ln] = None
+    return misses
+
+
+def exhaustive_optimum(M: int, N: int, K: int, cache_lines: int) -> int:
+    """The optimum over the whole space (offline only: too slow to run for every submission)."""
+    return min(
+        cache_misses(M, N, K, a, b, c, o, cache_lines)
+        for a in tile_options(M)
+        for b in tile_options(N)
+        for c in tile_options(K)
+        for o in ORDERS
+    )
+
+
+def search_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is malformed"
+    M, N, K, cache_lines = expected["problem"]
+    budget = expected["budget"]
+    if "error" in actual:
+        return False, str(actual["error"])
+    calls = actual.get("calls")
+    if not isinstance(calls, int) or calls > budget:
+        return False, f"search called the cost model {calls} times; the budget is {budget}"
+    config = actual.get("config")
+    if not (isinstance(config, list) and len(config) == 4):
+        return False, "search returned no schedule"
+    ti, tj, tk, order = config
+    for value, dim, axis in ((ti, M, "i"), (tj, N, "j"), (tk, K, "k")):
+        if value not in tile_options(dim):
+            return False, f"tile size {value} is not an option for axis {axis} (options {tile_options(dim)})"
+    if order not in ORDERS:
+        return False, f"order {order!r} is not one of {list(ORDERS)}"
+    cost = cache_misses(M, N, K, ti, tj, tk, order, cache_lines)
+    claimed = actual.get("claimed")
+    if claimed != cost:
+        return False, f"search reported cost {claimed} for tiles ({ti}, {tj}, {tk}) order {order!r}, which costs {cost}"
+    optimum = OPTIMA.get((M, N, K, cache_lines), "unknown")
+    if optimum == "unknown":
+        return False, f"no optimum is stored for problem {expected['problem']}"  # a package bug, not the candidate's
+    if optimum is None:
+        best = actual.get("best_measured")
+        if cost != best:
+            return False, f"with {calls} of {budget} calls, search returned a schedule costing {cost}, but it measured one costing {best}"
+        return True, f"returned the best of the {calls} schedule(s) it measured ({cost} misses)"
+    if cost > (1 + TOLERANCE) * optimum:
+        return False, (
+            f"the schedule found, tiles ({ti}, {tj}, {tk}) order {order!r}, costs {cost} misses, "
+            f"{cost / optimum:.2f}x the optimum; it must be within {TOLERANCE:.0%} ({calls} of {budget} calls used)"
+        )
+    return True, f"{cost} misses, {cost / optimum:.3f}x the optimum, with {calls} of {budget} calls"

@@ -1,0 +1,69 @@
+"""Custom check for onnx-constant-folding, run in the trusted worker.
+
+Structure (node counts per op type, number of initializers, interface) is
+compared with the reference's folded model; outputs are compared with the
+*original* model's onnxruntime outputs from the reference's run, run by run
+and feed by feed (a model with a random op is run twice in one session).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+def _arr(value: Any) -> np.ndarray | None:
+    return value.data if hasattr(value, "data") and hasattr(value, "dtype") and hasattr(value, "source") else None
+
+
+def _fmt_counts(counts: dict[str, int]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in counts.items()) + "}" if counts else "no nodes"
+
+
+def _outputs_problem(actual: Any, expected: Any) -> str | None:
+    if not isinstance(actual, list):
+        return str(actual)
+    for f, (got_runs, want_runs) in enumerate(zip(actual, expected, strict=True)):
+        for r, (got, want) in enumerate(zip(got_runs, want_runs, strict=True)):
+            where = f"feed {f}" + (f", run {r}" if len(want_runs) > 1 else "")
+            for name, ref_t in want.items():
+                g, e = _arr(got.get(name)), _arr(ref_t)
+                if g is None:
+                    return f"{where}: the folded model has no output {name!r}"
+                if g.shape != e.shape or g.dtype != e.dtype:
+                    return f"{where}: output {name!r} is {g.dtype}{list(g.shape)}, the original gives {e.dtype}{list(e.shape)}"
+                gv, ev = g.astype(np.float64), e.astype(np.float64)
+                bad = np.abs(gv - ev) > ATOL + RTOL * np.abs(ev)
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    return (
+                        f"{where}: output {name!r} differs from the original model's at {int(bad.sum())} of {g.size} "
+                        f"elements; first at flat index {i}: got {gv.flat[i]:.7g}, original {ev.flat[i]:.7g}"
+                    )
+    return None
+
+
+def folded_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is malformed"
+    if "error" in actual:
+        return False, str(actual["error"])
+    if actual.get("folded_interface") != expected["interface"]:
+        return False, f"the folded graph's inputs/outputs are {actual.get('folded_interface')}; they must stay {expected['interface']}"
+    if actual.get("check_model") != "ok":
+        return False, f"onnx.checker.check_model(full_check=True) rejects the folded model: {actual.get('check_model')}"
+    problem = _outputs_problem(actual.get("outputs"), expected["original"])
+    if problem:
+        return False, problem
+    if actual.get("op_counts") != expected["op_counts"]:
+        return False, (
+            f"the folded graph has {_fmt_counts(actual.get('op_counts') or {})}; "
+            f"expected {_fmt_counts(expected['op_counts'])} (from {expected['original_nodes']} nodes)"
+        )
+    if actual.get("initializers") != expected["initializers"]:
+        return False, f"the folded graph has {actual.get('initializers')} initializers; expected {expected['initializers']}"
+    return True, f"valid, same outputs, {_fmt_counts(expected['op_counts'])} and {expected['initializers']} initializers"

@@ -1,0 +1,344 @@
+"""Hidden probes for onnx-decompose-unsupported: they make the score.
+
+Two categories. ``report`` compares ``coverage_report`` exactly with the
+reference's. ``decompose`` runs ``decompose`` on a model, then (with the
+probe's own copy of the supported set) lists what is still unsupported,
+runs ``onnx.checker.check_model(full_check=True)`` and runs the rewritten
+model in onnxruntime; the check ``decomposition_ok`` compares those outputs
+with the reference run's outputs of the *original* model.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+from probekit import probe
+
+SUPPORTED_OPS = frozenset(
+    {
+        "Abs", "Add", "AveragePool", "Cast", "Clip", "Concat", "Constant", "Conv", "Div", "Equal",
+        "Erf", "Exp", "Expand", "Flatten", "Gather", "Gemm", "Identity", "Less", "Log", "MatMul",
+        "Max", "MaxPool", "Min", "Mul", "Neg", "Pow", "Reciprocal", "ReduceMax", "ReduceMean",
+        "ReduceSum", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Sqrt", "Squeeze", "Sub",
+        "Tanh", "Transpose", "Unsqueeze", "Where",
+    }
+)  # fmt: skip
+F32, F64 = TensorProto.FLOAT, TensorProto.DOUBLE
+
+
+# ---------------------------------------------------------------- building models
+
+
+def vi(name: str, shape: list[Any], elem: int = F32) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def init(name: str, value: np.ndarray) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(value), name)
+
+
+def make(nodes, inputs, outputs, opset: int, inits=(), extra_opsets=()) -> onnx.ModelProto:
+    graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs), initializer=list(inits))
+    opsets = [helper.make_opsetid("", opset), *(helper.make_opsetid(d, v) for d, v in extra_opsets)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=10)
+
+
+def randn(seed: int, *shape: int, scale: float = 1.0, dtype=np.float32) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)
+
+
+def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(None, feeds), strict=True))
+
+
+def _walk(graph: onnx.GraphProto):
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            if attr.type == AttributeProto.GRAPH:
+                yield from _walk(attr.g)
+            elif attr.type == AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from _walk(sub)
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).strip()[:400]}"
+
+
+def decompose_case(solution: Any, model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The observation the check reads: what is left, validity, and the outputs."""
+    obs: dict[str, Any] = {
+        "original": run(model, feeds),
+        "interface": {"inputs": [i.name for i in model.graph.input], "outputs": [o.name for o in model.graph.output]},
+    }
+    try:
+        new = solution.decompose(copy.deepcopy(model))
+    except Exception as exc:  # noqa: BLE001 - reported by the check
+        obs["error"] = "decompose raised " + _short(exc)
+        return obs
+    if not isinstance(new, onnx.ModelProto):
+        obs["error"] = f"decompose returned a {type(new).__name__}, not an onnx.ModelProto"
+        return obs
+    left = sorted(
+        {
+            n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}::{n.op_type}"
+            for n in _walk(new.graph)
+            if not (n.domain in ("", "ai.onnx") and n.op_type in SUPPORTED_OPS)
+        }
+    )
+    obs["unsupported_left"] = left
+    obs["rewritten_interface"] = {
+        "inputs": [i.name for i in new.graph.input],
+        "outputs": [o.name for o in new.graph.output],
+    }
+    try:
+        onnx.checker.check_model(new, full_check=True)
+        obs["check_model"] = "ok"
+    except Exception as exc:  # noqa: BLE001
+        obs["check_model"] = _short(exc)
+    try:
+        obs["outputs"] = run(new, feeds)
+    except Exception as exc:  # noqa: BLE001
+        obs["outputs"] = "onnxruntime failed: " + _short(exc)
+    return obs
+
+
+def report_of(solution: Any, model: onnx.ModelProto) -> Any:
+    got = solution.coverage_report(copy.deepcopy(model))
+    if not isinstance(got, dict):
+        return f"coverage_report returned a {type(got).__name__}, not a dict"
+    return {str(k): int(v) for k, v in sorted(got.items(), key=lambda kv: str(kv[0]))}
+
+
+# ---------------------------------------------------------------- report
+
+
+@probe(category="report", weight=2, hints=["report-domains"])
+def report_domains_and_counts(solution: Any) -> Any:
+    """Counts per op type; contrib (com.microsoft) and custom-domain nodes are keyed with their domain."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["a"]),
+        helper.make_node("Gelu", ["a"], ["b"], domain="com.microsoft"),
+        helper.make_node("Relu", ["b"], ["c"], domain="ai.onnx"),
+        helper.make_node("Relu", ["c"], ["d"], domain="npu.custom"),
+        helper.make_node("Softmax", ["d"], ["e"]),
+        helper.make_node("Einsum", ["e", "e"], ["f"], equation="ij,ij->ij"),
+        helper.make_node("Softmax", ["f"], ["g"], axis=0),
+        helper.make_node("Gelu", ["g"], ["h"]),
+        helper.make_node("Einsum", ["h", "x"], ["y"], equation="ij,ij->ij"),
+        helper.make_node("FusedMatMul", ["y", "w"], ["z"], domain="com.microsoft"),
+    ]
+    m = make(nodes, [vi("x", [4, 4])], [vi("z", [4, 4])], 20, [init("w", randn(1, 4, 4))],
+             [("com.microsoft", 1), ("npu.custom", 1)])  # fmt: skip
+    return report_of(solution, m)
+
+
+@probe(category="report", weight=2, hints=["report-subgraphs"])
+def report_nested_subgraphs(solution: Any) -> Any:
+    """An If whose branches hold unsupported ops, one branch holding another If."""
+    inner_then = helper.make_graph(
+        [helper.make_node("HardSwish", ["x"], ["it"]), helper.make_node("Softmax", ["it"], ["io"])],
+        "inner_then", [], [vi("io", [2, 3])],
+    )  # fmt: skip
+    inner_else = helper.make_graph(
+        [helper.make_node("Sin", ["x"], ["ie"]), helper.make_node("Relu", ["ie"], ["io2"])],
+        "inner_else", [], [vi("io2", [2, 3])],
+    )  # fmt: skip
+    then_g = helper.make_graph(
+        [helper.make_node("If", ["c"], ["t"], then_branch=inner_then, else_branch=inner_else)],
+        "then", [], [vi("t", [2, 3])],
+    )  # fmt: skip
+    else_g = helper.make_graph(
+        [helper.make_node("Gelu", ["x"], ["e1"]), helper.make_node("Softmax", ["e1"], ["e2"])],
+        "else", [], [vi("e2", [2, 3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("If", ["c"], ["r"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Softmax", ["r"], ["y"]),
+    ]
+    m = make(nodes, [vi("c", [], TensorProto.BOOL), vi("x", [2, 3])], [vi("y", [2, 3])], 20)
+    return report_of(solution, m)
+
+
+@probe(category="report", hints=["report-domains"])
+def report_fully_supported(solution: Any) -> Any:
+    """A model that uses only supported ops: the report is empty."""
+    nodes = [
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.float32(2.0))),
+        helper.make_node("MatMul", ["x", "w"], ["a"]),
+        helper.make_node("Mul", ["a", "k"], ["b"]),
+        helper.make_node("Sigmoid", ["b"], ["c"]),
+        helper.make_node("Identity", ["c"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [2, 4])], [vi("y", [2, 4])], 17, [init("w", randn(2, 4, 4))])
+    return report_of(solution, m)
+
+
+@probe(category="report", hints=["report-domains"])
+def report_torchscript_export(solution: Any) -> Any:
+    """A torch block exported with the TorchScript exporter at opset 17."""
+    import io
+    import warnings
+
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln = torch.nn.LayerNorm(8)
+            self.fc = torch.nn.Linear(8, 8)
+            self.act = torch.nn.Hardswish()
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.ln(x)
+            att = torch.softmax(h @ h.transpose(-1, -2), dim=-1)
+            return self.ln(self.act(self.fc(att @ h)))
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Block().eval(), (torch.zeros(2, 3, 8),), buf, dynamo=False, opset_version=17)
+    return report_of(solution, onnx.load_from_string(buf.getvalue()))
+
+
+# ---------------------------------------------------------------- decompose
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["gelu-approximate"])
+def gelu_exact_and_tanh(solution: Any) -> dict[str, Any]:
+    """Opset 20: Gelu with approximate="none" and approximate="tanh" side by side."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["a"], name="proj"),
+        helper.make_node("Gelu", ["a"], ["y_exact"], name="act_exact"),
+        helper.make_node("Gelu", ["a"], ["y_tanh"], name="act_tanh", approximate="tanh"),
+    ]
+    m = make(nodes, [vi("x", [4, 16])], [vi("y_exact", [4, 16]), vi("y_tanh", [4, 16])], 20,
+             [init("w", randn(3, 16, 16, scale=0.6))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(4, 4, 16, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["fresh-names"])
+def unnamed_nodes(solution: Any) -> dict[str, Any]:
+    """Opset 20: two Gelu, two Softmax and two HardSwish nodes, none of them named."""
+    nodes = [
+        helper.make_node("Gelu", ["x"], ["g1"]),
+        helper.make_node("Gelu", ["g1"], ["g2"]),
+        helper.make_node("Softmax", ["g2"], ["s1"]),
+        helper.make_node("HardSwish", ["s1"], ["h1"]),
+        helper.make_node("HardSwish", ["x"], ["h2"]),
+        helper.make_node("Add", ["h1", "h2"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["y"], axis=0),
+    ]
+    m = make(nodes, [vi("x", [3, 5])], [vi("y", [3, 5])], 20)
+    return decompose_case(solution, m, {"x": randn(5, 3, 5, scale=3.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["reduce-axes-opset"])
+def layernorm_opset17(solution: Any) -> dict[str, Any]:
+    """Opset 17: LayerNormalization over the last axis with scale and bias (ReduceMean takes axes as an attribute)."""
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln")]
+    m = make(nodes, [vi("x", [2, 3, 8])], [vi("y", [2, 3, 8])], 17,
+             [init("scale", randn(6, 8)), init("bias", randn(7, 8))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(8, 2, 3, 8, scale=4.0) + 3.0})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["reduce-axes-opset", "layernorm-axis"])
+def layernorm_opset18_positive_axis(solution: Any) -> dict[str, Any]:
+    """Opset 18: LayerNormalization with axis=1 on an intermediate rank-3 tensor, no bias, epsilon 1e-3."""
+    nodes = [
+        helper.make_node("Mul", ["x", "two"], ["t"], name="scale_up"),
+        helper.make_node("LayerNormalization", ["t", "scale"], ["y"], name="ln", axis=1, epsilon=1e-3),
+    ]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], 18,
+             [init("two", np.float32(2.0)), init("scale", randn(9, 3, 4))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(10, 2, 3, 4, scale=0.05)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["softmax-max", "reduce-axes-opset"])
+def softmax_opset13_large_logits(solution: Any) -> dict[str, Any]:
+    """Opset 13: Softmax over a middle axis of logits in the hundreds."""
+    nodes = [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)]
+    m = make(nodes, [vi("x", [2, 5, 3])], [vi("y", [2, 5, 3])], 13)
+    x = randn(11, 2, 5, 3, scale=40.0) + 300.0
+    x[1, :, 0] = [-900.0, -880.0, -905.0, -899.0, -950.0]
+    return decompose_case(solution, m, {"x": x})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["softmax-legacy"])
+def softmax_opset11_legacy(solution: Any) -> dict[str, Any]:
+    """Opset 11: Softmax with the default axis and with axis=2 on a rank-3 input."""
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["y_default"], name="sm_default"),
+        helper.make_node("Softmax", ["x"], ["y_axis2"], name="sm_axis2", axis=2),
+    ]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y_default", [2, 3, 4]), vi("y_axis2", [2, 3, 4])], 11)
+    return decompose_case(solution, m, {"x": randn(12, 2, 3, 4, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["hardswish"])
+def hardswish_both_saturations(solution: Any) -> dict[str, Any]:
+    """Opset 14: HardSwish on values from -6 to 6, both flat regions and the ramp."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("HardSwish", ["c"], ["y"], name="hs"),
+    ]
+    m = make(nodes, [vi("x", [1, 2, 5, 5])], [vi("y", [1, 3, 5, 5])], 14, [init("w", randn(13, 3, 2, 3, 3))])
+    return decompose_case(solution, m, {"x": randn(14, 1, 2, 5, 5, scale=1.5)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["constant-dtype"])
+def float64_model(solution: Any) -> dict[str, Any]:
+    """Opset 17, float64 tensors: LayerNormalization then Softmax; every constant must be float64 too."""
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n"], name="ln", epsilon=1e-6),
+        helper.make_node("Softmax", ["n"], ["y"], name="sm"),
+    ]
+    m = make(nodes, [vi("x", [3, 6], F64)], [vi("y", [3, 6], F64)], 17,
+             [init("scale", randn(15, 6, dtype=np.float64)), init("bias", randn(16, 6, dtype=np.float64))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(17, 3, 6, scale=5.0, dtype=np.float64)})
+
+
+@probe(category="decompose", check="decomposition_ok", weight=2,
+       hints=["gelu-approximate", "reduce-axes-opset", "softmax-max", "hardswish"])  # fmt: skip
+def exported_block_opset20(solution: Any) -> dict[str, Any]:
+    """A torch block (LayerNorm, attention softmax, GELU both ways, Hardswish) from torch.onnx.export at opset 20."""
+    import io
+    import warnings
+
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1 = torch.nn.LayerNorm(16)
+            self.fc = torch.nn.Linear(16, 16)
+            self.act = torch.nn.GELU()
+            self.hs = torch.nn.Hardswish()
+            self.ln2 = torch.nn.LayerNorm(16, bias=False)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.ln1(x)
+            att = torch.softmax(h @ h.transpose(-1, -2) * 0.25, dim=-1)
+            h = att @ h
+            h = self.act(self.fc(h)) + torch.nn.functional.gelu(h, approximate="tanh")
+            return self.ln2(self.hs(h))
+
+    torch.manual_seed(0)
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # The TorchScript exporter: the dynamo one gives the same ops but costs seconds per export.
+        torch.onnx.export(Block().eval(), (torch.zeros(2, 5, 16),), buf, dynamo=False, opset_version=20)
+    model = onnx.load_from_string(buf.getvalue())
+    return decompose_case(solution, model, {model.graph.input[0].name: randn(18, 2, 5, 16, scale=2.0)})
