@@ -236,7 +236,8 @@ def _compare_arrays(a: TaggedArray, e: TaggedArray, path: str, mode: str, rtol: 
     tolerance = "exact comparison" if mode == "exact" else f"rtol={r:g}, atol={t:g}"
     raise _Mismatch(
         f"{path}: {count} of {ad.size} elements differ; worst at index {index}: expected {_fmt_num(want)}, "
-        f"got {_fmt_num(got)}{what}; max abs error {_fmt(max_abs)}, max rel error {_fmt(max_rel)} ({tolerance})",
+        f"got {_fmt_num(got)}{what}; over the elements finite on both sides, max abs error {_fmt(max_abs)}, "
+        f"max rel error {_fmt(max_rel)} ({tolerance})",
         {
             "mismatches": count,
             "elements": int(ad.size),
