@@ -17,6 +17,7 @@ and process limits are applied when it is taken (:meth:`Sandbox.apply_limits`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -57,7 +58,12 @@ class PooledBackend(Backend):
         self._closed = False
         self._pid = os.getpid()
         self._thread: threading.Thread | None = None
+        self._in_flight: Sandbox | None = None  # being started by the refill thread
         self.stats = {"warm": 0, "cold": 0, "dead": 0, "start_failures": 0}
+        # A worker that exits must not leave warm containers behind (bwrap's die
+        # with their parent; containers do not). The stale sweep of the next
+        # worker on this host catches what an abrupt exit still leaves.
+        atexit.register(self.close)
 
     def default_limits(self, profile: str) -> SandboxLimits:
         return SandboxLimits(wall_seconds=60, memory_mb=DEFAULT_MEMORY_MB.get(profile, 1024), pids=PIDS_LIMIT.get(profile, 128))
@@ -82,6 +88,7 @@ class PooledBackend(Backend):
                 continue
             try:
                 sandbox = self.inner.start(wanted, self.default_limits(wanted))
+                self._in_flight = sandbox
                 sandbox.wait_ready()
             except SandboxStartError as exc:
                 self.stats["start_failures"] += 1
@@ -89,6 +96,7 @@ class PooledBackend(Backend):
                 self._wake.wait(2.0)
                 continue
             with self._lock:
+                self._in_flight = None
                 if self._closed:
                     sandbox.destroy()
                     return
@@ -137,6 +145,10 @@ class PooledBackend(Backend):
     def close(self) -> None:
         self._closed = True
         self._wake.set()
+        in_flight = self._in_flight
+        if in_flight is not None:
+            with contextlib.suppress(Exception):
+                in_flight.destroy()
         with self._lock:
             for queue in self._ready.values():
                 while queue:
