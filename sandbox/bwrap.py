@@ -105,6 +105,9 @@ class BwrapSandbox(ProcessSandbox):
                 argv += ["--symlink", os.readlink(host), f"/{link}"]
             elif host.is_dir():
                 argv += ["--ro-bind", str(host), f"/{link}"]
+        # /etc itself must be traversable by the sandbox user (bwrap would make it
+        # 0700 root): /usr/bin/c++ and cc resolve through /etc/alternatives.
+        argv += ["--perms", "0755", "--dir", "/etc"]
         for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime"):
             argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         for name in _ETC_FILES:

@@ -448,3 +448,22 @@ def test_observation_with_custom_reduce_is_refused(backend: str) -> None:
     )
     assert result.verdict == "runtime_error"
     assert "unsupported" in result.probes[0].message
+
+
+def test_the_cpp_toolchain_is_usable(backend: str) -> None:
+    # C++ operator challenges build with load_inline; `c++` resolves through /etc/alternatives.
+    result = grade(
+        """
+        import subprocess
+        import numpy as np
+
+        def add(a, b):
+            for compiler in ("c++", "g++"):
+                done = subprocess.run([compiler, "--version"], capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{compiler}: {done.stderr}")
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
