@@ -1,0 +1,280 @@
+"""Hidden probes for compile-bisect-layer: they make the score.
+
+Each probe hands the candidate's ``first_failing_layer`` one function that
+breaks (or not) at a known layer of torch.compile's stack, for a real
+reason, and observes the layer it names. Four categories:
+
+- ``errors``: a layer raises (graph capture, joint tracing, a generated
+  size/stride assertion);
+- ``wrong-results``: a layer runs but silently diverges from eager (a dtype
+  from a wrong fake kernel, a dropped mutation, bfloat16 rounding);
+- ``run-hygiene``: the answer is right only if every run starts from the
+  same state (fresh inputs that keep requires_grad, the same RNG seed, a
+  reset Dynamo cache);
+- ``passing``: every layer works; a correct tool must say so (None).
+
+Inductor is the expensive layer (a C++ compile per new kernel), so only five
+probes reach it, and three of those compile a kernel. Inductor is set up for
+speed here: one compile thread, no vectorisation (which skips its ISA probe
+compiles) and no precompiled header (a 150 MB file per probe folder would not
+fit the sandbox's /tmp).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch._inductor.config as inductor_config
+from probekit import probe
+
+inductor_config.compile_threads = 1
+inductor_config.cpp.vec_isa_ok = False
+inductor_config.cpp_cache_precompile_headers = False
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+# ---------------------------------------------------------------- custom ops with real bugs
+
+
+@torch.library.custom_op("bisect_hidden::triple", mutates_args=())
+def triple(x: torch.Tensor) -> torch.Tensor:
+    """An op registered without a fake kernel."""
+    return x * 3
+
+
+@torch.library.custom_op("bisect_hidden::scaled", mutates_args=())
+def scaled(x: torch.Tensor) -> torch.Tensor:
+    """Returns x.dtype; its fake kernel claims float64."""
+    return x * 0.5
+
+
+@scaled.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    # Bug: copied from a float64-accumulating variant of the op.
+    return torch.empty(x.shape, dtype=torch.float64, device=x.device)
+
+
+@torch.library.custom_op("bisect_hidden::softsign", mutates_args=())
+def softsign(x: torch.Tensor) -> torch.Tensor:
+    """A correct fake kernel, but no autograd formula."""
+    return x / (1 + x.abs())
+
+
+@softsign.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("bisect_hidden::ema_update_", mutates_args=())
+def ema_update_(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """Updates a running average in place and returns its norm. Bug: it declares mutates_args=()."""
+    running.mul_(0.9).add_(x, alpha=0.1)
+    return running.norm()
+
+
+@ema_update_.register_fake
+def _(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return running.new_empty(())
+
+
+@torch.library.custom_op("bisect_hidden::to_channels_last", mutates_args=())
+def to_channels_last(x: torch.Tensor) -> torch.Tensor:
+    """Returns (N, C, L) values in a (N, L, C) memory layout; its fake kernel claims contiguous."""
+    return (x + 1).transpose(1, 2).contiguous().transpose(1, 2)
+
+
+@to_channels_last.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+class CubeWithBadBackward(torch.autograd.Function):
+    """x**3 whose backward reduces over the batch by mistake (a wrong gradient shape)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        return (3 * x**2 * grad).sum(0)
+
+
+# ---------------------------------------------------------------- errors
+
+
+@probe(category="errors", hints=["fullgraph", "try-order"])
+def tolist_under_fullgraph(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; the function sorts row sums through Python lists."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        sums = sorted(x.sum(-1).tolist())
+        return torch.tensor(sums) * x.shape[-1]
+
+    return {"layer": solution.first_failing_layer(fn, (randn(5, 3, seed=1),), fullgraph=True)}
+
+
+@probe(category="errors", hints=["fullgraph", "try-order"])
+def print_under_fullgraph(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; two matmuls with a debug print between them."""
+
+    def fn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        h = a @ b
+        print("hidden:", tuple(h.shape))
+        return h @ b.t()
+
+    args = (randn(4, 6, seed=2), randn(6, 3, seed=3))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="errors", weight=2, hints=["try-order", "catch-errors"])
+def custom_op_without_fake_kernel(solution: Any) -> dict[str, Any]:
+    """fullgraph=False; a custom op with an eager kernel and no fake kernel."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return triple(x).relu() + 1
+
+    return {"layer": solution.first_failing_layer(fn, (randn(3, 4, seed=4),))}
+
+
+@probe(category="errors", weight=2, hints=["requires-grad", "catch-errors"])
+def autograd_function_bad_backward(solution: Any) -> dict[str, Any]:
+    """An autograd.Function with a wrong backward, on an input that requires grad."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return CubeWithBadBackward.apply(x).mean(-1)
+
+    x = randn(4, 5, seed=5).requires_grad_()
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="errors", weight=2, hints=["catch-errors"])
+def custom_op_fake_strides(solution: Any) -> dict[str, Any]:
+    """A custom op whose fake kernel gets the output's strides wrong, 3-D input."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return to_channels_last(x)
+
+    return {"layer": solution.first_failing_layer(fn, (randn(2, 3, 5, seed=6),), fullgraph=True)}
+
+
+# ---------------------------------------------------------------- wrong results
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "compare-dtype"])
+def fake_kernel_wrong_dtype(solution: Any) -> dict[str, Any]:
+    """A custom op whose fake kernel reports the wrong dtype, followed by a cast."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return scaled(x).to(torch.float64) + 1
+
+    return {"layer": solution.first_failing_layer(fn, (randn(3, 4, seed=7),), fullgraph=True)}
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "fresh-inputs"])
+def undeclared_mutation_output(solution: Any) -> dict[str, Any]:
+    """A custom op updates a running average in place without declaring it; the output reads the average."""
+
+    def fn(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        ema_update_(running, x)
+        return running * 10
+
+    args = (randn(3, 4, seed=8), randn(3, 4, seed=18))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results"])
+def bfloat16_offset(solution: Any) -> dict[str, Any]:
+    """bfloat16: add an offset, then subtract it again."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return (x + 256) - 256
+
+    x = torch.linspace(0, 1, 16, dtype=torch.float32).to(torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+# ---------------------------------------------------------------- run hygiene
+
+
+@probe(category="run-hygiene", weight=2, hints=["mutated-args", "fresh-inputs"])
+def undeclared_mutation_args_only(solution: Any) -> dict[str, Any]:
+    """The same undeclared in-place update, but the output does not read the updated tensor."""
+
+    def fn(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        ema_update_(running, x)
+        return x.relu()
+
+    args = (randn(3, 4, seed=9), randn(3, 4, seed=10))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["requires-grad", "fresh-inputs"])
+def custom_op_without_autograd(solution: Any) -> dict[str, Any]:
+    """A custom op without an autograd formula; only the second input requires grad."""
+
+    def fn(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return x @ softsign(w)
+
+    args = (randn(2, 3, seed=11), randn(3, 4, seed=12).requires_grad_())
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["reseed"])
+def dropout_rng(solution: Any) -> dict[str, Any]:
+    """Dropout in training mode; seed=3."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.dropout(x, p=0.5, training=True) * 2
+
+    return {"layer": solution.first_failing_layer(fn, (randn(32, seed=13),), fullgraph=True, seed=3)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["reset"])
+def same_function_twice(solution: Any) -> dict[str, Any]:
+    """One function bisected twice: first with fullgraph=False, then with fullgraph=True."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        y = softsign(x)
+        if y.sum() > 0:
+            return y * 2
+        return y - 1
+
+    x = randn(3, 4, seed=14).requires_grad_()
+    first = solution.first_failing_layer(fn, (x,), fullgraph=False)
+    second = solution.first_failing_layer(fn, (x,), fullgraph=True)
+    return {"fullgraph=False": first, "fullgraph=True": second}
+
+
+# ---------------------------------------------------------------- passing
+
+
+@probe(category="passing", weight=2, hints=["fullgraph"])
+def print_without_fullgraph(solution: Any) -> dict[str, Any]:
+    """fullgraph=False; two matmuls with a debug print between them."""
+
+    def fn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        h = a @ b
+        print("hidden:", tuple(h.shape))
+        return h @ b.t()
+
+    args = (randn(4, 6, seed=15), randn(6, 3, seed=16))
+    return {"layer": solution.first_failing_layer(fn, args)}
+
+
+@probe(category="passing", weight=2, hints=["tolerance"])
+def logsumexp_rows(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; logsumexp over rows of 1000 float32 values."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return torch.logsumexp(x, dim=-1)
+
+    return {"layer": solution.first_failing_layer(fn, (randn(8, 1000, seed=17),), fullgraph=True)}

@@ -1,0 +1,264 @@
+"""Hidden probes for cpp-torch-library-op: they make the score.
+
+Four categories: ``schema`` (the registered schema, that the definition and
+the CPU kernel come from C++, keyword calls), ``eager`` (the kernel's values
+and indices against the reference kernel's, exact: a maximum is a copy of an
+input element), ``fake`` (FakeTensorMode and the meta device: every output's
+shape, dtype, strides and device, and the argument checks) and ``compile``
+(torch.compile with aot_eager and dynamic shapes, and opcheck).
+
+The first probe to run imports the solution, which builds the extension:
+about 10-20 s with g++ on a quiet 2-core machine. Later probes find the
+library in the solution's build folder under /tmp, which every probe of one
+run shares, and only load it. So the first probe gets a long time limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from probekit import probe, raises
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+NAME = "interview::sliding_window_max"
+CPP_FILE = re.compile(r"\.(cpp|cc|cxx|C)(:\d+)?\b")
+
+
+def op(x: torch.Tensor, window: int, stride: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Call the operator through the dispatcher."""
+    return torch.ops.interview.sliding_window_max(x, window, stride)
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    """Seeded normal samples, independent of the global generator."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def describe(t: torch.Tensor) -> dict[str, Any]:
+    """A fake or meta tensor's metadata as plain data (such tensors have no values)."""
+    return {"shape": list(t.shape), "dtype": str(t.dtype), "stride": list(t.stride()), "device": t.device.type}
+
+
+def fake_call(x: torch.Tensor, window: int, stride: int) -> dict[str, Any]:
+    values, indices = op(x, window, stride)
+    return {"values": describe(values), "indices": describe(indices)}
+
+
+def error_name(fn: Callable[[], Any]) -> str:
+    """Run fn; "ok" if it returned, else the class name of what it raised."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return type(exc).__name__
+    return "ok"
+
+
+# ---------------------------------------------------------------- schema
+
+
+@probe(category="schema", weight=2, timeout=240, hints=["schema-string", "cpp-registration"])
+def schema_and_registration(solution: Any) -> dict[str, Any]:
+    """The schema string, and where the definition, the CPU kernel and the fake kernel come from."""
+    schema = torch.ops.interview.sliding_window_max.default._schema
+    dump = torch._C._dispatch_dump(NAME)
+    lines = {line.split(":", 1)[0].strip(): line for line in dump.splitlines() if ":" in line}
+    return {
+        "schema": str(schema),
+        "mutable": schema.is_mutable,
+        "defined in C++": bool(CPP_FILE.search(lines.get("debug", ""))),
+        "CPU kernel in C++": bool(CPP_FILE.search(lines.get("CPU", ""))),
+        "has a Meta kernel (register_fake)": "Meta" in lines,
+    }
+
+
+@probe(category="schema", hints=["schema-string"])
+def keyword_and_default_arguments(solution: Any) -> dict[str, Any]:
+    """Calls by keyword (window=, stride=) and with stride left out."""
+    x = randn(2, 9, seed=1)
+    values_kw, indices_kw = torch.ops.interview.sliding_window_max(x, window=3, stride=2)
+    values_default, indices_default = torch.ops.interview.sliding_window_max(x, 4)
+    return {
+        "keywords": {"values": values_kw, "indices": indices_kw},
+        "default stride": {"values": values_default, "indices": indices_default},
+    }
+
+
+# ---------------------------------------------------------------- eager
+
+
+@probe(category="eager", weight=2, hints=["kernel-loops"])
+def float32_batch(solution: Any) -> dict[str, Any]:
+    """float32 (3, 4, 20), window 5, stride 2; and an empty batch (0, 6)."""
+    values, indices = op(randn(3, 4, 20, seed=2), 5, 2)
+    empty_values, empty_indices = op(randn(0, 6, seed=3), 2, 1)
+    return {"values": values, "indices": indices, "empty values": empty_values, "empty indices": empty_indices}
+
+
+@probe(category="eager", weight=2, hints=["compare-precision", "kernel-loops"])
+def float64_fine_differences(solution: Any) -> dict[str, Any]:
+    """float64, 1-D: values that differ by less than float32 can resolve; window equal to the length."""
+    base = torch.tensor([1.0, 1.0 + 3e-12, 1.0 + 1e-12, 1.0 + 2e-12, 1.0, 1.0 + 5e-13], dtype=torch.float64)
+    windows = {}
+    for window, stride in ((2, 1), (3, 2), (6, 1)):
+        values, indices = op(base, window, stride)
+        windows[f"window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return windows
+
+
+@probe(category="eager", weight=2, hints=["dtype-dispatch"])
+def half_precision(solution: Any) -> dict[str, Any]:
+    """bfloat16 and float16 (2, 17), window 4, stride 3: values keep the input dtype."""
+    out: dict[str, Any] = {}
+    for i, dtype in enumerate((torch.bfloat16, torch.float16)):
+        values, indices = op(randn(2, 17, dtype=dtype, seed=4 + i), 4, 3)
+        out[str(dtype)] = {"values": values, "indices": indices}
+    return out
+
+
+@probe(category="eager", weight=2, hints=["non-contiguous"])
+def non_contiguous_inputs(solution: Any) -> dict[str, Any]:
+    """Transposed, step-sliced and broadcast (stride-0) inputs; outputs must be contiguous."""
+    cases = {
+        "transposed (12, 3).t()": (randn(12, 3, seed=6).t(), 4, 2),
+        "sliced [:, ::3]": (randn(4, 30, seed=7)[:, ::3], 3, 1),
+        "expanded (5,) -> (3, 5)": (randn(5, seed=8).expand(3, 5), 2, 2),
+    }
+    out: dict[str, Any] = {}
+    for name, (x, window, stride) in cases.items():
+        values, indices = op(x, window, stride)
+        out[name] = {
+            "values": values,
+            "indices": indices,
+            "contiguous": [values.is_contiguous(), indices.is_contiguous()],
+        }
+    return out
+
+
+@probe(category="eager", weight=2, hints=["ties-nan"])
+def ties_pick_first(solution: Any) -> dict[str, Any]:
+    """Windows whose maximum appears more than once, and -inf values: the first position wins."""
+    x = torch.tensor(
+        [[3.0, 1.0, 3.0, 3.0, 2.0, 2.0, 2.0, 0.0, 3.0],
+         [float("-inf"), float("-inf"), float("-inf"), 5.0, 5.0, -1.0, 5.0, 5.0, -1.0]]
+    )  # fmt: skip
+    out: dict[str, Any] = {}
+    for window, stride in ((3, 1), (4, 2), (2, 3)):
+        values, indices = op(x, window, stride)
+        out[f"window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return out
+
+
+@probe(category="eager", weight=2, hints=["ties-nan"])
+def nan_wins(solution: Any) -> dict[str, Any]:
+    """NaN counts as the maximum of its window; with several NaNs the first one wins."""
+    nan = float("nan")
+    x = torch.tensor(
+        [[1.0, nan, 7.0, 2.0, nan, nan, 4.0, 9.0],
+         [nan, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, nan]]
+    )  # fmt: skip
+    out: dict[str, Any] = {}
+    for window, stride in ((3, 1), (2, 2), (8, 1)):
+        values, indices = op(x, window, stride)
+        out[f"window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return out
+
+
+@probe(category="eager", hints=["argument-checks"])
+def eager_argument_checks(solution: Any) -> dict[str, Any]:
+    """Invalid arguments raise RuntimeError (TORCH_CHECK) instead of reading out of bounds."""
+    x = randn(2, 5, seed=9)
+    return {
+        "window 0": raises(op, x, 0, 1),
+        "window longer than x": raises(op, x, 6, 3),
+        "stride 0": raises(op, x, 2, 0),
+        "0-d x": raises(op, torch.tensor(1.0), 1, 1),
+    }
+
+
+# ---------------------------------------------------------------- fake
+
+
+@probe(category="fake", weight=2, hints=["fake-kernel", "fake-shape", "fake-dtype"])
+def fake_shapes_and_dtypes(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode: ranks 1 to 3, several windows and strides, four dtypes."""
+    cases = (
+        ((10,), 3, 1, torch.float32),
+        ((10,), 10, 4, torch.float64),
+        ((4, 11), 4, 3, torch.bfloat16),
+        ((2, 3, 16), 5, 2, torch.float16),
+        ((0, 7), 7, 2, torch.float32),
+        ((3, 9), 1, 5, torch.float64),
+    )
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        for shape, window, stride, dtype in cases:
+            key = f"{list(shape)} window={window} stride={stride} {dtype}"
+            out[key] = fake_call(torch.empty(shape, dtype=dtype), window, stride)
+    return out
+
+
+@probe(category="fake", weight=2, hints=["fake-strides", "fake-device"])
+def fake_non_contiguous_and_meta(solution: Any) -> dict[str, Any]:
+    """Transposed fake inputs, and tensors on the meta device: contiguous outputs on x's device."""
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        out["fake transposed"] = fake_call(torch.empty(12, 5).t(), 4, 2)
+        out["fake permuted"] = fake_call(torch.empty(6, 2, 3, dtype=torch.float64).permute(1, 2, 0), 3, 3)
+    out["meta"] = fake_call(torch.empty(3, 8, dtype=torch.bfloat16, device="meta"), 2, 2)
+    return out
+
+
+@probe(category="fake", hints=["argument-checks", "fake-kernel"])
+def fake_argument_checks(solution: Any) -> dict[str, Any]:
+    """The fake kernel rejects the arguments the real kernel rejects, even where the size would be 0."""
+    out: dict[str, Any] = {}
+    with FakeTensorMode():
+        x = torch.empty(2, 5)
+        out["window longer than x (size would be 0)"] = error_name(lambda: op(x, 6, 3))
+        out["window 0"] = error_name(lambda: op(x, 0, 1))
+        out["stride 0"] = error_name(lambda: op(x, 2, 0))
+        out["valid"] = error_name(lambda: op(x, 5, 3))
+    return {k: v != "ok" for k, v in out.items()}
+
+
+# ---------------------------------------------------------------- compile
+
+
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["fake-kernel", "fake-shape"])
+def compile_dynamic_shapes(solution: Any) -> dict[str, Any]:
+    """torch.compile(fullgraph=True, backend="aot_eager", dynamic=True), three input lengths."""
+
+    def pooled_features(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        values, indices = torch.ops.interview.sliding_window_max(torch.tanh(x), 3, 2)
+        return values * 2 + 1, indices.float().mean(-1)
+
+    compiled = torch.compile(pooled_features, fullgraph=True, backend="aot_eager", dynamic=True)
+    out: dict[str, Any] = {}
+    for i, shape in enumerate(((2, 9), (3, 14), (1, 4, 7))):
+        try:
+            values, mean_index = compiled(randn(*shape, seed=10 + i))
+            out[str(list(shape))] = {"error": None, "values": values, "mean index": mean_index}
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            out[str(list(shape))] = {"error": type(exc).__name__, "values": None, "mean index": None}
+    return out
+
+
+@probe(category="compile", weight=2, hints=["fake-kernel", "fake-shape", "fake-dtype"])
+def opcheck_samples(solution: Any) -> dict[str, Any]:
+    """torch.library.opcheck (test_schema, test_faketensor, test_aot_dispatch_dynamic) on four samples."""
+    samples = {
+        "float32 (3, 12) window=4 stride=2": (randn(3, 12, seed=20), 4, 2),
+        "bfloat16 (2, 2, 9) window=3 stride=3": (randn(2, 2, 9, dtype=torch.bfloat16, seed=21), 3, 3),
+        "float64 transposed window=2 stride=1": (randn(7, 3, dtype=torch.float64, seed=22).t(), 2, 1),
+        "float32 (10,) window=10 stride=1": (randn(10, seed=23), 10, 1),
+    }
+    tests = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    target = torch.ops.interview.sliding_window_max.default
+    return {
+        name: {test: error_name(lambda args=args, test=test: torch.library.opcheck(target, args, test_utils=test)) for test in tests}
+        for name, args in samples.items()
+    }
