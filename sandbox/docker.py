@@ -85,7 +85,9 @@ class DockerSandbox(Sandbox):
             "detach": True,
             "network_mode": "none",
             "read_only": True,
-            "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777", "/dev/shm": "rw,nosuid,nodev,size=64m"},
+            # exec: compiled extensions (load_inline, inductor) are dlopen'ed from /tmp;
+            # docker's tmpfs default is noexec. bwrap's /tmp allows it too.
+            "tmpfs": {"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777", "/dev/shm": "rw,nosuid,nodev,size=64m"},
             "user": "65534:65534",
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],

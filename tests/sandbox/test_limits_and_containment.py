@@ -451,10 +451,11 @@ def test_observation_with_custom_reduce_is_refused(backend: str) -> None:
 
 
 def test_the_cpp_toolchain_is_usable(backend: str) -> None:
-    # C++ operator challenges build with load_inline; `c++` resolves through /etc/alternatives.
+    # C++ operator challenges build with load_inline (`c++` resolves through
+    # /etc/alternatives) and dlopen the result from /tmp, which must allow exec.
     result = grade(
         """
-        import subprocess
+        import ctypes, os, subprocess
         import numpy as np
 
         def add(a, b):
@@ -462,6 +463,13 @@ def test_the_cpp_toolchain_is_usable(backend: str) -> None:
                 done = subprocess.run([compiler, "--version"], capture_output=True, text=True)
                 if done.returncode != 0:
                     raise RuntimeError(f"{compiler}: {done.stderr}")
+            with open("twice.cpp", "w") as fh:
+                fh.write('extern "C" int twice(int x) { return 2 * x; }')
+            done = subprocess.run(["c++", "-shared", "-fPIC", "-o", "libtwice.so", "twice.cpp"], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr)
+            if ctypes.CDLL(os.path.abspath("libtwice.so")).twice(21) != 42:
+                raise RuntimeError("the shared library computed the wrong value")
             return np.add(a, b)
         """,
         backend=backend,
