@@ -29,7 +29,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +64,7 @@ class RunOutcome:
     timed_out: bool = False
     oom_killed: bool = False
     stderr_tail: str = ""
-    startup_ms: int = 0
     run_ms: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Sandbox(ABC):
@@ -233,7 +231,6 @@ class ProcessSandbox(Sandbox):
         self.host_dir = Path(tempfile.mkdtemp(prefix="mlprep-sbx-"))
         os.chmod(self.host_dir, 0o755)  # noqa: S103 - read by the sandbox user; holds nothing secret
         self._destroyed = False
-        self._started = time.monotonic()
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: dict[str, Any] | None = None
 
@@ -291,7 +288,6 @@ class ProcessSandbox(Sandbox):
     def run(self, job: dict[str, Any]) -> RunOutcome:
         try:
             self.wait_ready()
-            startup_ms = int((time.monotonic() - self._started) * 1000)
             job = {
                 **job,
                 "sweep_strays": self.sweep_strays,
@@ -322,7 +318,6 @@ class ProcessSandbox(Sandbox):
                 timed_out=timed_out,
                 oom_killed=self.oom_killed(),
                 stderr_tail=self._stderr_tail(),
-                startup_ms=startup_ms,
                 run_ms=run_ms,
             )
         finally:

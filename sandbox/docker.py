@@ -69,7 +69,6 @@ class DockerSandbox(Sandbox):
         self.profile = profile
         self.limits = limits
         self.backend = backend
-        self._started = time.monotonic()
         self._destroyed = False
         self.ready: dict[str, Any] | None = None
         self.stream = StreamBuffer(limits.stream_bytes, self._kill)
@@ -170,7 +169,6 @@ class DockerSandbox(Sandbox):
     def run(self, job: dict[str, Any]) -> RunOutcome:
         try:
             self.wait_ready()
-            startup_ms = int((time.monotonic() - self._started) * 1000)
             job = {**job, "sweep_strays": True}
             t0 = time.monotonic()
             try:
@@ -196,7 +194,6 @@ class DockerSandbox(Sandbox):
                 timed_out=timed_out,
                 oom_killed=self._oom_killed(done),
                 stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
-                startup_ms=startup_ms,
                 run_ms=run_ms,
             )
         finally:
