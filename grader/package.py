@@ -23,8 +23,10 @@ from typing import Any
 
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec, parse_probe_file
+from sandbox.runner.profiles import PROFILES
 
-RUNTIMES = ("python", "torch", "tensorflow", "onnx")
+# A package's runtime is the sandbox profile it runs in.
+RUNTIMES = tuple(PROFILES)
 DIFFICULTIES = ("warm-up", "easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")

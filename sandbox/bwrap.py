@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sandbox import cgroups
 from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError
+from sandbox.runner.profiles import ADDRESS_SPACE_OVERHEAD_MB
 
 SANDBOX_UID = 65534
 # Passed through from the worker because they fix numerical library
@@ -170,8 +171,8 @@ class BwrapSandbox(ProcessSandbox):
         if self.cgroup is not None:
             return {}
         # No cgroup: bound address space instead, with room for what the
-        # profile's libraries reserve without using (tensorflow maps ~2 GB).
-        overhead = {"tensorflow": 4096, "torch": 1536, "onnx": 2048}.get(self.profile, 512)
+        # profile's libraries reserve without using.
+        overhead = ADDRESS_SPACE_OVERHEAD_MB.get(self.profile, 512)
         return {"address_space_bytes": (self.limits.memory_mb + overhead) * 1024 * 1024}
 
     def release_resources(self) -> None:

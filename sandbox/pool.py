@@ -26,12 +26,10 @@ import time
 from collections import deque
 
 from sandbox.backend import Backend, Sandbox, SandboxLimits, SandboxStartError
-from sandbox.runner.profiles import PIDS_LIMIT
+from sandbox.runner.profiles import PIDS_LIMIT, WARM_MEMORY_MB
 
 log = logging.getLogger(__name__)
 
-# Limits a warm sandbox starts with; a job's limits replace them when taken.
-DEFAULT_MEMORY_MB = {"python": 512, "torch": 2048, "tensorflow": 3072, "onnx": 2048}
 
 
 def parse_sizes(text: str) -> dict[str, int]:
@@ -66,7 +64,7 @@ class PooledBackend(Backend):
         atexit.register(self.close)
 
     def default_limits(self, profile: str) -> SandboxLimits:
-        return SandboxLimits(wall_seconds=60, memory_mb=DEFAULT_MEMORY_MB.get(profile, 1024), pids=PIDS_LIMIT.get(profile, 128))
+        return SandboxLimits(wall_seconds=60, memory_mb=WARM_MEMORY_MB.get(profile, 1024), pids=PIDS_LIMIT.get(profile, 128))
 
     def _ensure_thread(self) -> None:
         if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
