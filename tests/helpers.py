@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -34,3 +35,25 @@ def grade(code: str, *, backend: str, public: bool = False, package: Package | N
 
 def statuses(result: GradeResult) -> dict[str, str]:
     return {p.name: p.status for p in result.probes}
+
+
+def _docker_engine_answers() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(version="auto", timeout=5)
+        client.ping()
+        client.close()
+    except Exception:
+        return False
+    return True
+
+
+def real_backends() -> list[str]:
+    """bwrap and docker wherever they can run; in CI both, so a missing one fails loudly instead of skipping."""
+    names = []
+    if shutil.which("bwrap") or os.environ.get("CI"):
+        names.append("bwrap")
+    if os.environ.get("CI") or _docker_engine_answers():
+        names.append("docker")
+    return names

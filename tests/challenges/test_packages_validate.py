@@ -2,8 +2,10 @@
 
 Reference 100% on public and hidden probes, deterministic over two runs,
 starter below 100%, every shipped solution gets its stated verdict, all
-inside the package's limits (grader/validate.py). One test per package, so
-a failure names the package and prints the whole report.
+inside the package's limits (grader/validate.py). One test per package and
+real backend (bwrap and docker in CI: production grades in docker, so a
+package that only works under bwrap must fail here), so a failure names the
+package and the backend and prints the whole report.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 from grader.package import discover_packages, discover_tracks, load_track
 from grader.validate import validate_package
 from sandbox import get_backend
+from tests.helpers import real_backends
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = discover_packages(REPO / "challenges") + discover_packages(REPO / "tests" / "fixtures" / "packages")
@@ -25,10 +28,11 @@ def test_the_catalogue_is_not_empty() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", real_backends())
 @pytest.mark.parametrize("folder", PACKAGES, ids=[f"{p.parent.name}/{p.name}" for p in PACKAGES])
-def test_package_is_valid(folder: Path) -> None:
-    report = validate_package(folder, get_backend())
-    assert report.ok, "\n".join([report.name, *report.lines])
+def test_package_is_valid(folder: Path, backend: str) -> None:
+    report = validate_package(folder, get_backend(backend))
+    assert report.ok, "\n".join([report.name, f"backend: {backend}", *report.lines])
 
 
 @pytest.mark.parametrize("folder", discover_tracks(REPO / "challenges"), ids=lambda p: p.name)

@@ -2,32 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
-
-def _docker_engine_answers() -> bool:
-    try:
-        import docker
-
-        client = docker.from_env(version="auto", timeout=5)
-        client.ping()
-        client.close()
-    except Exception:
-        return False
-    return True
-
-
-def real_backends() -> list[str]:
-    """bwrap and docker wherever they can run; in CI both, so a missing one fails loudly instead of skipping."""
-    names = []
-    if shutil.which("bwrap") or os.environ.get("CI"):
-        names.append("bwrap")
-    if os.environ.get("CI") or _docker_engine_answers():
-        names.append("docker")
-    return names
+from tests.helpers import real_backends
 
 
 @pytest.fixture(params=real_backends())

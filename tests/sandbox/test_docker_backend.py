@@ -10,7 +10,7 @@ import pytest
 
 from sandbox import SandboxLimits, get_backend
 from sandbox.docker import LABEL, LABEL_WORKER, remove_stale_containers
-from tests.sandbox.conftest import real_backends
+from tests.helpers import real_backends
 
 pytestmark = pytest.mark.skipif("docker" not in real_backends(), reason="no Docker engine on this machine (CI always has one)")
 
