@@ -93,6 +93,11 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     except SandboxStartError as exc:
         raise PlatformError(str(exc)) from exc
 
+    if outcome.killed_externally and not outcome.oom_killed:
+        # Not the candidate's doing (they cannot reach that process): the
+        # sandbox was killed from outside, so grade again rather than blame the code.
+        raise PlatformError(f"the sandbox was killed from outside while it ran (exit {outcome.exit_code})")
+
     result = Execution(
         oom_killed=outcome.oom_killed,
         timed_out=outcome.timed_out,

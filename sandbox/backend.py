@@ -18,7 +18,9 @@ ended it, and a tail of stderr for operators (never shown to candidates).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
+import logging
 import os
 import shutil
 import signal
@@ -34,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
+
+log = logging.getLogger(__name__)
 
 # The stderr of a sandbox is for operators; keep only its end.
 STDERR_TAIL_BYTES = 16 * 1024
@@ -65,6 +69,10 @@ class RunOutcome:
     oom_killed: bool = False
     stderr_tail: str = ""
     run_ms: int = 0
+    # The sandbox was killed by a signal that neither the wall clock, the
+    # output cap nor the candidate's code sent (an operator, the OOM killer of
+    # the host, a dying engine): a platform failure, graded again.
+    killed_externally: bool = False
 
 
 class Sandbox(ABC):
@@ -103,8 +111,13 @@ class Backend(ABC):
 
 
 def destroy_soon(sandbox: Sandbox) -> None:
-    """Destroy ``sandbox`` on a thread of its own: the result is already in hand."""
-    threading.Thread(target=sandbox.destroy, name="sandbox-destroy", daemon=True).start()
+    """Destroy ``sandbox`` on a thread of its own: the result is already in hand.
+
+    The thread runs in a copy of the caller's context, so its log lines carry
+    the same submission id as the grading that used the sandbox.
+    """
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(sandbox.destroy,), name="sandbox-destroy", daemon=True).start()
 
 
 class StreamBuffer:
@@ -223,6 +236,11 @@ class ProcessSandbox(Sandbox):
     """
 
     sweep_strays: bool = True
+    # Whether a signal death of the launched process can only come from outside:
+    # true where the candidate's code cannot see that process (bwrap's outer
+    # process lives outside the sandbox's pid namespace); false for the local
+    # backend, whose runner the candidate's code can kill itself.
+    outside_kill_detectable: bool = False
 
     def __init__(self, profile: str, limits: SandboxLimits) -> None:
         self.profile = profile
@@ -233,6 +251,7 @@ class ProcessSandbox(Sandbox):
         self._destroyed = False
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: dict[str, Any] | None = None
+        self._killed_by_us = False
 
     # -- hooks for subclasses
     def command(self) -> list[str]:
@@ -270,6 +289,7 @@ class ProcessSandbox(Sandbox):
         assert self.proc.stdout is not None
         self.stream = StreamBuffer(self.limits.stream_bytes, self._kill_tree)
         self._pump = pump_fd(self.proc.stdout.fileno(), self.stream)
+        log.info("sandbox started", extra={"event": "sandbox.started", "profile": self.profile, "sandbox_pid": self.proc.pid})
 
     def wait_ready(self) -> dict[str, Any]:
         if self.ready is not None:
@@ -278,8 +298,10 @@ class ProcessSandbox(Sandbox):
         if not header or header.get("type") != "ready":
             tail = self._stderr_tail()
             self.destroy()
+            log.warning("sandbox never became ready", extra={"event": "sandbox.start_failed", "profile": self.profile})
             raise SandboxStartError(f"the sandbox did not become ready: {tail[-2000:] or 'no output'}")
         self.ready = header
+        log.info("sandbox ready", extra={"event": "sandbox.ready", "profile": self.profile, "sandbox_pid": self.proc and self.proc.pid})
         return header
 
     def alive(self) -> bool:
@@ -311,15 +333,28 @@ class ProcessSandbox(Sandbox):
                     self.proc.wait(timeout=5)
                 self._pump.join(5.0)
             run_ms = int((time.monotonic() - t0) * 1000)
-            return RunOutcome(
+            code = self.proc.returncode
+            killed_externally = (
+                self.outside_kill_detectable and not done and code is not None and code < 0 and not self._killed_by_us
+            )
+            outcome = RunOutcome(
                 stream=bytes(self.stream.buffer),
                 stream_overflow=self.stream.overflow,
-                exit_code=self.proc.returncode,
+                exit_code=code,
                 timed_out=timed_out,
                 oom_killed=self.oom_killed(),
                 stderr_tail=self._stderr_tail(),
                 run_ms=run_ms,
+                killed_externally=killed_externally,
             )
+            log.info(
+                "sandbox run finished",
+                extra={
+                    "event": "sandbox.finished", "profile": self.profile, "sandbox_pid": self.proc.pid, "done": done,
+                    "exit_code": code, "timed_out": timed_out, "killed_externally": killed_externally, "run_ms": run_ms,
+                },
+            )  # fmt: skip
+            return outcome
         finally:
             destroy_soon(self)
 
@@ -335,6 +370,7 @@ class ProcessSandbox(Sandbox):
     def _kill_tree(self) -> None:
         if self.proc is None:
             return
+        self._killed_by_us = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -362,3 +398,4 @@ class ProcessSandbox(Sandbox):
             self._stderr_file.close()
         except AttributeError:
             pass
+        log.info("sandbox destroyed", extra={"event": "sandbox.destroyed", "profile": self.profile, "sandbox_pid": self.proc and self.proc.pid})

@@ -18,6 +18,7 @@ cgroups cannot be created.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -26,6 +27,8 @@ from pathlib import Path
 from sandbox import cgroups
 from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError
 from sandbox.runner.profiles import ADDRESS_SPACE_OVERHEAD_MB
+
+log = logging.getLogger(__name__)
 
 SANDBOX_UID = 65534
 # Passed through from the worker because they fix numerical library
@@ -75,6 +78,10 @@ def python_paths() -> tuple[str, list[str]]:
 
 
 class BwrapSandbox(ProcessSandbox):
+    # bwrap's outer process is outside the sandbox's pid namespace: the
+    # candidate cannot signal it, so its death by a signal came from outside.
+    outside_kill_detectable = True
+
     def __init__(self, profile: str, limits: SandboxLimits, backend: BwrapBackend) -> None:
         super().__init__(profile, limits)
         self.backend = backend
@@ -189,6 +196,11 @@ class BwrapBackend(Backend):
             raise SandboxStartError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
         self.bwrap = found
         self.use_cgroups = cgroups.available()
+        if self.use_cgroups:
+            # Groups left by workers that died (SIGKILL, OOM) without destroying their sandboxes.
+            removed = cgroups.sweep_orphans()
+            if removed:
+                log.info("removed orphaned sandbox cgroups", extra={"event": "sandbox.cgroups_swept", "count": removed})
 
     def start(self, profile: str, limits: SandboxLimits) -> BwrapSandbox:
         sandbox = BwrapSandbox(profile, limits, self)

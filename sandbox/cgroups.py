@@ -3,7 +3,10 @@
 Place in the flow: the bwrap backend creates a :class:`Cgroup` per sandbox,
 its launcher joins it before exec'ing bubblewrap, and after the run the
 backend asks whether the memory limit killed something (``oom_kills``) and
-removes the group.
+removes the group. A group is named after the worker process that made it
+(``<pid>-<random>``), so a new backend can remove the groups of workers that
+died without cleaning up (:func:`sweep_orphans`), as the docker backend
+removes containers whose worker is gone.
 
 rlimits cannot do this job: ``RLIMIT_AS`` counts address space (tensorflow
 needs about 2 GB of it just to import) and ``RLIMIT_NPROC`` is not enforced
@@ -20,7 +23,13 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(os.environ.get("SANDBOX_CGROUP_ROOT", "/sys/fs/cgroup"))
-PARENT_NAME = "mlprep-sandbox"
+# One parent for every sandbox of this installation; a test can pick its own
+# to check that it leaves no group behind.
+PARENT_NAME = os.environ.get("SANDBOX_CGROUP_PARENT", "mlprep-sandbox")
+# A group without an owner pid in its name (made before names carried one) is
+# removed only when empty and at least this old: a group is empty for a few
+# milliseconds between its creation and its launcher joining it.
+LEGACY_GROUP_MIN_AGE_SECONDS = 300
 
 
 def _write(path: Path, value: str) -> None:
@@ -31,7 +40,7 @@ class Cgroup:
     """One sandbox's group(s); ``procs_files`` are what the launcher writes its pid to."""
 
     def __init__(self, memory_mb: int, pids: int, cpus: float) -> None:
-        self.name = f"{PARENT_NAME}/{uuid.uuid4().hex[:16]}"
+        self.name = f"{PARENT_NAME}/{os.getpid()}-{uuid.uuid4().hex[:16]}"
         self.dirs: list[Path] = []
         self.v2 = (ROOT / "cgroup.controllers").exists()
         memory = memory_mb * 1024 * 1024
@@ -110,23 +119,86 @@ class Cgroup:
     def destroy(self) -> None:
         """Kill what is left in the group, then remove it."""
         for group in self.dirs:
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-                except OSError:
-                    break
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, 9)
-                    except ProcessLookupError:
-                        pass
-                time.sleep(0.02)
+            _kill_and_remove(group)
+
+
+def _kill_and_remove(group: Path) -> bool:
+    """Kill every process in ``group``, then remove it; whether it is gone."""
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            break
+        if not pids:
+            break
+        for pid in pids:
             try:
-                group.rmdir()
-            except OSError:
+                os.kill(pid, 9)
+            except ProcessLookupError:
                 pass
+        time.sleep(0.02)
+    try:
+        group.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+def _parent_dirs() -> list[Path]:
+    if (ROOT / "cgroup.controllers").exists():
+        return [ROOT / PARENT_NAME]
+    return [ROOT / controller / PARENT_NAME for controller in ("memory", "pids", "cpu")]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _orphaned(group: Path) -> bool:
+    owner, sep, _ = group.name.partition("-")
+    if sep and owner.isdigit():
+        return not _pid_alive(int(owner))
+    # A legacy name: only an old, empty group is surely nobody's.
+    try:
+        empty = not (group / "cgroup.procs").read_text().split()
+        return empty and time.time() - group.stat().st_mtime > LEGACY_GROUP_MIN_AGE_SECONDS
+    except OSError:
+        return False
+
+
+def sweep_orphans() -> int:
+    """Remove the groups of sandboxes whose worker process is gone; how many were removed.
+
+    A worker killed with SIGKILL never runs ``destroy``: bwrap's processes die
+    with their parent, but their groups stay. A new backend calls this.
+    """
+    removed: set[str] = set()  # by name: on cgroup v1 one sandbox has a group per controller
+    for parent in _parent_dirs():
+        try:
+            groups = [g for g in parent.iterdir() if g.is_dir()]
+        except OSError:
+            continue
+        for group in groups:
+            if _orphaned(group) and _kill_and_remove(group):
+                removed.add(group.name)
+    return len(removed)
+
+
+def sandbox_groups() -> list[str]:
+    """Names of the sandbox groups that exist now under this installation's parent (for health checks and tests)."""
+    names: set[str] = set()
+    for parent in _parent_dirs():
+        try:
+            names.update(g.name for g in parent.iterdir() if g.is_dir())
+        except OSError:
+            continue
+    return sorted(names)
 
 
 def available() -> bool:

@@ -120,6 +120,9 @@ class PooledBackend(Backend):
                     sandbox.destroy()
                     continue
                 self.stats["warm"] += 1
+                # Logged in the grading's context: ties this warm sandbox to its submission.
+                pid = getattr(getattr(sandbox, "proc", None), "pid", None)
+                log.info("warm sandbox taken", extra={"event": "sandbox.taken", "profile": profile, "sandbox_pid": pid})
                 return sandbox
         self.stats["cold"] += 1
         return self.inner.start(profile, limits)
