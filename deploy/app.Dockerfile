@@ -14,7 +14,7 @@ RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --no-index --find-links /wheels --no-cache-dir -r /wheels/requirements.txt -r /wheels/extra.txt \
  && rm -rf /wheels
 
-ENV PATH=/opt/venv/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=web.config.settings
+ENV PATH=/opt/venv/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=web.config.settings_production
 WORKDIR /app
 COPY manage.py ./
 COPY web web

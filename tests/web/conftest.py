@@ -24,6 +24,14 @@ from web.challenges.services import challenge_sync_from_dir
 FIXTURES = Path(__file__).parent / "fixtures" / "challenges"
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Each test starts with an empty cache: login-throttle counts must not leak between tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def package_root(tmp_path: Path) -> Path:
     """A writable copy of the fixture challenges folder."""

@@ -135,9 +135,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Failed logins allowed per username and per client IP within the window,
+# then refused until it ends (web/accounts/throttle.py; counted in the cache).
+LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 5)
+LOGIN_FAILURES_PER_IP = env_int("LOGIN_FAILURES_PER_IP", 50)
+LOGIN_THROTTLE_SECONDS = env_int("LOGIN_THROTTLE_SECONDS", 15 * 60)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "catalogue"
 LOGOUT_REDIRECT_URL = "catalogue"
+
+# --- Cache ------------------------------------------------------------------
+
+# The login throttle counts failures here, so every web process must share
+# it: Redis in production (CACHE_URL, e.g. redis://redis:6379/1; required by
+# settings_production). Without CACHE_URL, a per-process memory cache.
+CACHE_URL = os.environ.get("CACHE_URL", "").strip()
+if CACHE_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "mlprep"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- I18n -------------------------------------------------------------------
 

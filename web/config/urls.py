@@ -1,9 +1,10 @@
-"""URL map: catalogue and challenge pages, the JSON endpoints, accounts, admin."""
+"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, accounts, admin."""
 
 from django.contrib import admin
 from django.urls import include, path
 
 from web.challenges import views as challenge_views
+from web.coach import views as coach_views
 from web.submissions import views as submission_views
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
         submission_views.submission_hint_reveal,
         name="submission-hint-reveal",
     ),
+    path("coach/grading/", coach_views.grading_dashboard, name="coach-grading"),
     path("accounts/", include("web.accounts.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,497 @@
+"""Web security across every URL: ownership, CSRF, sanitised output, password rules.
+
+The URL table below must name every URL pattern outside the admin (the first
+test fails when a view is added without an entry): each entry says how to
+build the URL for objects the caller owns and for objects they do not, and
+what an anonymous visitor gets. The other tests walk the table, so a new view
+is checked for ownership and CSRF as soon as it is listed.
+
+Production settings, which refuse an unsafe configuration at start-up, are in
+test_settings_production.py; login throttling in test_login_throttle.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.contenttypes.models import ContentType
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from web.challenges.models import Challenge
+from web.challenges.services import challenge_sync_from_dir
+from web.submissions.models import HintReveal, Status, Submission, Verdict
+
+# Strings that must never reach a candidate who does not own them (or anyone at all).
+REFERENCE_SECRET = "REFERENCE-SECRET-7f3a"
+HIDDEN_PROBE_SECRET = "HIDDEN-PROBE-SECRET-91c2"
+EXPECTED_SECRET = "EXPECTED-SECRET-5d0e"
+HIDDEN_STDOUT_SECRET = "HIDDEN-STDOUT-SECRET-2b77"
+ALICE_CODE_SECRET = "ALICE-CODE-SECRET-c4d1"
+ALICE_RUN_SECRET = "ALICE-RUN-OUTPUT-SECRET-0aa9"
+UNPUBLISHED_SECRET = "UNPUBLISHED-STATEMENT-SECRET-e81f"
+ALWAYS_SECRET = (REFERENCE_SECRET, HIDDEN_PROBE_SECRET, EXPECTED_SECRET, HIDDEN_STDOUT_SECRET, UNPUBLISHED_SECRET)
+
+# What an attacker would put in a statement, a hint, a probe message or printed output.
+XSS = [
+    "<script>window.__xss = 1</script>",
+    '<img src="x" onerror="window.__xss = 2">',
+    '<svg onload="window.__xss = 3"></svg>',
+    '<a href="javascript:window.__xss = 4">click</a>',
+    '<iframe src="https://evil.example/"></iframe>',
+    '<p style="background:url(javascript:alert(5))" onclick="alert(6)">styled</p>',
+]
+XSS_TEXT = "\n\n".join(XSS)
+# Markers of live markup in an HTML page: none may survive sanitising or escaping.
+LIVE_MARKUP = re.compile(r"<script>window|<img[^>]*onerror|<svg|javascript:|<iframe|onclick=|onload=", re.IGNORECASE)
+
+
+# --- Fixtures: a hostile package, an unpublished one, and Alice's submissions -------------------
+
+
+@pytest.fixture
+def hostile_challenge(db: Any, package_root: Path, settings: Any) -> Challenge:
+    """add-two with secrets in its reference and hidden probes, XSS in its statement and track page;
+    and an unpublished copy (secret-two) that no candidate may reach."""
+    pkg = package_root / "basics" / "add-two"
+    (pkg / "reference" / "solution.py").write_text(f"# {REFERENCE_SECRET}\ndef add(a, b):\n    return a + b\n")
+    hidden = pkg / "probes" / "hidden.py"
+    hidden.write_text(hidden.read_text() + f"\n# {HIDDEN_PROBE_SECRET}\n")
+    (pkg / "statement.md").write_text("# Add two\n\n" + XSS_TEXT + "\n\n```python\nadd(1, 2)\n```\n")
+    secret = package_root / "basics" / "secret-two"
+    secret.mkdir()
+    for item in pkg.iterdir():
+        target = secret / item.name
+        if item.is_dir():
+            target.mkdir()
+            for f in item.iterdir():
+                (target / f.name).write_bytes(f.read_bytes())
+        else:
+            target.write_bytes(item.read_bytes())
+    (secret / "challenge.toml").write_text((pkg / "challenge.toml").read_text().replace('slug = "add-two"', 'slug = "secret-two"'))
+    (secret / "statement.md").write_text(f"# Secret\n\n{UNPUBLISHED_SECRET}\n")
+    (package_root / "basics" / "track.toml").write_text(
+        f'title = "Basics <script>window.__xss = 7</script>"\nsummary = "s"\ndescription = """\n{XSS_TEXT}\n"""\norder = ["add-two"]\n'
+    )
+    settings.CHALLENGES_DIR = package_root
+    report = challenge_sync_from_dir(package_root)
+    assert report.ok, report.errors
+    Challenge.objects.filter(slug="secret-two").update(published=False)
+    return Challenge.objects.select_related("current_version").get(slug="add-two")
+
+
+def _probe(name: str, *, public: bool) -> dict[str, Any]:
+    return {
+        "name": name, "category": "correctness", "weight": 1.0, "passed": False, "status": "wrong_answer",
+        "message": f"expected 3, got {XSS[0]} {XSS[1]}", "description": f"Adds {XSS[2]}", "duration_ms": 3,
+        "stdout": (ALICE_RUN_SECRET if public else HIDDEN_STDOUT_SECRET) + XSS_TEXT,
+        "observation": ALICE_RUN_SECRET if public else EXPECTED_SECRET, "expected": ALICE_RUN_SECRET if public else EXPECTED_SECRET,
+        "details": {"worst_index": EXPECTED_SECRET},
+    }  # fmt: skip
+
+
+HOSTILE_HINTS = [
+    {"id": "nudge", "tier": 1, "tags": ["sum"], "text": "Look **here** " + XSS_TEXT},
+    {"id": "concept", "tier": 2, "tags": ["sum"], "text": "Concept " + XSS_TEXT},
+]
+
+
+@dataclass
+class World:
+    alice: User
+    mallory: User
+    staff: User
+    challenge: Challenge
+    secret: Challenge
+    alice_ids: list[int]  # every submission of Alice's: run, submit, queued, running, failed
+    mallory_id: int
+    missing_id: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@pytest.fixture
+def world(hostile_challenge: Challenge, user: User, other_user: User) -> World:
+    staff = User.objects.create_user("coach", password="pw-coach-123", is_staff=True)
+    version = hostile_challenge.current_version
+    code = f"# {ALICE_CODE_SECRET}\ndef add(a, b):\n    return 0\n"
+
+    def make(owner: User, kind: str, status: str = Status.DONE, verdict: str = Verdict.WRONG_ANSWER, **extra: Any) -> int:
+        public = kind == "run"
+        done = status == Status.DONE
+        return Submission.objects.create(
+            user=owner, challenge=hostile_challenge, version=version, kind=kind, code=code, status=status,
+            verdict=verdict if done else "", score=0.0 if done else None,
+            categories={"correctness": {"score": 0.0, "passed": 0, "total": 1}} if done else {},
+            probes=[_probe("positives", public=public)] if done else [], hints=HOSTILE_HINTS if done else [],
+            message=f"0 of 1 probes passed {XSS[0]}", **extra,
+        ).pk  # fmt: skip
+
+    alice_ids = [
+        make(user, "run"),
+        make(user, "submit"),
+        make(user, "submit", status=Status.QUEUED),
+        make(user, "run", status=Status.RUNNING),
+        make(user, "submit", verdict=Verdict.INTERNAL_ERROR),
+    ]
+    HintReveal.objects.create(user=user, challenge=hostile_challenge, submission_id=alice_ids[1], hint_id="nudge", tier=1,
+                              revealed_at=Submission.objects.get(pk=alice_ids[1]).created_at)  # fmt: skip
+    mallory_id = make(other_user, "submit")
+    return World(
+        alice=user, mallory=other_user, staff=staff, challenge=hostile_challenge,
+        secret=Challenge.objects.get(slug="secret-two"), alice_ids=alice_ids, mallory_id=mallory_id,
+        missing_id=max([*alice_ids, mallory_id]) + 1000,
+    )  # fmt: skip
+
+
+# --- The URL table ---------------------------------------------------------------------------------
+
+
+Kwargs = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Route:
+    methods: tuple[str, ...]  # the methods the view answers
+    # kwargs for URLs the caller (Mallory, a candidate) may use
+    own: Callable[[World], list[Kwargs]] = lambda w: [{}]
+    # kwargs for objects Mallory does not own or may not see: each must be a 404 (or 403)
+    foreign: Callable[[World], list[Kwargs]] = lambda w: []
+    anonymous: tuple[int, ...] = (200,)  # statuses an anonymous GET (or POST for POST-only views) may get
+    staff_only: bool = False
+
+
+def _alice_and_missing(w: World) -> list[Kwargs]:
+    return [{"pk": pk} for pk in [*w.alice_ids, w.missing_id]]
+
+
+ROUTES: dict[str, Route] = {
+    "catalogue": Route(("GET",)),
+    "track-detail": Route(("GET",), own=lambda w: [{"slug": "basics"}], foreign=lambda w: [{"slug": "no-such-track"}]),
+    "challenge-detail": Route(("GET",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}]),
+    "challenge-run": Route(
+        ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
+    ),
+    "challenge-submit": Route(
+        ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
+    ),
+    "submission-status": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    "submission-hint-reveal": Route(
+        ("POST",),
+        own=lambda w: [{"pk": w.mallory_id, "hint_id": "concept"}],
+        foreign=lambda w: [{**kw, "hint_id": hint} for kw in _alice_and_missing(w) for hint in ("nudge", "concept")],
+        anonymous=(401,),
+    ),
+    "coach-grading": Route(("GET",), anonymous=(302,), staff_only=True),
+    "login": Route(("GET", "POST")),
+    "logout": Route(("POST",), anonymous=(302,)),
+    "signup": Route(("GET", "POST")),
+}
+
+
+def _walk(patterns: list[Any], namespace: tuple[str, ...] = ()) -> Iterator[tuple[str, URLPattern]]:
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            yield from _walk(p.url_patterns, namespace + ((p.namespace,) if p.namespace else ()))
+        elif isinstance(p, URLPattern):
+            yield ":".join((*namespace, p.name or f"<unnamed {p.pattern}>")), p
+
+
+def all_patterns() -> list[tuple[str, URLPattern]]:
+    return list(_walk(get_resolver().url_patterns))
+
+
+def site_patterns() -> list[str]:
+    return [name for name, _ in all_patterns() if not name.startswith("admin:")]
+
+
+def call(client: Client, method: str, url: str, **extra: Any) -> Any:
+    if method == "POST":
+        return client.post(url, data="def add(a, b):\n    return a + b\n", content_type="text/plain", **extra)
+    return client.get(url, **extra)
+
+
+def body(response: Any) -> str:
+    return b"".join(response.streaming_content).decode() if response.streaming else response.content.decode()
+
+
+def test_every_url_pattern_is_in_the_security_table() -> None:
+    names = site_patterns()
+    assert len(names) == len(set(names)), "every pattern needs its own name"
+    missing = set(names) - set(ROUTES)
+    assert not missing, f"add these views to ROUTES in {__file__} (ownership, CSRF and output checks): {sorted(missing)}"
+    assert not set(ROUTES) - set(names), "ROUTES lists views that no longer exist"
+
+
+def test_no_view_is_exempt_from_csrf() -> None:
+    exempt = [name for name, p in all_patterns() if getattr(p.callback, "csrf_exempt", False)]
+    assert exempt == []
+
+
+# --- Ownership: every object id a candidate does not own -------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_a_candidate_gets_nothing_of_what_they_do_not_own(name: str, world: World, client: Client) -> None:
+    route = ROUTES[name]
+    client.force_login(world.mallory)
+    before = (list(HintReveal.objects.order_by("pk").values_list("pk", "user_id", "hint_id")), Submission.objects.count())
+    tried = 0
+    for kwargs in route.foreign(world):
+        url = reverse(name, kwargs=kwargs)
+        for method in route.methods:
+            response = call(client, method, url)
+            tried += 1
+            assert response.status_code in (403, 404), f"{method} {url}: {response.status_code}"
+            text = body(response)
+            for secret in (*ALWAYS_SECRET, ALICE_CODE_SECRET, ALICE_RUN_SECRET):
+                assert secret not in text, f"{method} {url} shows {secret}"
+    if route.staff_only:
+        for kwargs in route.own(world):
+            assert client.get(reverse(name, kwargs=kwargs)).status_code == 403
+            tried += 1
+    after = (list(HintReveal.objects.order_by("pk").values_list("pk", "user_id", "hint_id")), Submission.objects.count())
+    assert after == before, "a refused request changed something"
+    has_objects = route.foreign(world) or route.staff_only
+    assert tried > 0 or not has_objects
+
+
+def test_the_foreign_table_covers_every_submission_of_someone_else(world: World) -> None:
+    """'Every object id': the ids tried for Mallory are all of Alice's, plus one that does not exist."""
+    tried = {kw["pk"] for kw in ROUTES["submission-status"].foreign(world)}
+    others = set(Submission.objects.exclude(user=world.mallory).values_list("pk", flat=True))
+    assert others | {world.missing_id} == tried
+
+
+@pytest.mark.parametrize("who", ["anonymous", "mallory", "alice", "coach"])
+def test_no_page_or_answer_shows_a_reference_hidden_probe_or_expected_value(who: str, world: World, client: Client) -> None:
+    """Every view, called the way its owner would, as each kind of user: secrets never appear.
+
+    Alice sees her own code's results, but never the hidden probes' expected
+    values, printed output or sources, nor the reference; nobody but Alice sees her run output.
+    """
+    user = {"anonymous": None, "mallory": world.mallory, "alice": world.alice, "coach": world.staff}[who]
+    if user is not None:
+        client.force_login(user)
+    seen = 0
+    for name, route in ROUTES.items():
+        if name in ("logout",):
+            continue
+        kwargs_list = route.own(world)
+        if who == "alice":
+            kwargs_list = [{**kw, "pk": pk} if "pk" in kw else kw for kw in kwargs_list for pk in world.alice_ids]
+        for kwargs in kwargs_list:
+            url = reverse(name, kwargs=kwargs)
+            for method in route.methods:
+                text = body(call(client, method, url))
+                seen += 1
+                forbidden = ALWAYS_SECRET + (() if who == "alice" else (ALICE_RUN_SECRET, ALICE_CODE_SECRET))
+                for secret in forbidden:
+                    assert secret not in text, f"{who}: {method} {url} shows {secret}"
+    assert seen >= len(ROUTES) - 1
+
+
+def test_alice_sees_her_own_run_output_so_the_sweep_above_can_fail(world: World, client: Client) -> None:
+    client.force_login(world.alice)
+    data = client.get(reverse("submission-status", args=[world.alice_ids[0]])).json()
+    assert data["probes"][0]["stdout"].startswith(ALICE_RUN_SECRET)
+    submit = client.get(reverse("submission-status", args=[world.alice_ids[1]])).json()
+    assert set(submit["probes"][0]) == {"name", "category", "weight", "passed", "status", "message", "description", "duration_ms"}
+
+
+def test_admin_is_closed_to_candidates(world: World, client: Client) -> None:
+    """Every admin URL, filled with Alice's ids, sends a (non-staff) candidate to the admin login."""
+    client.force_login(world.mallory)
+    ct = ContentType.objects.get_for_model(Submission)
+    fill = {
+        "<path:object_id>": str(world.alice_ids[0]), "<id>": str(world.alice.pk), "<path:content_type_id>": str(ct.pk),
+        "^(?P<app_label>auth|challenges|submissions)/$": "submissions/", "(?P<url>.*)$": "nothing/",
+    }  # fmt: skip
+    checked = 0
+    for name, pattern in all_patterns():
+        if not name.startswith("admin:") or name in ("admin:login", "admin:logout"):
+            continue
+        route = "admin/" + str(pattern.pattern)
+        for placeholder, value in fill.items():
+            route = route.replace(placeholder, value)
+        assert "<" not in route and "(" not in route, f"no value for the admin URL {route}: extend `fill`"
+        response = client.get("/" + route)
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), f"/{route}: {response.status_code}"
+        assert ALICE_CODE_SECRET not in body(response)
+        checked += 1
+    assert checked > 20
+
+
+# --- CSRF --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_every_post_without_a_csrf_token_is_refused(name: str, world: World) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world.staff if ROUTES[name].staff_only else world.mallory)
+    for kwargs in ROUTES[name].own(world):
+        url = reverse(name, kwargs=kwargs)
+        before = Submission.objects.count(), HintReveal.objects.count()
+        response = client.post(url, {"username": "mallory", "password": "pw-mallory-123", "code": "x = 1\n"})
+        assert response.status_code == 403, f"POST {url} without a token: {response.status_code}"
+        assert "CSRF" in body(response) or response.status_code == 403
+        assert (Submission.objects.count(), HintReveal.objects.count()) == before
+
+
+def test_admin_login_and_actions_require_a_csrf_token(world: World) -> None:
+    client = Client(enforce_csrf_checks=True)
+    assert client.post("/admin/login/", {"username": "coach", "password": "pw-coach-123"}).status_code == 403
+    client.force_login(world.staff)
+    url = reverse("admin:submissions_submission_delete", args=[world.alice_ids[0]])
+    assert client.post(url, {"post": "yes"}).status_code == 403
+    assert Submission.objects.filter(pk=world.alice_ids[0]).exists()
+
+
+def test_with_the_token_the_same_posts_go_through(world: World) -> None:
+    """The positive control: the refusals above are CSRF's, not some other check's."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world.mallory)
+    page = client.get(reverse("challenge-detail", args=["add-two"]))
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', body(page))
+    assert token is not None
+    response = client.post(reverse("submission-hint-reveal", args=[world.mallory_id, "concept"]), HTTP_X_CSRFTOKEN=token.group(1))
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("who", ["anonymous", "mallory", "coach"])
+def test_every_html_form_that_posts_carries_a_csrf_token(who: str, world: World, client: Client) -> None:
+    if who != "anonymous":
+        client.force_login(world.mallory if who == "mallory" else world.staff)
+    forms = 0
+    for name, route in ROUTES.items():
+        if "GET" not in route.methods or (route.staff_only and who != "coach"):
+            continue
+        for kwargs in route.own(world):
+            response = client.get(reverse(name, kwargs=kwargs))
+            if response.status_code != 200 or "html" not in response["Content-Type"]:
+                continue
+            for form in re.findall(r"<form\b[^>]*>.*?</form>", body(response), flags=re.S | re.I):
+                if re.search(r'method="post"', form, re.I):
+                    forms += 1
+                    assert "csrfmiddlewaretoken" in form, f"{name}: a POST form without a CSRF token: {form[:200]}"
+    assert forms >= 1
+
+
+# --- Output: nothing a package, a probe or candidate code produces runs as a script --------------------
+
+
+def assert_inert(html: str, where: str) -> None:
+    found = LIVE_MARKUP.findall(html)
+    assert not found, f"{where}: live markup {found}"
+
+
+def _site_scripts_removed(html: str) -> str:
+    """The page without the site's own <script src=...> tags and json_script blocks (JSON, not HTML)."""
+    html = re.sub(r'<script src="/static/[^"]+"></script>', "", html)
+    return re.sub(r'<script id="[a-z-]+" type="application/json">.*?</script>', "", html, flags=re.S)
+
+
+def test_statement_title_and_track_page_are_sanitised(world: World, client: Client) -> None:
+    client.force_login(world.alice)
+    detail = body(client.get(reverse("challenge-detail", args=["add-two"])))
+    statement = detail[detail.index('id="statement"') : detail.index("</article>")]
+    assert_inert(statement, "statement")
+    assert "add(1, 2)" in statement  # Markdown still renders
+    assert_inert(_site_scripts_removed(detail), "challenge page")
+    for name, kwargs in (("track-detail", {"slug": "basics"}), ("catalogue", {})):
+        assert_inert(_site_scripts_removed(body(client.get(reverse(name, kwargs=kwargs)))), name)
+
+
+def test_the_page_config_json_cannot_close_its_script_tag(world: World, client: Client) -> None:
+    """Starter code and page config go to the page as JSON in <script type=application/json>; a
+    '</script>' inside must be escaped, or the rest would be parsed as HTML."""
+    world.challenge.current_version.starter_code = "x = '</script><script>window.__xss = 8</script>'\n"
+    world.challenge.current_version.save(update_fields=["starter_code"])
+    html = body(client.get(reverse("challenge-detail", args=["add-two"])))
+    assert "<script>window.__xss = 8" not in html
+    assert "\\u003C/script\\u003E" in html
+
+
+def test_reflected_parameters_are_escaped(world: World, client: Client) -> None:
+    payload = '"><script>window.__xss = 9</script>'
+    pages = [
+        client.get(reverse("catalogue"), {"track": payload, "difficulty": payload}),
+        client.get(reverse("login"), {"next": payload}),
+        client.get(reverse("signup"), {"next": payload}),
+        client.post(reverse("login"), {"username": payload, "password": "nope", "next": payload}),
+        client.post(reverse("signup"), {"username": payload, "password1": "a", "password2": "b", "next": payload}),
+    ]
+    for response in pages:
+        assert "<script>window.__xss = 9" not in body(response), response.request["PATH_INFO"]
+
+
+def test_results_hints_and_messages_are_data_and_hints_are_sanitised(world: World, client: Client) -> None:
+    """Probe messages, descriptions, printed output and the result message are JSON strings that
+    the page inserts as text (challenge.js); JSON is served as JSON, never sniffed as HTML.
+    Hint texts are the one HTML field: rendered from Markdown and sanitised."""
+    client.force_login(world.alice)
+    for pk in world.alice_ids:
+        response = client.get(reverse("submission-status", args=[pk]))
+        assert response["Content-Type"] == "application/json"
+        assert response["X-Content-Type-Options"] == "nosniff"
+        data = response.json()
+        for hint in data["hints"]:
+            if hint["html"] is not None:
+                assert_inert(hint["html"], f"hint {hint['id']}")
+                assert "<strong>here</strong>" in hint["html"] or hint["id"] != "nudge"
+    shown = client.get(reverse("submission-status", args=[world.alice_ids[0]])).json()
+    assert XSS[0] in shown["probes"][0]["message"]  # kept verbatim as data: the page shows it as text
+
+
+def test_error_answers_are_json_or_escaped_html(world: World, client: Client) -> None:
+    client.force_login(world.alice)
+    refused = client.post(reverse("challenge-run", args=["add-two"]), data='{"code": 5}', content_type="application/json")
+    assert refused.status_code == 400 and refused["Content-Type"] == "application/json"
+    not_found = client.get("/challenges/%3Cscript%3Ewindow.__xss=1%3C%2Fscript%3E/")
+    assert not_found.status_code == 404 and "<script>window" not in body(not_found)
+
+
+def test_the_coach_page_escapes_failure_messages(world: World, client: Client) -> None:
+    client.force_login(world.staff)
+    Submission.objects.filter(pk=world.alice_ids[4]).update(finished_at=Submission.objects.get(pk=world.alice_ids[4]).created_at)
+    html = body(client.get(reverse("coach-grading")))
+    assert f'data-submission="{world.alice_ids[4]}"' in html
+    assert_inert(_site_scripts_removed(html), "coach page")
+    assert ALICE_CODE_SECRET not in html
+
+
+def test_pages_send_csp_and_no_sniff(world: World, client: Client) -> None:
+    for name in ("catalogue", "login", "signup"):
+        response = client.get(reverse(name))
+        assert "script-src 'self'" in response["Content-Security-Policy"]
+        assert "'unsafe-inline'" not in response["Content-Security-Policy"].split("script-src", 1)[1].split(";")[0]
+        assert response["X-Content-Type-Options"] == "nosniff" and response["X-Frame-Options"] == "DENY"
+
+
+# --- Passwords --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        ("short1!", "too short"),
+        ("password123", "too common"),
+        ("83749201746", "entirely numeric"),
+        ("newcandidate1", "too similar to the username"),
+    ],
+)
+def test_signup_applies_djangos_password_validators(password: str, message: str, client: Client, db: None) -> None:
+    response = client.post(reverse("signup"), {"username": "newcandidate", "password1": password, "password2": password})
+    assert response.status_code == 200
+    assert message in body(response)
+    assert not User.objects.filter(username="newcandidate").exists()
+
+
+def test_a_strong_password_is_accepted(client: Client, db: None) -> None:
+    response = client.post(reverse("signup"), {"username": "newcandidate", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"})
+    assert response.status_code == 302 and User.objects.filter(username="newcandidate").exists()

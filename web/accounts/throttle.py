@@ -1,0 +1,118 @@
+"""Login throttling: failed attempts counted per username and per client IP in Django's cache.
+
+The login forms (``web.accounts.forms``) ask ``login_blocked`` before they
+check a password, report each failure with ``login_failed`` and each success
+with ``login_succeeded``. A username that failed ``LOGIN_FAILURES_PER_USERNAME``
+times, or an address that failed ``LOGIN_FAILURES_PER_IP`` times, is refused
+for ``LOGIN_THROTTLE_SECONDS`` counted from its first failure (a fixed
+window: the counter expires as a whole). The username limit stops guessing
+one account's password from many addresses; the IP limit stops one address
+trying many accounts.
+
+The counts live in the cache, so every web process must share one cache:
+Redis in production (``CACHE_URL``; settings_production refuses anything
+else). If the cache is unreachable the check lets the attempt through and
+logs it: an outage of Redis must not lock every user out of the site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+logger = logging.getLogger(__name__)
+
+_PREFIX = "login-failures"
+
+
+@dataclass(frozen=True)
+class LoginBlocked:
+    """Why an attempt is refused; ``message`` is meant for the person logging in."""
+
+    scope: str  # "username" or "ip"
+    message: str
+    retry_after: int  # seconds, an upper bound
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The address the request came from, as the web server saw it.
+
+    REMOTE_ADDR, not X-Forwarded-For: a client can write that header itself.
+    gunicorn here faces clients directly; behind a proxy, the proxy must set
+    REMOTE_ADDR (e.g. a trusted-proxy middleware) for this limit to work per client.
+    """
+    return str(request.META.get("REMOTE_ADDR") or "unknown")
+
+
+def _username_key(username: str) -> str:
+    # Hashed: usernames may hold characters a cache key must not, and the
+    # cache then holds no list of who tried to log in.
+    digest = hashlib.sha256(username.strip().casefold().encode("utf-8")).hexdigest()[:32]
+    return f"{_PREFIX}:user:{digest}"
+
+
+def _ip_key(ip: str) -> str:
+    return f"{_PREFIX}:ip:{hashlib.sha256(ip.encode('utf-8')).hexdigest()[:32]}"
+
+
+def _window() -> int:
+    return int(settings.LOGIN_THROTTLE_SECONDS)
+
+
+def _minutes(seconds: int) -> str:
+    minutes = max(1, -(-seconds // 60))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def login_blocked(username: str, ip: str) -> LoginBlocked | None:
+    """The reason this attempt must be refused without checking the password, or None."""
+    try:
+        counts = cache.get_many([_username_key(username), _ip_key(ip)])
+    except Exception:
+        logger.exception("login throttle: the cache is unreachable; not limiting this attempt")
+        return None
+    window = _window()
+    if int(counts.get(_username_key(username)) or 0) >= settings.LOGIN_FAILURES_PER_USERNAME:
+        return LoginBlocked(
+            "username",
+            f"Too many failed logins for this account. Try again in {_minutes(window)}, or reset your password.",
+            window,
+        )
+    if int(counts.get(_ip_key(ip)) or 0) >= settings.LOGIN_FAILURES_PER_IP:
+        return LoginBlocked("ip", f"Too many failed logins from your network address. Try again in {_minutes(window)}.", window)
+    return None
+
+
+def _count(key: str) -> int:
+    # add() only creates the counter (with its expiry) if it is absent; incr()
+    # is atomic in Redis, so concurrent failures are all counted.
+    cache.add(key, 0, timeout=_window())
+    try:
+        return int(cache.incr(key))
+    except ValueError:  # expired between add() and incr()
+        cache.add(key, 1, timeout=_window())
+        return 1
+
+
+def login_failed(username: str, ip: str) -> None:
+    try:
+        by_user = _count(_username_key(username))
+        by_ip = _count(_ip_key(ip))
+    except Exception:
+        logger.exception("login throttle: the cache is unreachable; failure not counted")
+        return
+    if by_user == settings.LOGIN_FAILURES_PER_USERNAME or by_ip == settings.LOGIN_FAILURES_PER_IP:
+        logger.warning("login throttle engaged (failures: %s for the username, %s from %s)", by_user, by_ip, ip)
+
+
+def login_succeeded(username: str) -> None:
+    """A correct password clears the username's count (not the address's: others may share it)."""
+    try:
+        cache.delete(_username_key(username))
+    except Exception:
+        logger.exception("login throttle: the cache is unreachable; count not cleared")

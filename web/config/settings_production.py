@@ -1,0 +1,47 @@
+"""Settings for a deployed site: web.config.settings plus checks that refuse an unsafe configuration.
+
+The app image runs with ``DJANGO_SETTINGS_MODULE=web.config.settings_production``
+(deploy/app.Dockerfile). Importing this module raises ImproperlyConfigured,
+so gunicorn, Celery and every manage.py command fail at start-up, when:
+
+- DEBUG is on (tracebacks with settings and code would be shown to anyone);
+- SECRET_KEY is missing, the development key, a Django placeholder
+  ("django-insecure-...") or too short to resist guessing;
+- the cache is not Redis (the login throttle must count across processes);
+- the sandbox backend is ``local`` (candidates' code without isolation).
+"""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from web.config.settings import *  # noqa: F403
+from web.config.settings import CACHES, DEBUG, SECRET_KEY
+
+DEV_SECRET_KEY = "dev-only-insecure-secret-key-do-not-deploy"  # noqa: S105 - the key this module refuses
+MIN_SECRET_KEY_LENGTH = 32
+
+
+def secret_key_problem(key: str) -> str | None:
+    """What is wrong with a production SECRET_KEY, or None."""
+    if not key:
+        return "SECRET_KEY is not set"
+    if key == DEV_SECRET_KEY or key.startswith("django-insecure-"):
+        return "SECRET_KEY is a development placeholder"
+    if len(key) < MIN_SECRET_KEY_LENGTH or len(set(key)) < 5:
+        return f"SECRET_KEY is too weak (use at least {MIN_SECRET_KEY_LENGTH} random characters)"
+    return None
+
+
+if DEBUG:
+    raise ImproperlyConfigured("DEBUG is on in production settings; unset DEBUG (or set DEBUG=0).")
+
+_problem = secret_key_problem(SECRET_KEY)
+if _problem:
+    raise ImproperlyConfigured(f"{_problem}: generate one with `openssl rand -hex 32` and set SECRET_KEY.")
+
+if CACHES["default"]["BACKEND"] != "django.core.cache.backends.redis.RedisCache":
+    raise ImproperlyConfigured("The cache must be shared by every web process (the login throttle counts in it): set CACHE_URL=redis://host:6379/1.")
+
+if os.environ.get("SANDBOX_BACKEND", "bwrap") == "local":
+    raise ImproperlyConfigured("SANDBOX_BACKEND=local runs code without isolation; use docker or bwrap.")
