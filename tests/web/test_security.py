@@ -187,6 +187,8 @@ ROUTES: dict[str, Route] = {
         foreign=lambda w: [{**kw, "hint_id": hint} for kw in _alice_and_missing(w) for hint in ("nudge", "concept")],
         anonymous=(401,),
     ),
+    "submission-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    "healthz": Route(("GET",), anonymous=(200, 503)),
     "coach-grading": Route(("GET",), anonymous=(302,), staff_only=True),
     "login": Route(("GET", "POST")),
     "logout": Route(("POST",), anonymous=(302,)),

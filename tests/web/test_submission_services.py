@@ -117,19 +117,26 @@ def test_create_limits_unfinished_submissions(user: User, challenge: Challenge, 
         submission_create(user, challenge, CODE, "run")
 
 
-def test_broker_down_marks_internal_error_instead_of_hanging(
-    user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
-) -> None:
+def test_broker_down_leaves_the_submission_queued_for_the_sweeper(
+    user: User, challenge: Challenge, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any, settings: Any,
+    fake_grader: FakeGrader,
+) -> None:  # fmt: skip
     def broker_down(*args: Any, **kwargs: Any) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(grade_task, "apply_async", broker_down)
-    with django_capture_on_commit_callbacks(execute=True):
-        submission = submission_create(user, challenge, CODE, "run")
+    with monkeypatch.context() as patch:
+        patch.setattr(grade_task, "apply_async", broker_down)
+        with django_capture_on_commit_callbacks(execute=True):
+            submission = submission_create(user, challenge, CODE, "run")
 
     submission.refresh_from_db()
-    assert submission.status == Status.DONE and submission.verdict == "internal_error"
-    assert "could not be queued" in submission.message
+    assert submission.status == Status.QUEUED, "saved, not lost and not failed: the broker being down is not the candidate's problem"
+    assert fake_grader.calls == []
+    # The broker is back; once the submission has waited long enough the sweeper sends it again.
+    Submission.objects.filter(pk=submission.pk).update(queued_at=timezone.now() - timedelta(seconds=settings.GRADING_QUEUED_SECONDS + 1))
+    assert services.submission_requeue_stale() == [submission.pk]
+    submission.refresh_from_db()
+    assert submission.status == Status.DONE and submission.verdict == "accepted"
 
 
 @pytest.mark.parametrize(("queues", "expected"), [({}, None), ({"python": "quick"}, "quick"), ({"torch": "heavy"}, None)])

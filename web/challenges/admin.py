@@ -1,10 +1,15 @@
-"""Admin for the catalogue. Versions are read-only: they are what results were graded on."""
+"""Admin for the catalogue. Versions are read-only: they are what results were graded on.
+
+A version's submissions can be regraded from here (an action; the service is
+web/submissions/services.submissions_regrade).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from web.challenges.models import Challenge, ChallengeVersion
@@ -29,6 +34,17 @@ class ChallengeVersionAdmin(admin.ModelAdmin):
     list_filter = ("runtime",)
     search_fields = ("challenge__slug", "version")
     list_select_related = ("challenge",)
+    actions = ["regrade_submissions"]
+
+    @admin.action(description="Regrade every finished submission graded on the selected versions")
+    def regrade_submissions(self, request: HttpRequest, queryset: QuerySet[ChallengeVersion]) -> None:
+        from web.submissions.admin import report_regrade  # the submissions app sits above the catalogue
+        from web.submissions.services import submissions_for_regrade, submissions_regrade
+
+        regraded: list[int] = []
+        for version in queryset:
+            regraded += submissions_regrade(submissions_for_regrade(version=version))
+        report_regrade(self, request, regraded, len(regraded))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in self.model._meta.fields]

@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from web.config.logs import logging_config
+
 REPO_DIR = Path(__file__).resolve().parents[2]
 WEB_DIR = REPO_DIR / "web"
 
@@ -204,6 +206,12 @@ if os.environ.get("SANDBOX_BACKEND") == "local" and not DEBUG:
 # that died; the next delivery of its task takes it over. It must exceed the
 # longest grading run (package wall limit plus sandbox start).
 GRADING_STALE_SECONDS = env_int("GRADING_STALE_SECONDS", 600)
+# The sweeper (submissions.requeue_stale, run by Celery beat every
+# GRADING_SWEEP_SECONDS) queues again a submission queued for longer than
+# GRADING_QUEUED_SECONDS (its message may have been lost with the broker or
+# with a killed worker) or running for longer than GRADING_STALE_SECONDS.
+GRADING_QUEUED_SECONDS = env_int("GRADING_QUEUED_SECONDS", 300)
+GRADING_SWEEP_SECONDS = env_int("GRADING_SWEEP_SECONDS", 60)
 # How many times a submission may be started before it is given up on with
 # internal_error; protects the workers from a submission that kills them.
 GRADING_MAX_ATTEMPTS = env_int("GRADING_MAX_ATTEMPTS", 4)
@@ -243,14 +251,20 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Beat (a process of its own: `celery -A web.config beat`) runs the sweeper.
+# A sweep that waited longer than its interval is dropped: the next one does its work.
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-submissions": {
+        "task": "submissions.requeue_stale",
+        "schedule": float(GRADING_SWEEP_SECONDS),
+        "options": {"expires": float(GRADING_SWEEP_SECONDS)},
+    },
+}
 # Publishing from a web request must not hang the request if Redis is down.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 # --- Logging ------------------------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# One JSON object per line, with the submission id (web/config/logs.py);
+# LOG_FORMAT=text for a terminal. The Celery worker and beat use this too.
+LOGGING = logging_config(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FORMAT", "json"))

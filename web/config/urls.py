@@ -5,6 +5,7 @@ from django.urls import include, path
 
 from web.challenges import views as challenge_views
 from web.coach import views as coach_views
+from web.config import health
 from web.submissions import views as submission_views
 
 urlpatterns = [
@@ -20,6 +21,8 @@ urlpatterns = [
         name="submission-hint-reveal",
     ),
     path("coach/grading/", coach_views.grading_dashboard, name="coach-grading"),
+    path("submissions/<int:pk>/regrade", submission_views.submission_regrade, name="submission-regrade"),
+    path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("web.accounts.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,13 +1,27 @@
-"""Admin for submissions and hint reveals (inspection, not editing of results)."""
+"""Admin for submissions and hint reveals: inspection, and regrading (never editing of results).
+
+Regrade actions call the same service as ``manage.py regrade_submissions``:
+select submissions (filter by date for "everything since a time") and
+"Regrade selected submissions"; or, on challenge versions, regrade all that
+were graded on a version (web/challenges/admin.py).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from web.submissions.models import HintReveal, Submission
+from web.submissions.services import submissions_for_regrade, submissions_regrade
+
+
+def report_regrade(modeladmin: admin.ModelAdmin, request: HttpRequest, regraded: list[int], selected: int) -> None:
+    skipped = selected - len(regraded)
+    note = f" ({skipped} not finished yet, left alone)" if skipped > 0 else ""
+    modeladmin.message_user(request, f"Regrading {len(regraded)} submission(s){note}.", messages.SUCCESS if regraded else messages.WARNING)
 
 
 @admin.register(Submission)
@@ -17,6 +31,13 @@ class SubmissionAdmin(admin.ModelAdmin):
     search_fields = ("user__username", "challenge__slug")
     list_select_related = ("user", "challenge")
     date_hierarchy = "created_at"
+    actions = ["regrade_selected"]
+
+    @admin.action(description="Regrade selected submissions (same code, same version)")
+    def regrade_selected(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
+        ids = list(queryset.values_list("pk", flat=True))
+        regraded = submissions_regrade(submissions_for_regrade(ids=ids))
+        report_regrade(self, request, regraded, len(ids))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in self.model._meta.fields]

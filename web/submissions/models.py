@@ -5,7 +5,11 @@ A Submission is created ``queued`` by ``services.submission_create``, moved to
 result in one write. ``attempts`` counts the starts and doubles as a fencing
 token: a worker may only store its result if the submission is still running
 under the attempt it started, so a worker that was presumed dead and taken
-over cannot overwrite the newer result.
+over cannot overwrite the newer result. ``queued_at`` is when its grading was
+last sent to the broker: the sweeper re-sends one whose message seems lost.
+A regrade (``services.submissions_regrade``) puts a done submission back to
+queued; ``attempts_base`` then holds the attempts made before it, so the
+give-up limit counts the new round only while the fencing token keeps rising.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class Submission(models.Model):
     message = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    attempts_base = models.PositiveIntegerField(default=0, help_text="Attempts made before the latest regrade.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When its grading was last sent to the broker.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

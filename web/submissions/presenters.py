@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from web.challenges.rendering import markdown_to_html
 from web.submissions.hints import hint_can_reveal, hint_is_shown
-from web.submissions.models import Kind, Submission
+from web.submissions.models import Kind, Submission, Verdict
 
 _PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "description", "duration_ms")
 _PUBLIC_PROBE_FIELDS = ("stdout", "observation", "expected")
@@ -71,4 +71,6 @@ def submission_payload(submission: Submission, revealed_ids: set[str]) -> dict[s
         "started_at": _iso(submission.started_at),
         "finished_at": _iso(submission.finished_at),
         "url": reverse("submission-status", args=[submission.pk]),
+        # The platform failed to grade it: the candidate may have it graded again.
+        "regrade_url": reverse("submission-regrade", args=[submission.pk]) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
     }

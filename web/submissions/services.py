@@ -6,7 +6,17 @@ The worker's task calls ``submission_grade``, which claims the submission
 (queued -> running), calls the grader through ``code_grade`` and stores the
 result in one write. ``manage.py grade`` calls the same ``code_grade``, so
 the command line grades exactly as the web does. If the platform keeps
-failing, the task's failure handler calls ``submission_grade_failed``.
+failing, the task's failure handler calls ``submission_grade_failed``, and
+the submission says so and offers a regrade (``submission_regrade_own``).
+
+The database is the source of truth: a submission is saved before its task
+is queued, and queued only once that transaction commits. A message can
+still be lost (a broker restarted without its data, a worker killed holding
+prefetched messages): ``submission_requeue_stale``, which Celery beat runs
+every GRADING_SWEEP_SECONDS, queues again what has waited too long. Coaches
+regrade with ``submissions_regrade`` (admin actions, ``manage.py
+regrade_submissions``). Every step logs a JSON event with the submission id
+(web/config/logs.py).
 
 Grading is idempotent: a finished submission is never graded again, and a
 worker stores its result only if it still holds the submission (see
@@ -25,7 +35,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -35,13 +45,16 @@ from grader.grade import MAX_CODE_BYTES as MAX_CODE_BYTES  # re-exported for the
 from grader.grade import decode_submission
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.services import challenge_package
+from web.config.logs import submission_context
 from web.submissions.hints import hint_can_reveal, hint_is_shown
 from web.submissions.models import HintReveal, Kind, Status, Submission, Verdict
 
 logger = logging.getLogger(__name__)
 
-PLATFORM_FAILURE_MESSAGE = "Grading failed because of a problem on our side, not in your code. Please run it again in a minute."
-QUEUE_FAILURE_MESSAGE = "Your code could not be queued for grading (the grading service is unavailable). Please try again."
+PLATFORM_FAILURE_MESSAGE = (
+    "The grading platform failed (a problem on our side, not in your code) and gave up after several tries. "
+    "Press Regrade to grade the same code again."
+)
 
 
 class SubmissionRejected(Exception):
@@ -94,6 +107,8 @@ def submission_create(user: AbstractBaseUser, challenge: Challenge, code: str | 
         submission = Submission.objects.create(user=user, challenge=challenge, version=version, kind=kind, code=text, status=Status.QUEUED)
         # After commit: the worker must find the row when the task arrives.
         transaction.on_commit(partial(_enqueue, submission.pk))
+    with submission_context(submission.pk):
+        logger.info("submission saved", extra={"event": "submission.created", "kind": kind, "challenge": challenge.slug, "user_id": user.pk})
     return submission
 
 
@@ -102,15 +117,26 @@ def grading_queue(runtime: str) -> str | None:
     return settings.GRADING_QUEUES.get(runtime)
 
 
-def _enqueue(submission_id: int) -> None:
+def _enqueue(submission_id: int) -> bool:
+    """Send the grading task; whether the broker took it.
+
+    If the broker is down the submission stays queued (it is saved): the
+    sweeper sends it again once it has waited GRADING_QUEUED_SECONDS.
+    """
     from web.submissions.tasks import grade_submission as grade_task  # tasks import this module
 
-    runtime = Submission.objects.filter(pk=submission_id).values_list("version__runtime", flat=True).first()
-    try:
-        grade_task.apply_async((submission_id,), queue=grading_queue(runtime or ""))
-    except BrokerError:
-        logger.exception("could not queue submission %s", submission_id)
-        submission_grade_failed(submission_id, message=QUEUE_FAILURE_MESSAGE)
+    with submission_context(submission_id):
+        runtime = Submission.objects.filter(pk=submission_id).values_list("version__runtime", flat=True).first()
+        queue = grading_queue(runtime or "")
+        # Stamped before sending: a worker may claim it before apply_async returns.
+        Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(queued_at=timezone.now())
+        try:
+            grade_task.apply_async((submission_id,), queue=queue)
+        except BrokerError as exc:
+            logger.warning("could not queue the grading; the sweeper will", extra={"event": "submission.queue_failed", "error": str(exc)})
+            return False
+        logger.info("grading queued", extra={"event": "submission.queued", "queue": queue or "celery"})
+        return True
 
 
 # --- Grade --------------------------------------------------------------------------
@@ -141,6 +167,13 @@ def submission_grade(submission_id: int) -> GradeOutcome:
     died), grades it and stores the result. PlatformError propagates after the
     submission is handed back to the queue, so the task's retry can claim it.
     """
+    with submission_context(submission_id):
+        outcome = _grade(submission_id)
+        logger.info("grading %s", outcome.state, extra={"event": f"grading.{outcome.state}", "retry_after": outcome.retry_after or None})
+        return outcome
+
+
+def _grade(submission_id: int) -> GradeOutcome:
     now = timezone.now()
     stale_before = now - timedelta(seconds=settings.GRADING_STALE_SECONDS)
     claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, started_at__lt=stale_before)
@@ -158,7 +191,8 @@ def submission_grade(submission_id: int) -> GradeOutcome:
 
     submission = Submission.objects.select_related("version").get(pk=submission_id)
     attempt = submission.attempts
-    if attempt > settings.GRADING_MAX_ATTEMPTS:
+    logger.info("grading claimed", extra={"event": "grading.claimed", "attempt": attempt})
+    if attempt - submission.attempts_base > settings.GRADING_MAX_ATTEMPTS:
         # Started this often and never finished: the submission itself is
         # probably what kills the worker. Stop feeding it to workers.
         _finish_with_internal_error(submission_id, PLATFORM_FAILURE_MESSAGE, attempt=attempt)
@@ -166,8 +200,11 @@ def submission_grade(submission_id: int) -> GradeOutcome:
 
     try:
         result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN)
-    except PlatformError:
-        Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(status=Status.QUEUED)
+    except PlatformError as exc:
+        logger.warning(
+            "the platform failed; handing the submission back", extra={"event": "grading.platform_error", "attempt": attempt, "error": str(exc)}
+        )
+        Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(status=Status.QUEUED, queued_at=timezone.now())
         raise
     except InvalidSubmission as exc:
         # submission_create applies the same rules, so this means the web's
@@ -218,6 +255,9 @@ def _store_result(submission: Submission, attempt: int, result: dict[str, Any]) 
             finished_at=now,
         )
         if stored:
+            logger.info(
+                "result stored", extra={"event": "grading.result_stored", "attempt": attempt, "verdict": verdict, "score": result.get("score")}
+            )
             # Tier-1 hints are shown with the result; record them like any
             # other reveal so a report of what a candidate saw is complete.
             for hint in hints:
@@ -251,7 +291,8 @@ def submission_grade_failed(submission_id: int, *, message: str = PLATFORM_FAILU
     """
     changed = _finish_with_internal_error(submission_id, message)
     if changed:
-        logger.warning("submission %s marked internal_error: %s", submission_id, message)
+        with submission_context(submission_id):
+            logger.warning("marked internal_error: %s", message, extra={"event": "grading.failed"})
     return changed
 
 
@@ -259,18 +300,101 @@ def submission_requeue_stale(*, older_than_seconds: float | None = None) -> list
     """Queue the grading task again for submissions nobody is working on; return their ids.
 
     A task can be lost without any handler running: the broker lost its
-    data, or Celery's hard time limit killed the worker process (which acks
-    the message without calling the failure handler). Such a submission sits
-    queued or running forever. Run this periodically (cron or beat); grading
-    is idempotent, so a submission that was merely slow is not harmed.
+    data, a worker was killed holding prefetched or scheduled messages, or
+    Celery's hard time limit killed the worker process (which acks the
+    message without calling the failure handler). Such a submission sits
+    queued or running forever. Celery beat runs this every
+    GRADING_SWEEP_SECONDS (``submissions.requeue_stale``): queued ones are
+    sent again once their last send is GRADING_QUEUED_SECONDS old, running
+    ones once their claim is GRADING_STALE_SECONDS old (the next claim takes
+    them over). Grading is idempotent, so a submission that was merely slow
+    or waiting in a long queue only costs its duplicate a no-op.
+    ``older_than_seconds`` overrides both ages.
     """
-    age = settings.GRADING_STALE_SECONDS if older_than_seconds is None else older_than_seconds
-    cutoff = timezone.now() - timedelta(seconds=age)
-    stale = Q(status=Status.QUEUED, created_at__lt=cutoff) | Q(status=Status.RUNNING, started_at__lt=cutoff)
+    now = timezone.now()
+    queued_age = settings.GRADING_QUEUED_SECONDS if older_than_seconds is None else older_than_seconds
+    running_age = settings.GRADING_STALE_SECONDS if older_than_seconds is None else older_than_seconds
+    queued_cutoff = now - timedelta(seconds=queued_age)
+    stale = (
+        Q(status=Status.QUEUED, queued_at__lt=queued_cutoff)
+        | Q(status=Status.QUEUED, queued_at__isnull=True, created_at__lt=queued_cutoff)
+        | Q(status=Status.RUNNING, started_at__lt=now - timedelta(seconds=running_age))
+    )
     ids = list(Submission.objects.filter(stale).order_by("created_at").values_list("pk", flat=True))
     for submission_id in ids:
+        with submission_context(submission_id):
+            logger.info("re-queueing a stale submission", extra={"event": "submission.requeued_stale"})
         _enqueue(submission_id)
     return ids
+
+
+# --- Regrade ------------------------------------------------------------------------
+
+
+class RegradeRefused(SubmissionRejected):
+    status_code = 409
+
+
+def submissions_for_regrade(
+    *, ids: list[int] | None = None, version: ChallengeVersion | None = None, since: Any = None
+) -> QuerySet[Submission]:
+    """Finished submissions matching every criterion given (ids, graded on a version, created since a time)."""
+    if ids is None and version is None and since is None:
+        raise ValueError("name submissions to regrade: ids, a version or a time")
+    rows = Submission.objects.filter(status=Status.DONE)
+    if ids is not None:
+        rows = rows.filter(pk__in=ids)
+    if version is not None:
+        rows = rows.filter(version=version)
+    if since is not None:
+        rows = rows.filter(created_at__gte=since)
+    return rows.order_by("created_at", "pk")
+
+
+def submissions_regrade(rows: QuerySet[Submission], *, on_current_version: bool = False) -> list[int]:
+    """Grade finished submissions again, in place: back to queued, result cleared; their ids.
+
+    The same code on the same version (a platform incident, a fixed grader),
+    or with ``on_current_version`` on its challenge's current version (a
+    fixed package). A submission not done (still queued or running) is left
+    alone: it is being graded anyway. Each one is one conditional UPDATE, so
+    a regrade racing another changes each submission once.
+    """
+    regraded: list[int] = []
+    now = timezone.now()
+    with transaction.atomic():
+        for submission in rows.select_related("challenge"):
+            fields: dict[str, Any] = {
+                "status": Status.QUEUED, "verdict": "", "score": None, "categories": {}, "probes": [], "hints": [],
+                "message": "", "timings": {}, "started_at": None, "finished_at": None, "queued_at": now,
+                "attempts_base": F("attempts"),
+            }  # fmt: skip
+            if on_current_version and submission.challenge.current_version_id:
+                fields["version_id"] = submission.challenge.current_version_id
+            if Submission.objects.filter(pk=submission.pk, status=Status.DONE).update(**fields):
+                with submission_context(submission.pk):
+                    logger.info(
+                        "regrade requested",
+                        extra={"event": "submission.regrade", "previous_verdict": submission.verdict, "previous_score": submission.score},
+                    )
+                regraded.append(submission.pk)
+                transaction.on_commit(partial(_enqueue, submission.pk))
+    return regraded
+
+
+def submission_regrade_own(user: AbstractBaseUser, submission: Submission) -> Submission:
+    """A candidate's regrade of their submission that the platform failed to grade (internal_error)."""
+    if submission.user_id != user.pk:
+        raise RegradeRefused("This is not your submission.")
+    if submission.status != Status.DONE or submission.verdict != Verdict.INTERNAL_ERROR:
+        raise RegradeRefused("Only a submission the platform failed to grade can be regraded; run or submit your code again instead.")
+    stale_before = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS)
+    pending = Submission.objects.filter(user=user, created_at__gte=stale_before).exclude(status=Status.DONE).count()
+    if pending >= settings.SUBMISSIONS_MAX_PENDING:
+        raise TooManyPending(f"You already have {pending} runs waiting to be graded; wait for one to finish.")
+    submissions_regrade(Submission.objects.filter(pk=submission.pk))
+    submission.refresh_from_db()
+    return submission
 
 
 # --- Hints ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""JSON endpoints behind the challenge page: run/submit, poll status, reveal a hint.
+"""JSON endpoints behind the challenge page: run/submit, poll status, reveal a hint, regrade.
 
 Each view checks access, calls one service or selector and answers JSON.
 Anonymous callers get 401; another user's submission is a 404, the same as
@@ -118,3 +118,19 @@ def submission_hint_reveal(request: HttpRequest, pk: int, hint_id: str) -> JsonR
     # The whole result again: revealing one hint may make the next revealable.
     revealed = hint_revealed_ids(request.user, submission.challenge_id)
     return JsonResponse(submission_payload(submission, revealed))
+
+
+@require_POST
+def submission_regrade(request: HttpRequest, pk: int) -> JsonResponse:
+    """The candidate's regrade of a submission the platform failed to grade (internal_error)."""
+    if (denied := _login_required(request)) is not None:
+        return denied
+    submission = submission_get_owned(pk, request.user)
+    if submission is None:
+        return _error("No such submission.", 404)
+    try:
+        submission = services.submission_regrade_own(request.user, submission)
+    except services.SubmissionRejected as exc:
+        return _error(str(exc), exc.status_code)
+    revealed = hint_revealed_ids(request.user, submission.challenge_id)
+    return JsonResponse(submission_payload(submission, revealed), status=202)
