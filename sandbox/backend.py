@@ -43,6 +43,28 @@ log = logging.getLogger(__name__)
 STDERR_TAIL_BYTES = 16 * 1024
 
 
+HOST_DIR_PREFIX = "mlprep-sbx-"
+
+
+def sweep_orphan_host_dirs() -> int:
+    """Remove sandbox scratch folders whose worker process is gone (killed before ``destroy``); how many."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{HOST_DIR_PREFIX}*-*"):
+        owner = folder.name[len(HOST_DIR_PREFIX) :].split("-", 1)[0]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # its worker lives
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
 class SandboxStartError(RuntimeError):
     """The sandbox could not be started or never became ready (a platform failure)."""
 
@@ -246,7 +268,8 @@ class ProcessSandbox(Sandbox):
         self.profile = profile
         self.limits = limits
         # Host-side scratch of this sandbox (bwrap's /etc files, the local backend's tmp).
-        self.host_dir = Path(tempfile.mkdtemp(prefix="mlprep-sbx-"))
+        # Named after this worker process, so that a successor can remove what a killed one left.
+        self.host_dir = Path(tempfile.mkdtemp(prefix=f"{HOST_DIR_PREFIX}{os.getpid()}-"))
         os.chmod(self.host_dir, 0o755)  # noqa: S103 - read by the sandbox user; holds nothing secret
         self._destroyed = False
         self.proc: subprocess.Popen[bytes] | None = None

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from sandbox import cgroups
-from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError
+from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError, sweep_orphan_host_dirs
 from sandbox.runner.profiles import ADDRESS_SPACE_OVERHEAD_MB
 
 log = logging.getLogger(__name__)
@@ -196,6 +196,7 @@ class BwrapBackend(Backend):
             raise SandboxStartError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
         self.bwrap = found
         self.use_cgroups = cgroups.available()
+        sweep_orphan_host_dirs()  # scratch folders of sandboxes whose worker was killed
         if self.use_cgroups:
             # Groups left by workers that died (SIGKILL, OOM) without destroying their sandboxes.
             removed = cgroups.sweep_orphans()

@@ -29,43 +29,68 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class RedisServer:
+    """A real redis-server on a free port that keeps its data across restarts (append-only file), as deployed."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = _free_port()
+        self.workdir = workdir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        # appendfsync always: a job acknowledged by Redis survives even a SIGKILL of Redis.
+        self.proc = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "yes",
+             "--appendfsync", "always", "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.proc.kill()
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        proc.kill()
-        raise RuntimeError("redis-server did not start")
-    yield f"redis://127.0.0.1:{port}/0"
-    proc.terminate()
-    proc.wait(10)
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server.url
+    server.stop()
 
 
 class Worker:
     """A real Celery worker process; ``kill_child`` SIGKILLs the pool process grading a task."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *, name: str = "worker", beat: bool = False) -> None:
         self.log = log
         self._log_file = log.open("wb")
+        command = ["beat", "--loglevel=INFO", "--schedule", str(log.with_suffix(".schedule"))] if beat else [
+            "worker", "--loglevel=INFO", "--concurrency=1", "--without-gossip", "--without-mingle", "--without-heartbeat",
+            "-n", f"{name}@%h",
+        ]  # fmt: skip
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "web.config", "worker", "--loglevel=INFO", "--concurrency=1", "--without-gossip",
-             "--without-mingle", "--without-heartbeat"],
+            [sys.executable, "-m", "celery", "-A", "web.config", *command],
             cwd=REPO, env=env, stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + 60
-        while "ready" not in log.read_text(errors="replace"):
+        ready = "beat: Starting" if beat else "ready"
+        while ready not in log.read_text(errors="replace"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"celery worker did not start:\n{log.read_text(errors='replace')[-3000:]}")
@@ -75,7 +100,15 @@ class Worker:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
         return [int(p) for p in out.split()]
 
+    def kill(self) -> None:
+        """SIGKILL the whole worker (main process, pool processes and their sandboxes) at once."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._log_file.close()
+
     def stop(self) -> None:
+        if self.proc.returncode is not None:
+            return
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(20)
@@ -116,6 +149,23 @@ def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path
     finally:
         worker.stop()
         app.conf.update(**old)
+
+
+def worker_env(db_name: str, broker_url: str, challenges_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment of a worker (or beat) on the test database and broker."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "web.config.settings",
+        "DEBUG": "1",
+        "SECRET_KEY": "integration-test-key",
+        "DATABASE_URL": f"sqlite:///{db_name}",
+        "CELERY_BROKER_URL": broker_url,
+        "CHALLENGES_DIR": str(challenges_dir),
+        "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
+        "GRADING_STALE_SECONDS": "3",
+        "PYTHONPATH": str(REPO),
+        **extra,
+    }
 
 
 def _reset_producer_pool(app: Any) -> None:
