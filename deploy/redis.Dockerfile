@@ -6,4 +6,5 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* && mkdir -p /data && chown redis:redis /data
 USER redis
 EXPOSE 6379
-CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data"]
+# Append-only file in the volume: queued gradings survive a restart of the broker.
+CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data", "--appendonly", "yes", "--appendfsync", "everysec"]

@@ -29,20 +29,26 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
-  redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir var/run \
+  # Append-only: queued gradings survive a Redis restart (the sweeper covers what is still lost).
+  redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly yes --appendfsync everysec --dir var/run \
     --logfile "$PWD/var/log/redis.log" &
   pids+=($!)
   for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 
+# Worker and beat log JSON lines through Django's LOGGING (web/config/logs.py), to stdout.
 .venv/bin/celery -A web.config worker --loglevel=INFO --concurrency="${WORKER_CONCURRENCY:-2}" \
-  --logfile "$PWD/var/log/worker.log" &
+  >>"$PWD/var/log/worker.log" 2>&1 &
+pids+=($!)
+# Beat runs the sweeper that re-queues lost or stuck gradings (GRADING_SWEEP_SECONDS).
+.venv/bin/celery -A web.config beat --loglevel=INFO --schedule "$PWD/var/run/celerybeat-schedule" \
+  >>"$PWD/var/log/beat.log" 2>&1 &
 pids+=($!)
 
 echo
 echo "  The service is starting on http://127.0.0.1:8000/"
 echo "  $demo_login"
-echo "  Logs: var/log/ (worker.log, redis.log). Ctrl-C stops everything."
+echo "  Logs: var/log/ (worker.log, beat.log, redis.log). Health: http://127.0.0.1:8000/healthz. Ctrl-C stops everything."
 echo
 .venv/bin/gunicorn web.config.wsgi:application --bind 127.0.0.1:8000 --workers 3 --access-logfile - &
 pids+=($!)

@@ -29,7 +29,8 @@ def test_the_compose_file_is_valid_and_complete() -> None:
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
     services = config["services"]
-    assert set(services) == {"web", "worker", "redis", "postgres"}
+    assert set(services) == {"web", "worker", "beat", "redis", "postgres"}
+    assert services["beat"]["command"][:4] == ["celery", "-A", "web.config", "beat"], "beat runs the sweeper"
     for name in services:
         assert "healthcheck" in services[name], f"{name} has no health check"
     assert set(config["volumes"]) >= {"redis-data", "postgres-data", "expected-cache"}
