@@ -123,6 +123,18 @@
     verdict.className = "verdict" + (data.verdict ? " verdict-" + data.verdict : "");
     $("score").textContent = data.done ? formatScore(data.score) : "–";
     $("result-message").textContent = data.message || "";
+    // The platform failed to grade it (internal_error): offer to grade the same code again.
+    var regrade = $("regrade");
+    if (!regrade) {
+      regrade = el("button", "button regrade", "Regrade");
+      regrade.id = "regrade";
+      regrade.type = "button";
+      regrade.addEventListener("click", function () { regradeSubmission(regrade.dataset.url, regrade); });
+      $("result-message").insertAdjacentElement("afterend", regrade);
+    }
+    regrade.hidden = !data.regrade_url;
+    regrade.dataset.url = data.regrade_url || "";
+    regrade.disabled = false;
 
     var categories = $("categories");
     categories.replaceChildren();
@@ -288,6 +300,22 @@
         if (round > 40) { showError("Lost contact with the server; reload the page to see the result."); setBusy(false); return; }
         pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, 2000);
       });
+  }
+
+  function regradeSubmission(url, button) {
+    if (!url || busy) return;
+    button.disabled = true;
+    setBusy(true);
+    postJSON(url, null).then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not regrade."); button.disabled = false; setBusy(false); return; }
+      showError("");
+      render(answer.data);
+      poll(answer.data.url, 0);
+    }).catch(function () {
+      showError("Could not reach the server.");
+      button.disabled = false;
+      setBusy(false);
+    });
   }
 
   function reveal(url, button) {
