@@ -6,7 +6,7 @@ PY := .venv/bin/python
 VENV_STAMP := .venv/.requirements-$(shell sha256sum requirements.txt | cut -c1-16)
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 
-.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench clean
+.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench loadtest clean
 
 deps:
 	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
@@ -33,6 +33,11 @@ sandbox-image: venv docker-engine
 # Grading latency cold and warm, overhead and throughput on every backend (docs/performance.md).
 bench: deps venv sandbox-image
 	PYTHONPATH=$(CURDIR) $(PY) -m bench.grading
+
+# Simulated candidates over HTTP: pages/s, page and verdict latency, errors, queue depth (docs/performance.md).
+# Against LOADTEST_URL (with LOADTEST_REDIS_URL) if set, else a throwaway stack on free ports.
+loadtest: deps venv
+	@scripts/loadtest.sh $(LOADTEST_ARGS)
 
 lint: venv
 	$(PY) -m ruff check grader sandbox web tests bench
