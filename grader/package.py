@@ -24,6 +24,7 @@ from typing import Any
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec, parse_probe_file
 from sandbox.runner.profiles import PROFILES
+from sandbox.warm import WARMABLE
 
 # A package's runtime is the sandbox profile it runs in.
 RUNTIMES = tuple(PROFILES)
@@ -84,6 +85,9 @@ class Package:
     solutions: tuple[ExpectedVerdict, ...]
     files: dict[str, bytes] = field(repr=False, compare=False)
     version: str = ""
+    # Compiler caches the sandbox environment pre-fills from this package's
+    # reference (sandbox/warm.py); only "inductor" exists.
+    warm: tuple[str, ...] = ()
 
     def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
         return self.public_probes if public else self.hidden_probes
@@ -224,6 +228,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
     )
 
     hints = _parse_hints(meta.get("hints", []), toml_path)
+    runtime = f.text("runtime", choices=RUNTIMES)
 
     public = parse_probe_file(_text(files, "probes/public.py", origin), f"{origin}/probes/public.py")
     hidden = parse_probe_file(_text(files, "probes/hidden.py", origin), f"{origin}/probes/hidden.py")
@@ -247,7 +252,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         difficulty=f.text("difficulty", choices=DIFFICULTIES),
         tags=f.str_list("tags"),
         summary=f.text("summary"),
-        runtime=f.text("runtime", choices=RUNTIMES),
+        runtime=runtime,
         entry=entry,
         limits=limits,
         hints=hints,
@@ -257,9 +262,20 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         public_probes=public,
         hidden_probes=hidden,
         solutions=_parse_solutions(files, origin),
+        warm=_parse_warm(f, runtime),
         files=dict(files),
         version=version_of(files),
     )
+
+
+def _parse_warm(f: _Fields, runtime: str) -> tuple[str, ...]:
+    warm = f.str_list("warm")
+    for name in warm:
+        if name not in WARMABLE:
+            raise f._fail("warm", f"must list only {', '.join(WARMABLE)} (got '{name}')")
+    if "inductor" in warm and "torch" not in PROFILES[runtime]:
+        raise f._fail("warm", f"an inductor cache needs a runtime with torch (this package runs in '{runtime}')")
+    return warm
 
 
 def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from sandbox import cgroups
 from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError, sweep_orphan_host_dirs
 from sandbox.runner.profiles import ADDRESS_SPACE_OVERHEAD_MB
+from sandbox.warm import SANDBOX_WARM_DIR, ready_host_cache
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,8 @@ class BwrapSandbox(ProcessSandbox):
             argv += ["--perms", "0755", "--dir", parent]
         for folder in folders:
             argv += ["--ro-bind", folder, folder]
+        if self.backend.warm_dir is not None:
+            argv += ["--perms", "0755", "--dir", "/opt", "--ro-bind", str(self.backend.warm_dir), SANDBOX_WARM_DIR]
         argv += [
             "--ro-bind", str(RUNNER_DIR), "/runner",
             "--proc", "/proc",
@@ -195,6 +198,9 @@ class BwrapBackend(Backend):
         if not found:
             raise SandboxStartError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
         self.bwrap = found
+        # Built by `make sandbox-image` (sandbox/warm.py); without it probes
+        # that compile with inductor are only slower, never wrong.
+        self.warm_dir = ready_host_cache()
         self.use_cgroups = cgroups.available()
         sweep_orphan_host_dirs()  # scratch folders of sandboxes whose worker was killed
         if self.use_cgroups:

@@ -11,20 +11,28 @@ its inputs change, each tagged with a hash of those inputs:
    Python, g++, and the pinned environment installed offline from wheels that
    the host's pip downloaded (the host's pip knows where the CPU build of
    torch lies; pip inside a build would fetch the CUDA one);
-3. ``mlprep-sandbox:<hash of the base tag, Dockerfile and runner/>``: the
-   runner. Changing the runner rebuilds only this small layer.
+3. ``mlprep-sandbox:<hash of the base tag, Dockerfile, runner/ and the warm
+   sources>``: the runner, and the TorchInductor cache that the packages
+   asking for one (``warm = ["inductor"]``) filled by running their
+   references (see ``warm.py``). Changing the runner or those packages
+   rebuilds only this layer.
+
+``build`` also builds the bwrap backend's warm cache on the host.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import subprocess
 import sys
 import tempfile
 from collections import deque
 from pathlib import Path
 from typing import Any
+
+from sandbox import warm
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 REPO = SANDBOX_DIR.parent
@@ -51,6 +59,7 @@ def image_tag() -> str:
     runner = [p for p in sorted((SANDBOX_DIR / "runner").rglob("*.py"))]
     parts = [base_tag().encode(), (SANDBOX_DIR / "Dockerfile").read_bytes()]
     parts += [str(p.relative_to(SANDBOX_DIR)).encode() + b"\0" + p.read_bytes() for p in runner]
+    parts.append(warm.digest(warm.warm_sources()).encode())
     return f"{IMAGE_REPO}:{_digest(*parts)}"
 
 
@@ -129,7 +138,12 @@ def ensure_image(client: Any | None = None) -> str:
         return tag
     ensure_os_image(client)
     base = ensure_base_image(client)
-    _build(client, SANDBOX_DIR, "Dockerfile", tag, {"BASE_IMAGE": base})
+    with tempfile.TemporaryDirectory(prefix="mlprep-image-") as scratch:
+        context = Path(scratch)
+        shutil.copytree(SANDBOX_DIR / "runner", context / "runner", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(SANDBOX_DIR / "Dockerfile", context / "Dockerfile")
+        warm.stage(warm.warm_sources(), context / "warm")
+        _build(client, context, "Dockerfile", tag, {"BASE_IMAGE": base})
     client.images.get(tag).tag(IMAGE_REPO, "latest")
     return tag
 
@@ -142,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         print(image_tag())
         return 0
     print(ensure_image())
+    warm.ensure_host_cache()
     return 0
 
 

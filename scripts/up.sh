@@ -18,6 +18,8 @@ export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost}"
 
 $PY manage.py migrate --noinput
 $PY manage.py sync_challenges
+# bwrap sandboxes start with the compiled kernels of packages that ask for them (built once).
+if [ "$SANDBOX_BACKEND" = bwrap ]; then $PY -m sandbox.warm; fi
 $PY manage.py collectstatic --noinput >/dev/null
 demo_login=$($PY manage.py create_demo_user)
 

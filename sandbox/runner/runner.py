@@ -32,6 +32,7 @@ import linecache
 import os
 import resource
 import selectors
+import shutil
 import signal
 import sys
 import time
@@ -436,8 +437,24 @@ def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict
         _out_frame(out, {"type": "array", "probe": name, "index": i}, blob)
 
 
+def _load_warm_caches(profile: str) -> None:
+    """Copy the environment's warm TorchInductor cache into this sandbox's own.
+
+    The warm cache (sandbox/warm.py) is read-only and shared; the copy is
+    private and writable, because inductor writes locks and new entries next
+    to the ones it reads. It is small (the kernels of a few packages), and it
+    is copied before the ready frame, off the grading path of a warm pool.
+    """
+    source, target = "/opt/warm/torchinductor", os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if "torch" not in PROFILES.get(profile, ()) or not target or not os.path.isdir(source):
+        return
+    with contextlib.suppress(OSError):
+        shutil.copytree(source, target, dirs_exist_ok=True)
+
+
 def main(argv: list[str]) -> int:
     profile = argv[1] if len(argv) > 1 else "python"
+    _load_warm_caches(profile)
     # Our stream is a private copy of fd 1; fd 1 itself goes to stderr so that
     # anything a library prints while importing cannot corrupt the frames.
     out = os.fdopen(os.dup(1), "wb")

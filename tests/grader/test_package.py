@@ -120,7 +120,30 @@ def test_a_bad_runtime_names_the_field_and_the_choices(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "jax"')
     err = load_error(package_copy)
     assert_names(err, "challenge.toml", "runtime")
-    assert "must be one of python, torch, tensorflow, onnx (got 'jax')" in str(err)
+    assert "must be one of python, torch, tensorflow, onnx, tvm, mlir (got 'jax')" in str(err)
+
+
+def test_warm_defaults_to_no_cache(package_copy):
+    assert load_package_dir(package_copy).warm == ()
+
+
+def test_an_unknown_warm_cache_is_refused_by_name(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["xla"]')
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", "warm")
+    assert "must list only inductor (got 'xla')" in str(err)
+
+
+def test_an_inductor_cache_needs_a_runtime_with_torch(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "python"\nwarm = ["inductor"]')
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", "warm")
+    assert "needs a runtime with torch" in str(err)
+
+
+def test_an_inductor_cache_is_accepted_for_torch(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["inductor"]')
+    assert load_package_dir(package_copy).warm == ("inductor",)
 
 
 def test_a_slug_that_is_not_kebab_case_is_refused(package_copy):

@@ -1,0 +1,108 @@
+"""Fill a TorchInductor cache by running packages' references on their probes.
+
+Place in the flow: run once when the sandbox environment is built, never
+while grading. ``sandbox/Dockerfile`` runs it inside the image build, so the
+cache is baked into the image; ``sandbox.warm`` runs it on the host for the
+bwrap backend. Either way the runner copies the cache into the sandbox's own
+``TORCHINDUCTOR_CACHE_DIR`` before it says ready, so a probe that compiles
+the same graph as the reference did here loads the kernel instead of running
+g++ on it (about 3-4 s per kernel on this kind of machine).
+
+    python warm.py SOURCES_DIR CACHE_DIR
+
+SOURCES_DIR holds one folder per package with ``solution.py`` (the
+reference) and ``probes-*.py``. Every probe runs in a forked child, as in the
+runner, so probes that register custom ops cannot collide; a probe that fails
+only costs its cache entries and is reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+
+PROBE_SECONDS = 300
+
+
+def _run_probe(solution_source: str, probes_path: str, name: str) -> None:
+    import probekit
+    import runner
+
+    runner._seed_everything()
+    solution = runner._import_source("solution", "/tmp/work/job/solution.py", solution_source)
+    probekit.REGISTRY.clear()
+    with open(probes_path, encoding="utf-8") as fh:
+        runner._import_source("probes", "/tmp/work/job/probes.py", fh.read())
+    probekit.REGISTRY[name](solution)
+
+
+def _probe_names(probes_path: str) -> list[str]:
+    import probekit
+    import runner
+
+    probekit.REGISTRY.clear()
+    with open(probes_path, encoding="utf-8") as fh:
+        source = fh.read()
+    # Registering probes only defines functions: nothing compiles yet.
+    runner._import_source("probes", probes_path, source)
+    return list(probekit.REGISTRY)
+
+
+def _in_child(target: Callable[[], None], timeout: float) -> str:
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            target()
+        except BaseException:  # noqa: BLE001 - any failure only costs this probe's entries
+            code = 1
+        os._exit(code)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return "ok" if os.waitstatus_to_exitcode(status) == 0 else "failed"
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return "timeout"
+
+
+def main(argv: list[str]) -> int:
+    sources, cache = argv[1], argv[2]
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    os.makedirs(cache, exist_ok=True)
+    # Imported once in the parent, as the runner does, so children start warm.
+    import torch
+    import torch._dynamo  # noqa: F401
+
+    failures = 0
+    for slug in sorted(os.listdir(sources)):
+        folder = os.path.join(sources, slug)
+        with open(os.path.join(folder, "solution.py"), encoding="utf-8") as fh:
+            solution_source = fh.read()
+        for probes_file in sorted(f for f in os.listdir(folder) if f.startswith("probes-")):
+            path = os.path.join(folder, probes_file)
+            for name in _probe_names(path):
+                started = time.monotonic()
+                status = _in_child(functools.partial(_run_probe, solution_source, path, name), PROBE_SECONDS)
+                failures += status != "ok"
+                print(f"[warm] {slug} {probes_file} {name}: {status} in {time.monotonic() - started:.1f} s", flush=True)
+    # A failed probe leaves a partial cache, which is still correct: inductor
+    # only ever loads an entry whose key matches exactly.
+    print(f"[warm] cache at {cache}, {failures} probe(s) did not finish", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,156 @@
+"""Warm compiler caches that sandboxes start with, built once per environment.
+
+Place in the flow: a package that compiles with TorchInductor says
+``warm = ["inductor"]`` in its challenge.toml. When the sandbox environment
+is built (``make sandbox-image``), its reference runs on its probes once and
+the kernels inductor compiled are kept: baked into the Docker image (see
+``image.py`` and ``Dockerfile``) and, for bwrap, in a host folder under
+``var/warm/`` that every bwrap sandbox binds read-only at ``/opt/warm``.
+The runner copies that cache into the sandbox's private, writable cache
+folder before it reports ready, so a candidate whose code compiles the
+probes' graphs pays a cache load instead of a C++ compile per kernel, and
+nothing a sandbox writes ever reaches the next one.
+
+This module only reads challenge.toml's ``warm`` key and the reference and
+probe files: it must not import the grader (the grader imports the sandbox).
+The grader validates the key like every other field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.backend import RUNNER_DIR
+
+REPO = Path(__file__).resolve().parent.parent
+CHALLENGES_DIR = REPO / "challenges"
+HOST_WARM_ROOT = REPO / "var" / "warm"
+# Where a sandbox sees the warm cache (both backends) and where it copies it to.
+SANDBOX_WARM_DIR = "/opt/warm"
+WARMABLE = ("inductor",)
+
+
+@dataclass(frozen=True)
+class WarmSource:
+    """One package's reference and probe files, as the warm-up runs them."""
+
+    slug: str
+    solution: bytes
+    probes: tuple[tuple[str, bytes], ...]
+
+
+def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
+    """Packages under ``challenges_dir`` whose challenge.toml asks for an inductor cache."""
+    found = []
+    for toml_path in sorted(challenges_dir.glob("*/*/challenge.toml")):
+        try:
+            meta = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue  # the grader's validation names the problem; a warm cache is optional
+        if "inductor" not in (meta.get("warm") or []):
+            continue
+        folder = toml_path.parent
+        entry = str(meta.get("entry", "solution.py"))
+        probes = tuple(
+            (f"probes-{name}", (folder / "probes" / name).read_bytes())
+            for name in ("public.py", "hidden.py")
+            if (folder / "probes" / name).is_file()
+        )
+        found.append(WarmSource(folder.name, (folder / "reference" / entry).read_bytes(), probes))
+    return found
+
+
+def digest(sources: list[WarmSource]) -> str:
+    h = hashlib.sha256()
+    for source in sources:
+        for part in (source.slug.encode(), source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)):
+            h.update(len(part).to_bytes(8, "big") + part)
+    return h.hexdigest()[:16]
+
+
+def stage(sources: list[WarmSource], target: Path) -> None:
+    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``."""
+    target.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        folder = target / source.slug
+        folder.mkdir()
+        (folder / "solution.py").write_bytes(source.solution)
+        for name, data in source.probes:
+            (folder / name).write_bytes(data)
+
+
+def _interpreter() -> str:
+    return os.environ.get("SANDBOX_PYTHON", sys.executable)
+
+
+def host_cache_dir(sources: list[WarmSource] | None = None) -> Path:
+    """The host folder for this checkout's warm sources and this interpreter (bwrap)."""
+    sources = warm_sources() if sources is None else sources
+    key = hashlib.sha256(f"{digest(sources)}\0{os.path.realpath(_interpreter())}".encode()).hexdigest()[:16]
+    return HOST_WARM_ROOT / key
+
+
+def ready_host_cache() -> Path | None:
+    """The complete host cache for the current sources, or None if not built (or nothing to warm)."""
+    sources = warm_sources()
+    folder = host_cache_dir(sources)
+    return folder if sources and (folder / ".complete").exists() else None
+
+
+def ensure_host_cache(log: bool = True) -> Path | None:
+    """Build the bwrap backend's warm cache if it is missing; None when no package asks for one.
+
+    The warm-up runs the repository's own references and probes (trusted
+    content, as in the validation that CI runs) with the same interpreter and
+    venv the bwrap sandboxes bind, so inductor's cache keys match theirs.
+    """
+    sources = warm_sources()
+    if not sources:
+        return None
+    folder = host_cache_dir(sources)
+    if (folder / ".complete").exists():
+        return folder
+    HOST_WARM_ROOT.mkdir(parents=True, exist_ok=True)
+    for stale in HOST_WARM_ROOT.iterdir():
+        if stale != folder:
+            shutil.rmtree(stale, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="mlprep-warm-") as scratch:
+        stage(sources, Path(scratch) / "sources")
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": scratch,
+            "TMPDIR": scratch,
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        out = None if log else subprocess.DEVNULL
+        subprocess.run(
+            [_interpreter(), "-B", str(RUNNER_DIR / "warm.py"), str(Path(scratch) / "sources"), str(folder / "torchinductor")],
+            env=env, cwd=scratch, check=True, stdout=out, stderr=out,
+        )  # fmt: skip
+    # Readable by the sandbox user, who copies it; never writable by it.
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (folder / ".complete").touch()
+    return folder
+
+
+def main() -> int:
+    """``python -m sandbox.warm``: build the bwrap backend's warm cache if it is missing."""
+    folder = ensure_host_cache()
+    print(folder if folder else "no package asks for a warm cache")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Sandboxes start with the warm inductor cache (sandbox/warm.py, runner/warm.py).
+
+The proof is inductor's own counters, read by a probe inside the sandbox: a
+graph the reference compiled when the environment was built is a cache hit
+(no C++ compile), and the same probe without the warm cache is a miss.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import load_package_dir
+from grader.execute import execute
+from sandbox import get_backend
+from sandbox.backend import Backend
+from sandbox.bwrap import BwrapBackend
+from sandbox.warm import ensure_host_cache, warm_sources
+from tests.helpers import real_backends
+
+REPO = Path(__file__).resolve().parents[2]
+BISECT = REPO / "challenges" / "framework-internals" / "compile-bisect-layer"
+
+# Replaces the package's public probes: the original probes stay defined but
+# unregistered (so none of them fills the sandbox's cache first), and the one
+# probe runs a real one, whose graph the warm-up compiled, and reports what
+# inductor's cache did.
+UNREGISTER = "def _unregistered(**meta):\n    return lambda fn: fn\n\n\n"
+COUNTING_PROBE = '''
+
+@probe(category="passing")
+def warm_cache_counts(solution):
+    from torch._dynamo.utils import counters
+
+    matmul_chain(solution)
+    return {k: int(v) for k, v in counters["inductor"].items() if k.startswith("fxgraph_cache")}
+'''
+
+
+def _counts(backend: Backend, tmp_path: Path) -> Any:
+    folder = tmp_path / "framework-internals" / "compile-bisect-layer"
+    shutil.copytree(BISECT, folder)
+    public = folder / "probes" / "public.py"
+    original = public.read_text().replace("@probe(", "@_unregistered(")
+    original = original.replace("from probekit import probe\n", "from probekit import probe\n\n\n" + UNREGISTER, 1)
+    public.write_text(original + COUNTING_PROBE)
+    package = load_package_dir(folder)
+    run = execute(package, package.reference_code.encode(), public=True, backend=backend)
+    probe = run.probes["warm_cache_counts"]
+    assert probe.status == "ok", probe
+    return probe.observation
+
+
+def test_compile_bisect_layer_asks_for_an_inductor_cache() -> None:
+    assert "compile-bisect-layer" in {source.slug for source in warm_sources()}
+    assert load_package_dir(BISECT).warm == ("inductor",)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend_name", real_backends())
+def test_a_probe_loads_the_references_kernel_instead_of_compiling(backend_name: str, tmp_path: Path) -> None:
+    if backend_name == "bwrap":
+        assert ensure_host_cache(log=False) is not None
+        backend: Backend = BwrapBackend()  # a new one reads the cache that now exists
+    else:
+        backend = get_backend("docker")  # the image holds the cache
+    assert _counts(backend, tmp_path) == {"fxgraph_cache_hit": 1}
+
+
+@pytest.mark.slow
+def test_without_the_warm_cache_the_same_probe_compiles(tmp_path: Path) -> None:
+    backend = BwrapBackend()
+    backend.warm_dir = None
+    assert _counts(backend, tmp_path) == {"fxgraph_cache_miss": 1}
