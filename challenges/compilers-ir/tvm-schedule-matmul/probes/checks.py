@@ -109,7 +109,7 @@ def product_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         f"in rows {_spans(rows)} and columns {_spans(cols)}."
     ]
     if never.any():
-        parts.append(f"{int(never.sum())} of them were never written (the output starts as NaN).")
+        parts.append(f"{int(never.sum())} of them are NaN: never written (C starts as NaN), or computed from garbage.")
     parts.append(
         f"Worst at [{i}, {j}]: expected {exact[i, j]:.6g}, got {C[i, j]:.6g}; "
         f"allowed error {bound[i, j]:.3g} (1e-4 x sum_k |A[{i},k] B[k,{j}]|)."
@@ -145,7 +145,7 @@ def _compute_block(obs: dict[str, Any]) -> dict[str, Any]:
     found = [b for b in obs["blocks"] if any(it.get("kind") == "reduce" for it in b["iters"])]
     if len(found) != 1:
         names = ", ".join(repr(b["name"]) for b in found) or "none"
-        raise Malformed(f"expected one block with a reduction iterator (the matmul's update), found {names}")
+        raise Malformed(f"Expected one block with a reduction iterator (the matmul's update), found {names}")
     block = found[0]
     kinds = [it.get("kind") for it in block["iters"]]
     if kinds != ["spatial", "spatial", "reduce"]:
@@ -212,6 +212,9 @@ def _structured(fn: Any) -> Any:
             return fn(*_parse(expected, actual))  # type: ignore[no-any-return]
         except Malformed as exc:
             return False, str(exc) or "the probe's observation is malformed"
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            # Only a forged observation gets here (the probes always send the full shape).
+            return False, "the probe's observation is malformed"
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__

@@ -174,7 +174,7 @@ def product_divisible(solution: Any) -> Any:
 @probe(category="correctness", check="product_ok", hints=["tails"])
 def product_no_tile_divides(solution: Any) -> Any:
     """No tile size divides its dimension: every loop has a tail."""
-    return run_product(solution, 45, 37, 29, {"i": 16, "j": 8, "k": 4}, seed=12)
+    return run_product(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4}, seed=12)
 
 
 @probe(category="correctness", check="product_ok", hints=["tails"])
@@ -213,7 +213,7 @@ def product_square_timed(solution: Any) -> Any:
 @probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
 def nest_with_tails(solution: Any) -> Any:
     """The six tile loops around the compute block, when no tile divides its dimension."""
-    return structure(solution, 45, 37, 29, {"i": 16, "j": 8, "k": 4})
+    return structure(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4})
 
 
 @probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
@@ -234,7 +234,7 @@ def nest_wide_vector(solution: Any) -> Any:
 @probe(category="annotations", check="parallel_ok", hints=["parallel"])
 def parallel_with_tails(solution: Any) -> Any:
     """Which loop around the update is parallel, when no tile divides its dimension."""
-    return structure(solution, 45, 37, 29, {"i": 16, "j": 8, "k": 4})
+    return structure(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4})
 
 
 @probe(category="annotations", check="vectorize_ok", hints=["vectorize"])
@@ -249,7 +249,7 @@ def vectorize_rectangular_tiles(solution: Any) -> Any:
 @probe(category="cache", check="cache_ok", hints=["cache"])
 def cache_with_tails(solution: Any) -> Any:
     """Where the accumulator tile is written back to C, when no tile divides its dimension."""
-    return structure(solution, 45, 37, 29, {"i": 16, "j": 8, "k": 4})
+    return structure(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4})
 
 
 @probe(category="cache", check="cache_ok", hints=["cache"])
