@@ -131,10 +131,10 @@ def _parse(expected: Any, actual: Any) -> tuple[tuple[int, int, int], dict[str, 
         loops, blocks, params = actual["loops"], actual["blocks"], actual["params"]
         if not (isinstance(loops, list) and isinstance(blocks, list) and isinstance(params, list) and len(params) == 3):
             raise Malformed
-        for loop in loops:
-            loop["extent"], loop["kind"], loop["var"], loop["parent"]  # noqa: B018 - presence
-        for block in blocks:
-            block["name"], block["loops"], block["at"], block["iters"], block["reads"], block["writes"]  # noqa: B018
+        if not all(isinstance(x, dict) and {"extent", "kind", "var", "parent"} <= x.keys() for x in loops):
+            raise Malformed
+        if not all(isinstance(x, dict) and {"name", "loops", "at", "iters", "reads", "writes"} <= x.keys() for x in blocks):
+            raise Malformed
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise Malformed from exc
     return (M, N, K), tiles, actual
@@ -311,7 +311,7 @@ def vectorize_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[s
 def cache_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
     """The compute block accumulates in a cache that is copied to C once per (i0, j0) tile."""
     block = _compute_block(obs)
-    loops, output = obs["loops"], obs["params"][2]
+    output = obs["params"][2]
     written = [name for name, _ in block["writes"]]
     if output in written or len(written) != 1:
         return False, (

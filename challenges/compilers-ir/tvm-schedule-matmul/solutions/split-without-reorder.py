@@ -17,9 +17,10 @@ import tvm
 def schedule_matmul(sch: tvm.s_tir.Schedule, tiles: dict[str, int]) -> tvm.s_tir.Schedule:
     block = sch.get_sblock("C")
     i, j, k = sch.get_loops(block)
-    i0, i1 = sch.split(i, factors=[None, tiles["i"]])
+    # The mistake: six loops, but no reorder(i0, j0, k0, i1, k1, j1) afterwards.
+    i0, i1 = sch.split(i, factors=[None, tiles["i"]])  # noqa: RUF059
     j0, j1 = sch.split(j, factors=[None, tiles["j"]])
-    k0, k1 = sch.split(k, factors=[None, tiles["k"]])
+    k0, k1 = sch.split(k, factors=[None, tiles["k"]])  # noqa: RUF059
     write_back = sch.cache_write(block, 0, "local")
     sch.reverse_compute_at(write_back, j0)
     sch.vectorize(j1)
