@@ -7,7 +7,8 @@ through the sign-up page (or logs in if the account exists), then until the
 time is up: opens the catalogue, a challenge page and its track page, thinks,
 presses Run with the starter code and polls the result as the page does,
 then Submit and polls again. A candidate waits for its verdict before its
-next submission, like a person.
+next submission, like a person. ``--readers`` adds candidates who only read
+pages (the catalogue, statements, track pages) with a few seconds between them.
 
 Reported: pages served per second and page latency p50/p95/p99 (HTML pages;
 the sign-up and login posts apart, as password hashing is slow on purpose),
@@ -107,13 +108,14 @@ class Clock:
 
 
 class Candidate(threading.Thread):
-    def __init__(self, index: int, args: argparse.Namespace, stats: Stats, slugs: list[str], clock: Clock) -> None:
+    def __init__(self, index: int, args: argparse.Namespace, stats: Stats, slugs: list[str], clock: Clock, *, submits: bool = True) -> None:
         super().__init__(name=f"candidate-{index}", daemon=True)
         self.args = args
         self.base = args.url.rstrip("/")
         self.stats = stats
         self.slugs = slugs
         self.clock = clock
+        self.submits = submits  # False: reads pages only (a candidate reading statements between attempts)
         self.username = f"{args.user_prefix}{index}"
         self.rng = random.Random(index)
         self.session = requests.Session()
@@ -218,6 +220,9 @@ class Candidate(threading.Thread):
             track = re.search(r'href="/\?track=([\w-]+)"', page.text)
             if track:
                 self.request("GET", f"/tracks/{track.group(1)}/", "pages", label="track")
+            if not self.submits:
+                self.think(2, 6)
+                continue
             starter = re.search(r'<script id="starter-code" type="application/json">(.*?)</script>', page.text, re.S)
             code = json.loads(starter.group(1)) if starter else "x = 1\n"
             self.think(2, 5)
@@ -322,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis-url", required=True, help="its Celery broker, for the queue depth")
     parser.add_argument("--queues", default="celery", help="grading queues to sample, comma-separated")
     parser.add_argument("--candidates", type=int, default=20)
+    parser.add_argument("--readers", type=int, default=0, help="more candidates who only read pages (no run or submit)")
     parser.add_argument("--duration", type=float, default=120, help="seconds of activity before the drain")
     parser.add_argument("--drain", type=float, default=300, help="seconds to wait for the last verdicts")
     parser.add_argument("--verdict-timeout", type=float, default=600)
@@ -336,12 +342,12 @@ def main(argv: list[str] | None = None) -> int:
         print("no challenges found in the catalogue", file=sys.stderr)
         return 2
     stats = Stats()
-    clock = Clock(args.candidates)
-    candidates = [Candidate(i, args, stats, slugs, clock) for i in range(args.candidates)]
+    clock = Clock(args.candidates + args.readers)
+    candidates = [Candidate(i, args, stats, slugs, clock, submits=i < args.candidates) for i in range(args.candidates + args.readers)]
     for c in candidates:
         c.start()
     clock.all_arrived.wait()
-    print(f"{args.candidates} candidates signed up; sign-up posts p50/p95/p99 {fmt_ms(stats.auth)} ms", flush=True)
+    print(f"{args.candidates + args.readers} candidates signed up; sign-up posts p50/p95/p99 {fmt_ms(stats.auth)} ms", flush=True)
     load_before = load_average()
     started = clock.start(args.duration)
     stop_at = clock.stop_at
@@ -366,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     saturated = [t for t, w, u in sampler.samples if t <= active and w > 0]
     in_window = [s for s in sampler.samples if s[0] <= active]
     figures = {
-        "url": args.url, "candidates": args.candidates, "duration_s": round(active, 1), "slugs": slugs,
+        "url": args.url, "candidates": args.candidates, "readers": args.readers, "duration_s": round(active, 1), "slugs": slugs,
         "load_average_before": load_before, "load_average_during_max": max(loads, default=float("nan")),
         "load_average_after": load_average(),
         "pages": len(stats.pages), "pages_per_s": round(pages_in_window / active, 2),
@@ -383,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         "queue_series": [(round(t), w, u) for t, w, u in sampler.samples[::10]],
     }  # fmt: skip
     print()
-    print(f"load test of {args.url}: {args.candidates} candidates for {active:.0f} s on {', '.join(slugs)}")
+    print(f"load test of {args.url}: {args.candidates} candidates and {args.readers} readers for {active:.0f} s on {', '.join(slugs)}")
     print(f"load average: before {load_before}, max during {figures['load_average_during_max']:.2f}, after {figures['load_average_after']}")
     print(f"pages: {len(stats.pages)} served, {figures['pages_per_s']} per s; latency p50/p95/p99 {figures['page_ms_p50_p95_p99']} ms")
     for kind, values in sorted(stats.page_kinds.items()):

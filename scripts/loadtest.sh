@@ -58,5 +58,6 @@ for _ in $(seq 100); do $PY -c "import urllib.request, sys; urllib.request.urlop
 for _ in $(seq 60); do grep -q "ready" "$dir/worker.log" 2>/dev/null && break; sleep 1; done
 sleep "${LOADTEST_WARMUP:-20}"
 
+# The figures of docs/performance.md: 20 candidates running and submitting, 20 more reading, 3 minutes.
 $PY -m bench.loadtest --url "http://127.0.0.1:$web_port" --redis-url "$CELERY_BROKER_URL" --slugs "$slugs" \
-  --json "$dir/loadtest.json" "$@"
+  --candidates 20 --readers 20 --duration 180 --json "$dir/loadtest.json" "$@"
