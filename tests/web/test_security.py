@@ -263,6 +263,16 @@ def test_a_candidate_gets_nothing_of_what_they_do_not_own(name: str, world: Worl
     assert tried > 0 or not has_objects
 
 
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_anonymous_visitors_get_only_what_is_public(name: str, world: World, client: Client) -> None:
+    route = ROUTES[name]
+    for kwargs in route.own(world):
+        response = call(client, route.methods[0], reverse(name, kwargs=kwargs))
+        assert response.status_code in route.anonymous, f"{route.methods[0]} {name}: {response.status_code}"
+        if response.status_code == 302:
+            assert response["Location"].startswith((reverse("login"), reverse("catalogue")))
+
+
 def test_the_foreign_table_covers_every_submission_of_someone_else(world: World) -> None:
     """'Every object id': the ids tried for Mallory are all of Alice's, plus one that does not exist."""
     tried = {kw["pk"] for kw in ROUTES["submission-status"].foreign(world)}
