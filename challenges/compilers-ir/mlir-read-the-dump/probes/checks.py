@@ -1,0 +1,97 @@
+"""Custom checks for mlir-read-the-dump, run in the trusted worker.
+
+The probes return the candidate's answers, normalised (op-name lists sorted
+and deduplicated, numbers as ints), with the pass and op that an answered
+index points at, or ``{"error": message}`` when an answer is malformed. The
+expected observation is the reference's answer on the same dumps (the
+compile is deterministic: one thread, a fixed target). Every comparison is
+exact; the checks exist to say *what* differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _error(actual: Any) -> str | None:
+    if isinstance(actual, dict) and "error" in actual:
+        return str(actual["error"])
+    return None
+
+
+def _at(answer: dict[str, Any]) -> str:
+    return f"dump #{answer['index']} (after {answer['pass']} on {answer['op']})"
+
+
+def _diff(listed: str, got: list[str], want: list[str]) -> str:
+    missing = sorted(set(want) - set(got))
+    extra = sorted(set(got) - set(want))
+    parts = [f"expected {want}"]
+    if missing:
+        parts.append(f"missing {missing}")
+    if extra:
+        parts.append(f"not expected {extra}")
+    return f"the right dump, but {listed!r}: " + "; ".join(parts)
+
+
+def _index_matches(actual: Any, expected: Any, listed: str, none_means: str, found: str) -> tuple[bool, str]:
+    error = _error(actual)
+    if error:
+        return False, error
+    if expected is None:
+        if actual is None:
+            return True, f"None: {none_means}"
+        return False, f"expected None ({none_means}); you answered {_at(actual)}"
+    if actual is None:
+        return False, f"expected {_at(expected)}; you answered None"
+    if actual["index"] != expected["index"]:
+        return False, f"{found} is {_at(expected)}; you answered {_at(actual)}"
+    if actual[listed] != expected[listed]:
+        return False, _diff(listed, actual[listed], expected[listed])
+    return True, f"{_at(expected)}, {listed} {expected[listed]}"
+
+
+def matmul_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    return _index_matches(
+        actual, expected, "became",
+        "this program never holds a linalg.matmul op",
+        "the first dump without linalg.matmul after one with some",
+    )  # fmt: skip
+
+
+def vector_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    return _index_matches(
+        actual, expected, "ops",
+        "no dump holds a vector op",
+        "the first dump holding a vector-dialect op",
+    )  # fmt: skip
+
+
+def dispatches_match(actual: Any, expected: Any) -> tuple[bool, str]:
+    error = _error(actual)
+    if error:
+        return False, error
+    if actual == expected:
+        return True, f"{expected['dispatches']} dispatch(es), {expected['executables']} executable(s)"
+    return False, (
+        f"at the end of the flow phase: expected {expected['dispatches']} flow.dispatch op(s) and "
+        f"{expected['executables']} flow.executable op(s); you answered {actual['dispatches']} and {actual['executables']}"
+    )
+
+
+def tiles_match(actual: Any, expected: Any) -> tuple[bool, str]:
+    error = _error(actual)
+    if error:
+        return False, error
+    got, want = actual["functions"], expected["functions"]
+    if sorted(got) != sorted(want):
+        return False, f"expected one entry per dispatch function, {sorted(want)}; yours has {sorted(got)}"
+    for name, entry in want.items():
+        wrong = [
+            f"{key} should be {entry[key]!r}, yours is {got[name][key]!r}"
+            for key in ("root", "pipeline", "workgroup", "vector")
+            if got[name][key] != entry[key]
+        ]
+        if wrong:
+            return False, f"{name}: " + "; ".join(wrong)
+    return True, "; ".join(f"{n}: {e['root']} workgroup {e['workgroup']} vector {e['vector']}" for n, e in want.items())
