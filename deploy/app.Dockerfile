@@ -21,7 +21,9 @@ COPY web web
 COPY grader grader
 COPY sandbox sandbox
 COPY challenges challenges
-RUN SECRET_KEY=build-only python manage.py collectstatic --noinput \
+# collectstatic needs none of the production checks (no Redis at build time,
+# no real key): the base settings, with a throwaway key.
+RUN DJANGO_SETTINGS_MODULE=web.config.settings SECRET_KEY=build-only python manage.py collectstatic --noinput \
  && useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep
 USER mlprep
 EXPOSE 8000
