@@ -1,0 +1,160 @@
+"""Custom checks for lower-through-mlir, run in the trusted worker.
+
+``levels_match_torch`` (lowering probes). The observation holds what the
+probe saw when it ran the candidate's artifacts: ``{"artifacts": "ok" or
+what is wrong with them, "runs": [{"batch": b, "torch": [...],
+"onnxruntime": [...] or an error text, "iree": [...] or an error text}]}``.
+Each level's outputs must match the *expected* observation's PyTorch outputs
+(the reference run's, computed by the probe from the model alone) to
+``|y - t| <= ATOL + RTOL * |t|``, with the same count, shapes and dtypes;
+integer outputs exactly.
+
+``report_is_consistent`` (verification probes). The observation is
+``{"truth": {level: [outputs]}, "report": the candidate's report}``. The
+probe built the artifacts itself, so the truth does not depend on the
+solution: the expected observation's truth is used. A report passes when
+
+1. every level's reported outputs are the outputs that level computes (the
+   truth, to ``TRUTH_RTOL`` / ``TRUTH_ATOL``: onnxruntime's session options
+   may round a little differently), every output of the model included; and
+2. every reported error is the error the reported outputs give, recomputed
+   here in float64 (to a relative ``ERROR_REL``, so float32 arithmetic is
+   fine). A report that measures the wrong pair, a mean, or a subset of the
+   outputs fails here, whatever the outputs look like.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-5
+TRUTH_RTOL = 1e-5
+TRUTH_ATOL = 1e-6
+ERROR_REL = 1e-4
+ERROR_ABS = 1e-12
+REL_EPS = 1e-7
+
+LEVELS = ("torch", "onnxruntime", "iree")
+PAIRS = {
+    "onnxruntime_vs_torch": ("onnxruntime", "torch"),
+    "iree_vs_torch": ("iree", "torch"),
+    "iree_vs_onnxruntime": ("iree", "onnxruntime"),
+}
+
+
+def _data(value: Any) -> np.ndarray:
+    """The values of a decoded array observation (a TaggedArray), or of anything array-like."""
+    return np.asarray(getattr(value, "data", value))
+
+
+def _dtype(value: Any) -> str:
+    return str(getattr(value, "dtype", _data(value).dtype))
+
+
+def _compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
+    """None if got matches want (shape, tolerance; integers exactly), else how it differs."""
+    if got.shape != want.shape:
+        return f"has shape {list(got.shape)}, expected {list(want.shape)}"
+    exact = not np.issubdtype(want.dtype, np.floating)
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    err = np.abs(g - w)
+    bound = np.zeros_like(w) if exact else atol + rtol * np.abs(w)
+    bad = ~(err <= bound)  # NaN counts as bad
+    if not bad.any():
+        return None
+    count = int(bad.sum())
+    worst = np.unravel_index(int(np.argmax(np.where(bad, np.nan_to_num(err, nan=np.inf), -1.0))), err.shape)
+    where = "[" + ", ".join(str(int(i)) for i in worst) + "]"
+    if exact:
+        return f"differs at {count} of {err.size} elements; at {where} it is {g[worst]:g}, expected {w[worst]:g}"
+    return (
+        f"is off at {count} of {err.size} elements (tolerance {atol:g} + {rtol:g}*|expected|); "
+        f"worst at {where}: {g[worst]:.7g}, expected {w[worst]:.7g}, abs error {err[worst]:.3g}"
+    )
+
+
+def _outputs_problem(got: Any, want: list[Any], rtol: float, atol: float, *, dtypes: bool) -> str | None:
+    if not isinstance(got, list):
+        return f"is {type(got).__name__}, not a list of outputs"
+    if len(got) != len(want):
+        return f"has {len(got)} output(s); the model returns {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if dtypes and _dtype(g) != _dtype(w):
+            return f"output {i} has dtype {_dtype(g)}, expected {_dtype(w)}"
+        problem = _compare(_data(g), _data(w), rtol, atol)
+        if problem:
+            return f"output {i} {problem}"
+    return None
+
+
+def levels_match_torch(actual: Any, expected: Any) -> tuple[bool, str]:
+    if not isinstance(actual, dict) or "artifacts" not in actual:
+        return False, "the probe's observation is malformed"
+    if actual["artifacts"] != "ok":
+        return False, str(actual["artifacts"])
+    runs, want_runs = actual.get("runs"), expected["runs"]
+    if not isinstance(runs, list) or len(runs) != len(want_runs):
+        return False, "the probe's observation is malformed"
+    for run, want in zip(runs, want_runs, strict=True):
+        batch = want["batch"]
+        problems = []
+        for level in ("onnxruntime", "iree"):
+            got = run.get(level)
+            if isinstance(got, str):
+                problems.append(f"{level} could not run your artifact at batch {batch}: {got}")
+                continue
+            problem = _outputs_problem(got, want["torch"], RTOL, ATOL, dtypes=True)
+            if problem:
+                problems.append(f"{level} at batch {batch} does not compute what PyTorch computes: {problem}")
+        if problems:
+            return False, " | ".join(problems)
+    batches = ", ".join(str(w["batch"]) for w in want_runs)
+    return True, f"onnxruntime and IREE match PyTorch at batch {batches} (tolerance {ATOL:g} + {RTOL:g}*|y|)"
+
+
+def _measure(got: list[Any], want: list[Any]) -> tuple[float, float]:
+    """max |g - w| and max |g - w| / (|w| + 1e-7) over every element of every output, in float64."""
+    max_abs = max_rel = 0.0
+    for g, w in zip(got, want, strict=True):
+        g64 = _data(g).astype(np.float64)
+        w64 = _data(w).astype(np.float64)
+        diff = np.abs(g64 - w64)
+        max_abs = max(max_abs, float(np.max(diff, initial=0.0)))
+        max_rel = max(max_rel, float(np.max(diff / (np.abs(w64) + REL_EPS), initial=0.0)))
+    return max_abs, max_rel
+
+
+def _close(got: float, want: float) -> bool:
+    if math.isnan(got) or math.isnan(want):
+        return False
+    return abs(got - want) <= ERROR_REL * abs(want) + ERROR_ABS
+
+
+def report_is_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
+    if not isinstance(actual, dict) or "report" not in actual:
+        return False, "the probe's observation is malformed"
+    report, truth = actual["report"], expected["truth"]
+    if isinstance(report, str):
+        return False, report
+    outputs = report["outputs"]
+    for level in LEVELS:
+        problem = _outputs_problem(outputs[level], truth[level], TRUTH_RTOL, TRUTH_ATOL, dtypes=False)
+        if problem:
+            return False, f"report['outputs'][{level!r}] is not what {level} computes on these inputs: {problem}"
+    for pair, (a, b) in PAIRS.items():
+        want = dict(zip(("max_abs", "max_rel"), _measure(outputs[a], outputs[b]), strict=True))
+        for key in ("max_abs", "max_rel"):
+            got = report["errors"][pair][key]
+            if not _close(got, want[key]):
+                formula = f"|{a} - {b}|" if key == "max_abs" else f"|{a} - {b}| / (|{b}| + 1e-7)"
+                return False, (
+                    f"report['errors'][{pair!r}][{key!r}] = {got:.6g}, but your own outputs give {want[key]:.6g} "
+                    f"(the largest {formula} over every element of every output)"
+                )
+    summary = ", ".join(f"{pair} max_abs {_measure(truth[a], truth[b])[0]:.3g}" for pair, (a, b) in PAIRS.items())
+    return True, f"every level's outputs and errors reported as measured ({summary})"
