@@ -70,6 +70,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
     "web.accounts",
     "web.challenges",
     "web.submissions",
@@ -223,6 +226,34 @@ GRADING_QUEUES = dict(
 )
 # Unfinished submissions one user may have at once; more are refused (429).
 SUBMISSIONS_MAX_PENDING = env_int("SUBMISSIONS_MAX_PENDING", 3)
+# Runs and submits one user may start per minute (a sliding 60 s window,
+# counted in the database, so the page and the API share it); more are
+# refused with 429 and the seconds to wait (web/submissions/limits.py).
+SUBMISSIONS_RUNS_PER_MINUTE = env_int("SUBMISSIONS_RUNS_PER_MINUTE", 20)
+SUBMISSIONS_SUBMITS_PER_MINUTE = env_int("SUBMISSIONS_SUBMITS_PER_MINUTE", 10)
+
+# --- JSON API (web/api) ---------------------------------------------------------
+
+# Token auth for scripts and the CLI; the session for the browser (DRF checks
+# CSRF on session-authenticated writes). JSON only: no browsable API pages.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "EXCEPTION_HANDLER": "web.api.errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ML interview prep API",
+    "DESCRIPTION": "List challenges, read one, run or submit code and poll its grading. Authenticate with `Authorization: Token <key>`.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
 
 # --- Celery -------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, accounts, admin."""
+"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, accounts, the API (/api/v1/), admin."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -24,5 +24,6 @@ urlpatterns = [
     path("submissions/<int:pk>/regrade", submission_views.submission_regrade, name="submission-regrade"),
     path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("web.accounts.urls")),
+    path("api/v1/", include("web.api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -47,6 +47,7 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.services import challenge_package
 from web.config.logs import submission_context
 from web.submissions.hints import hint_can_reveal, hint_is_shown
+from web.submissions.limits import rate_limited
 from web.submissions.models import HintReveal, Kind, Status, Submission, Verdict
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,16 @@ class SubmissionRejected(Exception):
 
 class TooManyPending(SubmissionRejected):
     status_code = 429
+
+
+class RateLimitExceeded(SubmissionRejected):
+    """Too many runs or submits in the last minute (web/submissions/limits.py)."""
+
+    status_code = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class HintUnavailable(Exception):
@@ -97,6 +108,8 @@ def submission_create(user: AbstractBaseUser, challenge: Challenge, code: str | 
     version = challenge.current_version
     if version is None or not challenge.published:
         raise SubmissionRejected("This challenge is not open for submissions.")
+    if (limited := rate_limited(user, kind)) is not None:
+        raise RateLimitExceeded(limited.message, limited.retry_after)
 
     stale_before = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS)
     pending = Submission.objects.filter(user=user, created_at__gte=stale_before).exclude(status=Status.DONE).count()

@@ -74,6 +74,10 @@ def _create(request: HttpRequest, slug: str, kind: str) -> JsonResponse:
         return _error(str(exc), 400)
     try:
         submission = services.submission_create(request.user, challenge, code, kind)
+    except services.RateLimitExceeded as exc:
+        response = _error(str(exc), exc.status_code, retry_after=exc.retry_after)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     except services.SubmissionRejected as exc:
         return _error(str(exc), exc.status_code)
     return JsonResponse(

@@ -1,0 +1,240 @@
+"""The JSON API (web/api): list, fetch, submit, poll; token and session auth; errors; the OpenAPI schema.
+
+Grading is the conftest's fake_grader (eager Celery), so each test is about
+the API's own behaviour; tests/integration/test_cli.py runs the real thing.
+"""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+
+from web.challenges.models import Challenge
+from web.submissions.models import HintReveal, Kind, Status, Submission
+from web.submissions.services import MAX_CODE_BYTES
+
+from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+
+CODE = "def add(a, b):\n    return a + b\n"
+
+
+def token_for(user: User) -> str:
+    out = StringIO()
+    call_command("api_token", user.username, stdout=out)
+    return out.getvalue().strip()
+
+
+@pytest.fixture
+def api(client: Client, user: User) -> Client:
+    """Alice's client authenticated by her token only (no session, no CSRF cookie)."""
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_for(user)}"
+    return client
+
+
+def submit(client: Client, body: Any, slug: str = "add-two", **extra: Any) -> Any:
+    return client.post(reverse("api-submit", args=[slug]), data=body, content_type="application/json", **extra)
+
+
+# --- Reading challenges ---------------------------------------------------------------------
+
+
+def test_list_shows_catalogue_fields_of_published_challenges(client: Client, challenge: Challenge) -> None:
+    Challenge.objects.create(
+        slug="draft", track="basics", title="Draft", difficulty="easy", published=False, current_version=challenge.current_version
+    )
+    data = client.get(reverse("api-challenges")).json()
+    assert data == [
+        {
+            "slug": "add-two", "title": challenge.title, "track": "basics", "difficulty": challenge.difficulty,
+            "tags": challenge.tags, "summary": challenge.summary, "runtime": "python", "url": "/api/v1/challenges/add-two/",
+        }
+    ]  # fmt: skip
+
+
+def test_detail_has_the_public_parts_and_nothing_else(api: Client, challenge: Challenge) -> None:
+    version = challenge.current_version
+    assert version is not None
+    data = api.get(reverse("api-challenge", args=["add-two"])).json()
+
+    assert data["statement"] == version.statement and "<h1" in data["statement_html"]
+    assert data["starter_code"] == version.starter_code and data["entry"] == "solution.py"
+    assert data["public_probes"] == [{"name": "small", "category": "correctness", "weight": 1.0, "description": "Two small positive integers."}]
+    assert data["hints"] == []
+    assert data["submit_url"] == "/api/v1/challenges/add-two/submissions/"
+    text = str(data)
+    reference = [f for f in version.files if f.startswith("reference/")]
+    assert reference and "return a + b" not in text  # the reference's body
+    for hidden in ("positives", "negatives", "Negative integers"):  # hidden probes' names and docstrings
+        assert hidden not in text
+    for hint in version.hints:
+        assert hint["text"] not in text
+
+
+def test_detail_includes_only_the_hints_this_user_was_shown(api: Client, challenge: Challenge, user: User, other_user: User) -> None:
+    sub = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="submit", code=CODE,
+                                    status=Status.DONE, verdict="wrong_answer", hints=ALL_SUM_HINTS)  # fmt: skip
+    HintReveal.objects.create(user=user, challenge=challenge, submission=sub, hint_id="nudge", tier=1, revealed_at=sub.created_at)
+    HintReveal.objects.create(user=other_user, challenge=challenge, submission=None, hint_id="concept", tier=2, revealed_at=sub.created_at)
+
+    hints = api.get(reverse("api-challenge", args=["add-two"])).json()["hints"]
+
+    assert [h["id"] for h in hints] == ["nudge"]
+    assert hints[0]["text"] == ALL_SUM_HINTS[0]["text"] and "<strong>returns</strong>" in hints[0]["html"]
+
+
+def test_unknown_or_unpublished_challenge_is_404_with_a_message(api: Client, challenge: Challenge) -> None:
+    Challenge.objects.filter(pk=challenge.pk).update(published=False)
+    for slug in ("add-two", "no-such"):
+        response = api.get(reverse("api-challenge", args=[slug]))
+        assert response.status_code == 404 and response.json() == {"error": f"No challenge {slug!r}."}
+        assert submit(api, {"kind": "run", "code": CODE}, slug=slug).status_code == 404
+    assert Submission.objects.count() == 0
+
+
+# --- Submitting and polling --------------------------------------------------------------------
+
+
+def test_submit_with_a_token_then_poll_gives_the_pages_result(
+    api: Client, challenge: Challenge, fake_grader: FakeGrader, user: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = submit(api, {"kind": "submit", "code": CODE})
+
+    assert response.status_code == 202
+    created = response.json()
+    sub = Submission.objects.get()
+    assert created == {"id": sub.pk, "kind": "submit", "status": "queued", "url": f"/api/v1/submissions/{sub.pk}/"}
+    assert fake_grader.calls == [{"version": challenge.current_version.version, "code": CODE, "public": False}]
+    polled = api.get(created["url"]).json()
+    assert polled["done"] and polled["verdict"] == "wrong_answer" and polled["score"] == 0.0
+    assert "stdout" not in polled["probes"][0]  # hidden probes show no output, as on the page
+    assert [h["id"] for h in polled["hints"] if h["shown"]] == ["nudge"]
+    web = Client()
+    web.force_login(user)
+    assert web.get(reverse("submission-status", args=[sub.pk])).json() == polled  # the same presenter
+
+
+def test_run_shows_public_output(api: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> None:
+    fake_grader.result = grade_result("wrong_answer", 0.0, public=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        created = submit(api, {"kind": "run", "code": CODE}).json()
+    polled = api.get(created["url"]).json()
+    assert Submission.objects.get().kind == Kind.RUN and fake_grader.calls[0]["public"] is True
+    assert polled["probes"][0]["observation"] == [0] and polled["probes"][0]["stdout"] == "printed <b>text</b>"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"kind": "grade", "code": CODE}, 'kind: "grade" is not a valid choice.'),
+        ({"code": CODE}, "kind: This field is required."),
+        ({"kind": "run"}, "code: This field is required."),
+        ({"kind": "run", "code": 5}, "code: Not a valid string."),
+        ({"kind": "run", "code": ""}, "empty"),
+        ({"kind": "run", "code": "x = 1\x00"}, "code: Null characters are not allowed."),
+        ({"kind": "run", "code": "#" * (MAX_CODE_BYTES + 1)}, f"{MAX_CODE_BYTES // 1024} KiB"),
+        ("{not json", "JSON parse error"),
+    ],
+)
+def test_bad_input_gets_400_naming_the_problem(api: Client, challenge: Challenge, fake_grader: FakeGrader, body: Any, message: str) -> None:
+    response = submit(api, body)
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"error"} and message in response.json()["error"]
+    assert Submission.objects.count() == 0 and fake_grader.calls == []
+
+
+def test_a_body_that_is_not_json_is_415(api: Client, challenge: Challenge) -> None:
+    response = api.post(reverse("api-submit", args=["add-two"]), data="code", content_type="text/plain")
+    assert response.status_code == 415 and "text/plain" in response.json()["error"]
+
+
+def test_too_many_pending_is_429(api: Client, challenge: Challenge, settings: Any) -> None:
+    settings.SUBMISSIONS_MAX_PENDING = 1
+    # Not graded: the queueing runs on commit, which this test's transaction never reaches.
+    assert submit(api, {"kind": "run", "code": CODE}).status_code == 202
+    refused = submit(api, {"kind": "run", "code": CODE})
+    assert refused.status_code == 429 and "waiting to be graded" in refused.json()["error"]
+
+
+def test_every_submission_id_but_ones_own_is_404(api: Client, challenge: Challenge, user: User, other_user: User) -> None:
+    def make(owner: User) -> int:
+        return Submission.objects.create(user=owner, challenge=challenge, version=challenge.current_version, kind="run",
+                                         code="# MALLORY-SECRET\n", status=Status.DONE, verdict="accepted").pk  # fmt: skip
+
+    own = make(user)
+    others = [make(other_user) for _ in range(3)]
+    for pk in [*others, max(others) + 1, 0]:
+        response = api.get(f"/api/v1/submissions/{pk}/")
+        assert response.status_code == 404 and response.json() == {"error": "No such submission."}
+    assert api.get(reverse("api-submission", args=[own])).status_code == 200
+    assert "MALLORY-SECRET" not in api.get(reverse("api-submission", args=[own])).content.decode()
+
+
+# --- Authentication ----------------------------------------------------------------------------
+
+
+def test_without_credentials_submit_and_poll_are_401(client: Client, challenge: Challenge) -> None:
+    assert client.get(reverse("api-challenges")).status_code == 200  # reading is open, like the catalogue
+    response = submit(client, {"kind": "run", "code": CODE})
+    assert response.status_code == 401 and response.json() == {"error": "Authentication credentials were not provided."}
+    assert response["WWW-Authenticate"] == "Token"
+    assert client.get(reverse("api-submission", args=[1])).status_code == 401
+
+
+def test_a_wrong_or_revoked_token_is_401(client: Client, challenge: Challenge, user: User) -> None:
+    key = token_for(user)
+    assert submit(client, {"kind": "run", "code": CODE}, HTTP_AUTHORIZATION="Token not-a-token").json() == {"error": "Invalid token."}
+    call_command("api_token", user.username, "--revoke", stdout=StringIO())
+    assert submit(client, {"kind": "run", "code": CODE}, HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
+    assert Submission.objects.count() == 0
+
+
+def test_api_token_command_prints_replaces_and_revokes(user: User) -> None:
+    first = token_for(user)
+    assert re.fullmatch(r"[0-9a-f]{40}", first) and token_for(user) == first  # stable until replaced
+    out = StringIO()
+    call_command("api_token", user.username, "--new", stdout=out)
+    assert out.getvalue().strip() != first and Token.objects.get(user=user).key == out.getvalue().strip()
+    out = StringIO()
+    call_command("api_token", user.username, "--revoke", stdout=out)
+    assert "deleted" in out.getvalue() and not Token.objects.filter(user=user).exists()
+    with pytest.raises(CommandError, match="No user 'nobody'"):
+        call_command("api_token", "nobody")
+
+
+def test_a_browser_session_works_but_needs_the_csrf_token(challenge: Challenge, fake_grader: FakeGrader, user: User) -> None:
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(user)
+    refused = submit(browser, {"kind": "run", "code": CODE})
+    assert refused.status_code == 403 and "CSRF" in refused.json()["error"]
+    page = browser.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token is not None
+    assert submit(browser, {"kind": "run", "code": CODE}, HTTP_X_CSRFTOKEN=token.group(1)).status_code == 202
+
+
+# --- Schema ------------------------------------------------------------------------------------
+
+
+def test_the_openapi_schema_describes_every_endpoint(client: Client, db: None) -> None:
+    response = client.get(reverse("api-schema"), {"format": "json"})
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    assert set(schema["paths"]) == {
+        "/api/v1/challenges/", "/api/v1/challenges/{slug}/", "/api/v1/challenges/{slug}/submissions/", "/api/v1/submissions/{id}/",
+    }  # fmt: skip
+    post = schema["paths"]["/api/v1/challenges/{slug}/submissions/"]["post"]
+    assert set(post["responses"]) == {"202", "400", "404", "429"}
+    assert "tokenAuth" in schema["components"]["securitySchemes"]
+    assert set(schema["components"]["schemas"]["SubmissionCreate"]["required"]) == {"kind", "code"}

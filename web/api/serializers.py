@@ -1,0 +1,94 @@
+"""The API's input checks and the shapes of its answers (also what the OpenAPI schema publishes).
+
+Output shapes are built by ``web.api.presenters``; these serializers describe
+them for the schema and validate the one input, a run or submit.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from web.submissions.models import Kind
+
+
+class ChallengeSummarySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    track = serializers.CharField()
+    difficulty = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    summary = serializers.CharField()
+    runtime = serializers.CharField()
+    url = serializers.CharField(help_text="This challenge in the API.")
+
+
+class PublicProbeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField()
+    category = serializers.CharField()
+    weight = serializers.FloatField()
+    description = serializers.CharField()
+
+
+class UnlockedHintSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.CharField()
+    tier = serializers.IntegerField()
+    tags = serializers.ListField(child=serializers.CharField())
+    text = serializers.CharField(help_text="Markdown.")
+    html = serializers.CharField(help_text="The Markdown rendered and sanitised.")
+
+
+class ChallengeDetailSerializer(ChallengeSummarySerializer):
+    version = serializers.CharField()
+    statement = serializers.CharField(help_text="Markdown, as written.")
+    statement_html = serializers.CharField(help_text="The statement rendered and sanitised.")
+    entry = serializers.CharField(help_text="The file the code is graded as.")
+    starter_code = serializers.CharField()
+    public_probes = PublicProbeSerializer(many=True, help_text="The probes Run uses; Submit's hidden probes are not listed.")
+    hints = UnlockedHintSerializer(many=True, help_text="Hints this user has been shown for this challenge.")
+    submit_url = serializers.CharField()
+
+
+class StrictTextField(serializers.CharField):
+    """A string and only a string: DRF's CharField would turn 5 or true into "5" or "True"."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class SubmissionCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    kind = serializers.ChoiceField(choices=Kind.choices, help_text="run: public probes, shown in full; submit: hidden probes, scored.")
+    # Blank and whitespace kept: the service's own check (code_clean) says what is wrong.
+    code = StrictTextField(allow_blank=True, trim_whitespace=False, help_text="The whole solution file, UTF-8, at most 256 KiB.")
+
+
+class SubmissionCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    url = serializers.CharField(help_text="Poll this until done is true.")
+
+
+class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """The challenge page's status JSON (web.submissions.presenters.submission_payload)."""
+
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    status = serializers.CharField(help_text="queued, running or done.")
+    done = serializers.BooleanField()
+    verdict = serializers.CharField(allow_null=True)
+    verdict_label = serializers.CharField(allow_null=True)
+    score = serializers.FloatField(allow_null=True)
+    categories = serializers.DictField()
+    probes = serializers.ListField(child=serializers.DictField())
+    hints = serializers.ListField(child=serializers.DictField())
+    message = serializers.CharField()
+    version = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    error = serializers.CharField()

@@ -1,0 +1,14 @@
+"""API URLs, mounted at /api/v1/: challenges, submit, poll, and the OpenAPI schema."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from web.api import views
+
+urlpatterns = [
+    path("challenges/", views.ChallengeListView.as_view(), name="api-challenges"),
+    path("challenges/<slug:slug>/", views.ChallengeDetailView.as_view(), name="api-challenge"),
+    path("challenges/<slug:slug>/submissions/", views.SubmitView.as_view(), name="api-submit"),
+    path("submissions/<int:pk>/", views.SubmissionView.as_view(), name="api-submission"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]

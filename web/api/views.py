@@ -1,0 +1,99 @@
+"""API views: check access, call the same selectors, services and presenters as the pages, answer JSON.
+
+Every answer is JSON; every error is ``{"error": message}`` with the message
+meant for the person (web.api.errors). Reading challenges is open like the
+catalogue; submitting and polling need a user (token or session). Another
+user's submission and a missing one are the same 404. Writes through a
+session need the CSRF token (DRF's SessionAuthentication checks it); token
+callers have no cookie to forge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from web.api import presenters
+from web.api.serializers import (
+    ChallengeDetailSerializer,
+    ChallengeSummarySerializer,
+    ErrorSerializer,
+    SubmissionCreatedSerializer,
+    SubmissionCreateSerializer,
+    SubmissionSerializer,
+)
+from web.challenges.selectors import challenge_get_visible, challenge_list
+from web.submissions import services
+from web.submissions.presenters import submission_payload
+from web.submissions.selectors import hint_revealed_ids, submission_get_owned
+
+
+def _error(message: str, code: int, **headers: str) -> Response:
+    return Response({"error": message}, status=code, headers=headers or None)
+
+
+class ChallengeListView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: ChallengeSummarySerializer(many=True)}, summary="Challenges open to the caller, in catalogue order")
+    def get(self, request: Request) -> Response:
+        challenges = challenge_list(user=request.user).select_related("current_version").defer("current_version__files")
+        return Response([presenters.challenge_summary(c) for c in challenges])
+
+
+class ChallengeDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: ChallengeDetailSerializer, 404: ErrorSerializer}, summary="One challenge's public parts")
+    def get(self, request: Request, slug: str) -> Response:
+        challenge = challenge_get_visible(slug, user=request.user)
+        if challenge is None or challenge.current_version is None:
+            return _error(f"No challenge {slug!r}.", 404)
+        return Response(presenters.challenge_detail(challenge, request.user))
+
+
+class SubmitView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=SubmissionCreateSerializer,
+        responses={202: SubmissionCreatedSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer},
+        summary="Run (public probes) or submit (hidden probes, scored) code; poll the url it answers",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        challenge = challenge_get_visible(slug, user=request.user)
+        if challenge is None:
+            return _error(f"No challenge {slug!r}.", 404)
+        form = SubmissionCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data: dict[str, Any] = dict(form.validated_data)
+        try:
+            submission = services.submission_create(request.user, challenge, data["code"], data["kind"])
+        except services.RateLimitExceeded as exc:
+            return _error(str(exc), exc.status_code, **{"Retry-After": str(exc.retry_after)})
+        except services.SubmissionRejected as exc:
+            return _error(str(exc), exc.status_code)
+        return Response(
+            {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": reverse("api-submission", args=[submission.pk])},
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
+class SubmissionView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={200: SubmissionSerializer, 404: ErrorSerializer}, summary="One of your submissions: status, then verdict, score, probes, hints"
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        submission = submission_get_owned(pk, request.user)
+        if submission is None:
+            return _error("No such submission.", 404)
+        return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id)))
