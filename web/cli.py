@@ -1,0 +1,178 @@
+"""Command-line client of the JSON API: submit a file, watch it being graded, print the result.
+
+    python -m web.cli submit SLUG FILE [--run] [--url URL] [--token TOKEN]
+
+It talks to a running site over HTTP (/api/v1/) with the standard library
+only, so it needs neither Django nor this repository's environment: copy
+this one file anywhere with Python 3.10+. The URL and the token come from
+--url/--token or the MLPREP_URL/MLPREP_TOKEN environment variables (a user
+gets a token from ``manage.py api_token USERNAME``).
+
+It posts the code, polls the submission, prints each status change as it
+happens, then the verdict, score, one line per probe and the hints shown.
+Exit codes: 0 accepted, 1 graded but not accepted, 2 a usage or HTTP error
+(the message names the problem).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any, TextIO
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+POLL_SECONDS = 1.0
+USER_AGENT = "mlprep-cli/1"
+
+
+class CliError(Exception):
+    """A problem the user must fix (or an HTTP failure); printed as one line, exit code 2."""
+
+
+class Api:
+    def __init__(self, base_url: str, token: str, *, timeout: float = 30.0) -> None:
+        parsed = urllib.parse.urlsplit(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise CliError(f"--url must be an http(s) URL like {DEFAULT_URL}, not {base_url!r}.")
+        self.base = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        url = path if path.startswith(("http://", "https://")) else self.base + path
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        headers = {"Accept": "application/json", "Authorization": f"Token {self.token}", "User-Agent": USER_AGENT}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)  # noqa: S310 - http(s) only, checked in __init__
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:  # noqa: S310 - the scheme is checked above
+                return _json(response.read(), url)
+        except urllib.error.HTTPError as exc:
+            message = _error_message(exc.read(), exc.code)
+            raise CliError(f"{method} {url}: HTTP {exc.code}: {message}") from None
+        except urllib.error.URLError as exc:
+            raise CliError(f"cannot reach {url}: {exc.reason}") from None
+        except TimeoutError:
+            raise CliError(f"{url} did not answer within {self.timeout:g} s") from None
+
+
+def _json(raw: bytes, url: str) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise CliError(f"{url} did not answer JSON (is --url the site's address?)") from None
+    if not isinstance(data, dict):
+        raise CliError(f"{url} answered unexpected JSON")
+    return data
+
+
+def _error_message(raw: bytes, code: int) -> str:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return "the server's answer was not JSON"
+    if isinstance(data, dict):
+        return str(data.get("error") or data.get("detail") or data)
+    return str(data)
+
+
+def _text(fragment: str | None) -> str:
+    """A hint's sanitised HTML as plain text for a terminal."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment or "")).strip()
+
+
+def print_result(result: dict[str, Any], out: TextIO) -> None:
+    score = result.get("score")
+    verdict = result.get("verdict_label") or result.get("verdict") or "?"
+    out.write(f"Verdict: {verdict}" + (f"  score {score:g}" if isinstance(score, int | float) else "") + "\n")
+    if result.get("message"):
+        out.write(f"{result['message']}\n")
+    for probe in result.get("probes") or []:
+        mark = "PASS" if probe.get("passed") else "FAIL"
+        line = f"  {mark} {probe.get('name')} [{probe.get('category')}]"
+        if not probe.get("passed") and probe.get("message"):
+            line += f": {probe['message']}"
+        out.write(line + "\n")
+        if probe.get("stdout"):
+            out.write("".join(f"      | {s}\n" for s in str(probe["stdout"]).splitlines()))
+    for hint in result.get("hints") or []:
+        if hint.get("shown"):
+            out.write(f"Hint (tier {hint.get('tier')}): {_text(hint.get('html'))}\n")
+        elif hint.get("can_reveal"):
+            out.write(f"Hint (tier {hint.get('tier')}) available: reveal it on the challenge page.\n")
+
+
+def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_seconds: float = POLL_SECONDS, max_wait: float = 900.0) -> int:
+    quoted = urllib.parse.quote(slug, safe="")
+    created = api.request("POST", f"/api/v1/challenges/{quoted}/submissions/", {"kind": kind, "code": code})
+    out.write(f"{kind.capitalize()} #{created.get('id')}: {created.get('status')}\n")
+    out.flush()
+    last = str(created.get("status"))
+    deadline = time.monotonic() + max_wait
+    while True:
+        result = api.request("GET", str(created["url"]))
+        if result.get("status") != last:
+            last = str(result.get("status"))
+            out.write(f"{kind.capitalize()} #{created.get('id')}: {last}\n")
+            out.flush()
+        if result.get("done"):
+            print_result(result, out)
+            return 0 if result.get("verdict") == "accepted" else 1
+        if time.monotonic() > deadline:
+            raise CliError(f"submission {created.get('id')} is still {last} after {max_wait:g} s; poll {api.base}{created['url']}")
+        time.sleep(poll_seconds)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m web.cli", description="Submit code to the ML interview prep site and wait for the grade.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    sub = commands.add_parser("submit", help="submit (or --run) a file and print the result as it arrives")
+    sub.add_argument("slug", help="the challenge's slug, as in its URL")
+    sub.add_argument("file", help="your solution file ('-' reads standard input)")
+    sub.add_argument("--run", action="store_true", help="run the public probes (shows outputs) instead of submitting for a score")
+    sub.add_argument("--url", default=None, help=f"the site's address (default: $MLPREP_URL or {DEFAULT_URL})")
+    sub.add_argument("--token", default=None, help="your API token (default: $MLPREP_TOKEN)")
+    return parser
+
+
+def _read_code(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    path = Path(name)
+    if not path.is_file():
+        raise CliError(f"no such file: {name}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{name} is not UTF-8 text (byte {exc.start})") from None
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    args = _parser().parse_args(argv)  # exits 2 with argparse's message on bad usage
+    try:
+        token = args.token or os.environ.get("MLPREP_TOKEN", "")
+        if not token:
+            raise CliError("no API token: pass --token or set MLPREP_TOKEN (an admin makes one with `manage.py api_token USERNAME`)")
+        api = Api(args.url or os.environ.get("MLPREP_URL") or DEFAULT_URL, token)
+        return submit(api, args.slug, _read_code(args.file), "run" if args.run else "submit", out)
+    except CliError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted; the submission goes on being graded on the site\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
