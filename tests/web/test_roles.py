@@ -90,3 +90,12 @@ def test_is_coach_permission_for_the_api(who: str, allowed: bool, user: User, co
     request = view.initialize_request(raw)
     assert isinstance(request, Request)
     assert IsCoach().has_permission(request, view) is allowed
+
+
+def test_the_menu_links_the_coach_page_for_coaches_only(client: Client, user: User, coach: User) -> None:
+    link = f'href="{reverse("coach-grading")}"'
+    client.force_login(user)
+    assert link not in client.get(reverse("catalogue")).content.decode()
+    client.force_login(coach)
+    page = client.get(reverse("catalogue")).content.decode()
+    assert link in page and 'href="/admin/"' not in page  # a coach is not staff
