@@ -92,7 +92,7 @@ def _outputs_problem(got: Any, want: list[Any], rtol: float, atol: float, *, dty
     return None
 
 
-def levels_match_torch(actual: Any, expected: Any) -> tuple[bool, str]:
+def _levels_match_torch(actual: Any, expected: Any) -> tuple[bool, str]:
     if not isinstance(actual, dict) or "artifacts" not in actual:
         return False, "the probe's observation is malformed"
     if actual["artifacts"] != "ok":
@@ -135,7 +135,7 @@ def _close(got: float, want: float) -> bool:
     return abs(got - want) <= ERROR_REL * abs(want) + ERROR_ABS
 
 
-def report_is_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
+def _report_is_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
     if not isinstance(actual, dict) or "report" not in actual:
         return False, "the probe's observation is malformed"
     report, truth = actual["report"], expected["truth"]
@@ -158,3 +158,23 @@ def report_is_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
                 )
     summary = ", ".join(f"{pair} max_abs {_measure(truth[a], truth[b])[0]:.3g}" for pair, (a, b) in PAIRS.items())
     return True, f"every level's outputs and errors reported as measured ({summary})"
+
+
+# The observations come out of the sandbox, where the candidate's code could
+# have rewritten them: anything that does not have the probe's structure fails
+# the probe instead of raising here (which would read as a platform failure).
+MALFORMED = (KeyError, TypeError, AttributeError, ValueError, IndexError)
+
+
+def levels_match_torch(actual: Any, expected: Any) -> tuple[bool, str]:
+    try:
+        return _levels_match_torch(actual, expected)
+    except MALFORMED as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"
+
+
+def report_is_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
+    try:
+        return _report_is_consistent(actual, expected)
+    except MALFORMED as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"
