@@ -238,3 +238,21 @@ def test_the_openapi_schema_describes_every_endpoint(client: Client, db: None) -
     assert set(post["responses"]) == {"202", "400", "404", "429"}
     assert "tokenAuth" in schema["components"]["securitySchemes"]
     assert set(schema["components"]["schemas"]["SubmissionCreate"]["required"]) == {"kind", "code"}
+
+
+def test_the_token_page_creates_replaces_and_revokes_ones_own_token(alice: Client, user: User, other_user: User) -> None:
+    page = reverse("api-token")
+    mallory_key = token_for(other_user)
+    assert 'id="token-none"' in alice.get(page).content.decode()
+
+    assert alice.post(page, {"action": "create"}).status_code == 302
+    key = Token.objects.get(user=user).key
+    html = alice.get(page).content.decode()
+    assert f'value="{key}"' in html and mallory_key not in html
+
+    alice.post(page, {"action": "replace"})
+    assert Token.objects.get(user=user).key != key
+    alice.post(page, {"action": "revoke"})
+    assert not Token.objects.filter(user=user).exists()
+    assert Token.objects.get(user=other_user).key == mallory_key  # nobody else's token is touched
+    assert alice.post(page, {"action": "steal"}).status_code == 400

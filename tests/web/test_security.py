@@ -200,6 +200,7 @@ ROUTES: dict[str, Route] = {
     ),
     "api-submission": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-schema": Route(("GET",)),
+    "api-token": Route(("GET", "POST"), anonymous=(302,)),
 }
 
 

@@ -27,6 +27,10 @@ def api_token_ensure(user: AbstractBaseUser, *, replace: bool = False) -> str:
     return str(token.key)
 
 
+def api_token_get(user: AbstractBaseUser) -> str | None:
+    return Token.objects.filter(user=user).values_list("key", flat=True).first()
+
+
 def api_token_revoke(user: AbstractBaseUser) -> bool:
     """Delete the user's API token; whether there was one."""
     deleted, _ = Token.objects.filter(user=user).delete()

@@ -1,15 +1,18 @@
-"""Sign-up and login: Django's UserCreationForm (a new account is logged in at once) and a throttled LoginView."""
+"""Sign-up and login (Django's UserCreationForm, a new account is logged in at once; a throttled LoginView), and the API token page."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from web.accounts.forms import THROTTLED, ThrottledAuthenticationForm
+from web.accounts.services import api_token_ensure, api_token_get, api_token_revoke
 
 
 def _safe_next(request: HttpRequest) -> str:
@@ -41,3 +44,20 @@ class LoginView(auth_views.LoginView):
         if form.has_error("__all__", code=THROTTLED):
             response.status_code = 429
         return response
+
+
+@login_required
+def api_token(request: HttpRequest) -> HttpResponse:
+    """The user's own API token: shown, created, replaced or revoked (POST, then back here)."""
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action in ("create", "replace"):
+            api_token_ensure(request.user, replace=action == "replace")
+            messages.success(request, "Your new API token is below." if action == "replace" else "Your API token is below.")
+        elif action == "revoke":
+            api_token_revoke(request.user)
+            messages.success(request, "Your API token was deleted; scripts using it are refused from now on.")
+        else:
+            return HttpResponse("Unknown action; use create, replace or revoke.", status=400, content_type="text/plain")
+        return redirect("api-token")
+    return render(request, "accounts/api_token.html", {"token": api_token_get(request.user)})
