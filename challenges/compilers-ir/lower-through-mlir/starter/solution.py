@@ -31,6 +31,7 @@ from typing import Any
 import iree.compiler
 import iree.runtime  # noqa: F401 - for verify
 import numpy as np
+import onnx  # noqa: F401 - onnx.load(path).graph.name
 import onnxruntime as ort  # noqa: F401 - for verify
 import torch
 
