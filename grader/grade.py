@@ -202,6 +202,25 @@ def _missing_probe(execution: Execution, name: str) -> ProbeRun:
     return ProbeRun(name, "crashed", message="the probe did not run")
 
 
+def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Exception) -> CheckResult | None:
+    """Whose fault is a custom check that raised: the candidate's observation, or the check?
+
+    A check that accepts the reference's own observation is sound; if it
+    raised on the candidate's, the observation does not have the shape the
+    statement asks for (a missing key, a list instead of a dict), which is a
+    wrong answer. Treating it as a platform failure would let any candidate
+    force retries and internal errors. A check that also fails on the
+    reference's observation is the package's bug: None, an internal error.
+    """
+    try:
+        sound = run_check(package, spec, expected, expected).passed
+    except Exception:  # noqa: BLE001 - any failure on the reference means the check is broken
+        return None
+    if not sound:
+        return None
+    return CheckResult(False, f"the result does not have the structure this probe expects ({type(exc).__name__}: {str(exc)[:200]})")
+
+
 def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *, public: bool) -> GradeResult:
     """Compare an execution with expectations and build the result (pure: no sandbox)."""
     specs = package.probes(public)
@@ -229,9 +248,13 @@ def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *
             try:
                 outcome = run_check(package, spec, run.observation, expected[spec.name])
             except Exception as exc:
-                log.exception("check %s of %s failed", spec.check, package.slug)
-                outcome = CheckResult(False, f"the check itself failed ({type(exc).__name__}); this is the platform's fault")
-                result.status = Verdict.INTERNAL_ERROR.value
+                candidates_fault = _failed_check(package, spec, expected[spec.name], exc)
+                if candidates_fault is not None:
+                    outcome = candidates_fault
+                else:
+                    log.exception("check %s of %s failed", spec.check, package.slug)
+                    outcome = CheckResult(False, f"the check itself failed ({type(exc).__name__}); this is the platform's fault")
+                    result.status = Verdict.INTERNAL_ERROR.value
             result.passed = outcome.passed
             result.status = result.status or (Verdict.ACCEPTED.value if outcome.passed else Verdict.WRONG_ANSWER.value)
             result.message = outcome.message

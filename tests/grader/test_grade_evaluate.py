@@ -371,6 +371,19 @@ def test_a_custom_check_that_raises_is_an_internal_error_not_the_candidates_faul
     assert result.verdict == Verdict.PARTIAL
 
 
+def test_a_check_that_raises_on_a_misshapen_observation_is_a_wrong_answer_not_a_platform_failure():
+    # The check reads the observation as the statement says (a list of three
+    # numbers) and accepts the reference's; a candidate who returns something
+    # else must not be able to turn that into an internal error (and retries).
+    package = package_with_checks("def close_enough(actual, expected):\n    return actual[2] == expected[2]\n")
+    result = evaluate(package, hidden_execution({"integers": run_ok("integers", [])}), HIDDEN_EXPECTED, public=False)
+    integers = by_name(result)["integers"]
+    assert (integers.passed, integers.status) == (False, "wrong_answer")
+    assert integers.message == (
+        "the result does not have the structure this probe expects (IndexError: list index out of range)"
+    )
+
+
 # ------------------------------------------------------------ bugs found while writing these tests
 
 
