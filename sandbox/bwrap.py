@@ -142,6 +142,9 @@ class BwrapSandbox(ProcessSandbox):
         ]  # fmt: skip
         env = dict(BASE_ENV)
         env.update({k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ})
+        # The environment's own tools (iree-compile, iree-import-onnx, ninja)
+        # are found by name, as in the docker image, whose PATH starts with /opt/venv/bin.
+        env["PATH"] = f"{Path(python).parent}:{env['PATH']}"
         for key, value in env.items():
             argv += ["--setenv", key, value]
         inner = [python, "-B", "/runner/runner.py", self.profile]

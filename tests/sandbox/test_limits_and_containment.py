@@ -475,3 +475,23 @@ def test_the_cpp_toolchain_is_usable(backend: str) -> None:
         backend=backend,
     )
     assert result.verdict == "accepted", result.to_dict()
+
+
+def test_the_environments_tools_are_found_by_name(backend: str) -> None:
+    # Compiler challenges call IREE's command-line tools; both backends put the
+    # environment's bin folder first on PATH, so the same code works in each.
+    result = grade(
+        """
+        import subprocess
+        import numpy as np
+
+        def add(a, b):
+            for tool in ("iree-compile", "iree-import-onnx"):
+                done = subprocess.run([tool, "--help"], capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{tool}: {done.stderr[-500:]}")
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", result.to_dict()
