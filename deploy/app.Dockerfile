@@ -16,7 +16,10 @@ RUN python3 -m venv /opt/venv \
 
 ENV PATH=/opt/venv/bin:/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=web.config.settings_production
 WORKDIR /app
-COPY manage.py ./
+# requirements.txt with sandbox/: the docker backend names the sandbox image
+# by a hash of both (sandbox/image.py), so the worker finds the image built
+# from this same checkout.
+COPY manage.py requirements.txt ./
 COPY web web
 COPY grader grader
 COPY sandbox sandbox
@@ -24,6 +27,6 @@ COPY challenges challenges
 # collectstatic needs none of the production checks (no Redis at build time,
 # no real key): the base settings, with a throwaway key.
 RUN DJANGO_SETTINGS_MODULE=web.config.settings SECRET_KEY=build-only python manage.py collectstatic --noinput \
- && useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep
+ && /usr/sbin/useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep
 USER mlprep
 EXPOSE 8000
