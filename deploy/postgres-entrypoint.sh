@@ -5,7 +5,9 @@ set -eu
 user="${POSTGRES_USER:-mlprep}"
 db="${POSTGRES_DB:-mlprep}"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-  initdb --auth-host=scram-sha-256 --auth-local=peer -D "$PGDATA" >/dev/null
+  # UTF-8 explicitly: the minimal image has no locale, so initdb would pick
+  # SQL_ASCII, which refuses the UTF-8 text Django stores.
+  initdb --auth-host=scram-sha-256 --auth-local=peer --encoding=UTF8 --locale=C.UTF-8 -D "$PGDATA" >/dev/null
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
   pg_ctl -D "$PGDATA" -w start >/dev/null
