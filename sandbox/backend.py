@@ -17,6 +17,7 @@ ended it, and a tail of stderr for operators (never shown to candidates).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import json
@@ -131,15 +132,51 @@ class Backend(ABC):
     def start(self, profile: str, limits: SandboxLimits) -> Sandbox:
         """Start a sandbox for ``profile``; raise SandboxStartError on failure."""
 
+    def close(self) -> None:  # noqa: B027 - most backends hold nothing between sandboxes
+        """Release what the backend holds between sandboxes (a warm pool's sandboxes)."""
+
+
+_destroying: set[threading.Thread] = set()
+_destroying_lock = threading.Lock()
+
 
 def destroy_soon(sandbox: Sandbox) -> None:
     """Destroy ``sandbox`` on a thread of its own: the result is already in hand.
 
     The thread runs in a copy of the caller's context, so its log lines carry
-    the same submission id as the grading that used the sandbox.
+    the same submission id as the grading that used the sandbox. It is a
+    daemon (a stuck destroy must not hold the process forever), so a process
+    that ends calls :func:`finish_destroys` first, or its last sandboxes'
+    scratch folders and cgroups would outlive it.
     """
     context = contextvars.copy_context()
-    threading.Thread(target=context.run, args=(sandbox.destroy,), name="sandbox-destroy", daemon=True).start()
+
+    def run() -> None:
+        try:
+            context.run(sandbox.destroy)
+        finally:
+            with _destroying_lock:
+                _destroying.discard(threading.current_thread())
+
+    thread = threading.Thread(target=run, name="sandbox-destroy", daemon=True)
+    with _destroying_lock:
+        _destroying.add(thread)
+    thread.start()
+
+
+def finish_destroys(timeout: float = 15.0) -> int:
+    """Wait (up to ``timeout`` in all) for the destroys :func:`destroy_soon` started; return how many are left."""
+    deadline = time.monotonic() + timeout
+    with _destroying_lock:
+        pending = list(_destroying)
+    for thread in pending:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return sum(thread.is_alive() for thread in pending)
+
+
+# Interpreter exit (the CLI, tests, a worker's main process); Celery's pool
+# processes end without atexit and call it from worker_process_shutdown.
+atexit.register(finish_destroys)
 
 
 class StreamBuffer:

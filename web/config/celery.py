@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import setup_logging, worker_process_init
+from celery.signals import setup_logging, worker_process_init, worker_process_shutdown
 from celery.worker.control import inspect_command
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.config.settings")
@@ -45,6 +45,21 @@ def _prepare_sandboxes(**_: object) -> None:
         return
     if isinstance(backend, PooledBackend):
         backend.fill(timeout=0)
+
+
+@worker_process_shutdown.connect
+def _finish_sandboxes(**_: object) -> None:
+    """In each pool process, as it ends: let the sandboxes it just used finish going.
+
+    Pool processes end without running atexit handlers, so the destroys that
+    ``destroy_soon`` left running, and the warm pool, are finished here; a
+    stopped worker then leaves no scratch folder or cgroup behind.
+    """
+    from sandbox import shutdown
+
+    left = shutdown()
+    if left:
+        logging.getLogger(__name__).warning("%d sandbox(es) still being destroyed at exit", left)
 
 
 @setup_logging.connect
