@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+WITHIN = " (within rtol=1e-4, atol=1e-5)"
+
 
 def budget(dumps: int) -> int:
     """Compiles allowed for ``dumps`` dumps: a bisection (about log2 n) with two to spare."""
@@ -40,13 +42,16 @@ def same_pass(actual: Any, expected: Any) -> tuple[bool, str]:
         return True, f"found {_describe(want, expected['answer_pass'])} with {used}"
     mine = _describe(got, actual.get("answer_pass"))
     if want is None:
-        return False, f"no pass is broken in this pipeline: every dump computes the expected outputs. You returned {mine} ({used})."
+        return False, f"no pass is broken in this pipeline: every dump computes the expected outputs{WITHIN}. You returned {mine} ({used})."
     right = _describe(want, expected["answer_pass"])
     if got is None:
         return False, f"the first broken pass is {right}; you returned None ({used})"
     if got < want:
         last_good = " It is the last good pass, not the first broken one." if got == want - 1 else ""
-        return False, f"the first broken pass is {right}; you returned {mine}, which is earlier: its dump still computes the expected outputs.{last_good} ({used})"
+        return False, (
+            f"the first broken pass is {right}; you returned {mine}, which is earlier: "
+            f"its dump still computes the expected outputs{WITHIN}.{last_good} ({used})"
+        )
     return False, f"the first broken pass is {right}; you returned {mine}, which is later: the dumps from #{want} on are already broken ({used})"
 
 
@@ -58,7 +63,7 @@ def same_pass_within_budget(actual: Any, expected: Any) -> tuple[bool, str]:
     allowed = budget(n)
     if not isinstance(compiles, int) or compiles > allowed:
         return False, (
-            f"right pass, {_describe(expected['answer'], expected['answer_pass'])}, but with {compiles} compiles: "
+            f"right answer, {_describe(expected['answer'], expected['answer_pass'])}, but with {compiles} compiles: "
             f"for {n} dumps the budget is ceil(log2({n})) + 2 = {allowed}"
         )
     return True, f"{message} (budget {allowed})"

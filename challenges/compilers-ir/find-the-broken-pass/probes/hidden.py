@@ -53,7 +53,7 @@ def split_dumps(log: str) -> list[tuple[str, str]]:
     """(pass name, module text) for every dump in an --mlir-print-ir-after-all log."""
     heads = list(DUMP_HEADER.finditer(log))
     dumps = []
-    for head, nxt in zip(heads, [*heads[1:], None]):
+    for head, nxt in zip(heads, [*heads[1:], None], strict=True):
         flag, scope = head.groups()
         # "cse @main" for a pass that ran on function @main, "iree-util-ipo" for a module pass.
         where = scope.rsplit("operation: ", 1)[1] if "operation: " in scope else ""
@@ -69,12 +69,9 @@ def pass_dumps(sources: list[str], phase: str) -> list[list[tuple[str, str]]]:
     fixed-point iteration are dropped: they do not compile standalone.
     """
     cmd = [iree_compile_binary(), "-", *DEVICE_FLAGS, f"--compile-to={phase}", "-o", os.devnull, *DUMP_FLAGS]
-    procs = [
-        subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for _ in sources
-    ]
+    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in sources]
     result = []
-    for proc, source in zip(procs, sources):
+    for proc, source in zip(procs, sources, strict=True):
         _, log = proc.communicate(source)
         if proc.returncode != 0:
             raise RuntimeError(f"iree-compile failed:\n{log[-3000:]}")
@@ -159,13 +156,23 @@ ROW = "affine_map<(i, j) -> (i)>"
 COL = "affine_map<(i, j) -> (j)>"
 
 
+def generic(result: str, maps: list[str], ins: list[tuple[str, str]], out: tuple[str, str], reduction: bool = False) -> str:
+    """The first lines of ``result = linalg.generic ...`` up to its region's opening brace (2-d iteration space)."""
+    iterators = '["parallel", "reduction"]' if reduction else '["parallel", "parallel"]'
+    names = ", ".join(name for name, _ in ins)
+    types = ", ".join(ty for _, ty in ins)
+    return (
+        f"  {result} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = {iterators}}}\n"
+        f"      ins({names} : {types}) outs({out[0]} : {out[1]}) {{"
+    )
+
+
 def reduce_add(name: str, source: str, init: str, dim: int, t: str, v: str) -> str:
     return f"""  {name} = linalg.reduce ins({source} : {t}) outs({init} : {v}) dimensions = [{dim}]
     (%elem: f32, %partial: f32) {{
       %more = arith.addf %elem, %partial : f32
       linalg.yield %more : f32
-    }}
-"""
+    }}"""
 
 
 Program = tuple[str, list[tuple[int, ...]], Callable[..., list[np.ndarray]]]
@@ -181,7 +188,7 @@ def dense_relu_rowsum(n: int, bug: str | None) -> Program:
   %e = tensor.empty() : {t}
   %acc = linalg.fill ins(%zero : f32) outs(%e : {t}) -> {t}
   %mm = linalg.matmul ins({operands} : {t}, {t}) outs(%acc : {t}) -> {t}
-  %h = linalg.generic {{indexing_maps = [{ID2}, {COL}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : {t}, {v}) outs(%e : {t}) {{
+{generic("%h", [ID2, COL, ID2], [("%mm", t), ("%b", v)], ("%e", t))}
   ^bb0(%m: f32, %bias: f32, %o: f32):
     %s = arith.addf %m, %bias : f32
     %r = arith.maximumf %s, %zero : f32
@@ -190,7 +197,8 @@ def dense_relu_rowsum(n: int, bug: str | None) -> Program:
   }} -> {t}
   %ev = tensor.empty() : {v}
   %init = linalg.fill ins(%zero : f32) outs(%ev : {v}) -> {v}
-{reduce_add("%out", "%h", "%init", 0 if bug == "reduce" else 1, t, v)}  return %out : {v}
+{reduce_add("%out", "%h", "%init", 0 if bug == "reduce" else 1, t, v)}
+  return %out : {v}
 }}
 """
 
@@ -211,7 +219,7 @@ def softmax_rows(n: int, bug: str | None) -> Program:
   %scale = arith.constant {constant(scale, bug)} : f32
   %e = tensor.empty() : {t}
   %ev = tensor.empty() : {v}
-  %s = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%x : {t}) outs(%e : {t}) {{
+{generic("%s", [ID2, ID2], [("%x", t)], ("%e", t))}
   ^bb0(%a: f32, %o: f32):
     %y = arith.mulf %a, %scale : f32
     linalg.yield %y : f32
@@ -222,14 +230,15 @@ def softmax_rows(n: int, bug: str | None) -> Program:
       %big = arith.maximumf %elem, %partial : f32
       linalg.yield %big : f32
     }}
-  %ex = linalg.generic {{indexing_maps = [{ID2}, {ROW}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%s, %mx : {t}, {v}) outs(%e : {t}) {{
+{generic("%ex", [ID2, ROW, ID2], [("%s", t), ("%mx", v)], ("%e", t))}
   ^bb0(%sv: f32, %m: f32, %o: f32):
     %d = arith.subf {diff} : f32
     %y = math.exp %d : f32
     linalg.yield %y : f32
   }} -> {t}
   %zinit = linalg.fill ins(%zero : f32) outs(%ev : {v}) -> {v}
-{reduce_add("%z", "%ex", "%zinit", 0 if bug == "reduce" else 1, t, v)}  %p = linalg.generic {{indexing_maps = [{ID2}, {ROW}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%ex, %z : {t}, {v}) outs(%e : {t}) {{
+{reduce_add("%z", "%ex", "%zinit", 0 if bug == "reduce" else 1, t, v)}
+{generic("%p", [ID2, ROW, ID2], [("%ex", t), ("%z", v)], ("%e", t))}
   ^bb0(%a: f32, %total: f32, %o: f32):
     %y = arith.divf %a, %total : f32
     linalg.yield %y : f32
@@ -257,19 +266,20 @@ def layernorm_rows(n: int, bug: str | None) -> Program:
   %e = tensor.empty() : {t}
   %ev = tensor.empty() : {v}
   %sinit = linalg.fill ins(%zero : f32) outs(%ev : {v}) -> {v}
-{reduce_add("%sum", "%x", "%sinit", 0 if bug == "reduce" else 1, t, v)}  %d = linalg.generic {{indexing_maps = [{ID2}, {ROW}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%x, %sum : {t}, {v}) outs(%e : {t}) {{
+{reduce_add("%sum", "%x", "%sinit", 0 if bug == "reduce" else 1, t, v)}
+{generic("%d", [ID2, ROW, ID2], [("%x", t), ("%sum", v)], ("%e", t))}
   ^bb0(%a: f32, %s: f32, %o: f32):
     %mu = arith.mulf %s, %inv_n : f32
     %c = arith.subf {centre} : f32
     linalg.yield %c : f32
   }} -> {t}
-  %sq = linalg.generic {{indexing_maps = [{ID2}, {ROW}], iterator_types = ["parallel", "reduction"]}} ins(%d : {t}) outs(%sinit : {v}) {{
+{generic("%sq", [ID2, ROW], [("%d", t)], ("%sinit", v), reduction=True)}
   ^bb0(%a: f32, %acc: f32):
     %p = arith.mulf %a, %a : f32
     %s = arith.addf %p, %acc : f32
     linalg.yield %s : f32
   }} -> {v}
-  %y = linalg.generic {{indexing_maps = [{ID2}, {ROW}, {COL}, {COL}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%d, %sq, %gamma, %beta : {t}, {v}, {v}, {v}) outs(%e : {t}) {{
+{generic("%y", [ID2, ROW, COL, COL, ID2], [("%d", t), ("%sq", v), ("%gamma", v), ("%beta", v)], ("%e", t))}
   ^bb0(%c: f32, %q: f32, %g: f32, %b: f32, %o: f32):
     %var = arith.mulf %q, %inv_n : f32
     %ve = arith.addf %var, %eps : f32
@@ -305,7 +315,7 @@ def gelu_colmean(n: int, bug: str | None) -> Program:
   %e = tensor.empty() : {t}
   %acc = linalg.fill ins(%zero : f32) outs(%e : {t}) -> {t}
   %h = linalg.matmul ins({operands} : {t}, {t}) outs(%acc : {t}) -> {t}
-  %g = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%h : {t}) outs(%e : {t}) {{
+{generic("%g", [ID2, ID2], [("%h", t)], ("%e", t))}
   ^bb0(%u: f32, %o: f32):
     %u2 = arith.mulf %u, %u : f32
     %u3 = arith.mulf %u2, %u : f32
@@ -321,7 +331,8 @@ def gelu_colmean(n: int, bug: str | None) -> Program:
   }} -> {t}
   %ev = tensor.empty() : {v}
   %init = linalg.fill ins(%zero : f32) outs(%ev : {v}) -> {v}
-{reduce_add("%out", "%g", "%init", 1 if bug == "reduce" else 0, t, v)}  return %out : {v}
+{reduce_add("%out", "%g", "%init", 1 if bug == "reduce" else 0, t, v)}
+  return %out : {v}
 }}
 """
 
@@ -340,24 +351,25 @@ def diff_and_energy(n: int, bug: str | None) -> Program:
   %zero = arith.constant 0.0 : f32
   %third = arith.constant {constant(1 / 3, bug)} : f32
   %e = tensor.empty() : {t}
-  %d = linalg.generic {{indexing_maps = [{ID2}, {ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%x, %y : {t}, {t}) outs(%e : {t}) {{
+{generic("%d", [ID2, ID2, ID2], [("%x", t), ("%y", t)], ("%e", t))}
   ^bb0(%a: f32, %b: f32, %o: f32):
     %s = arith.subf {diff} : f32
     linalg.yield %s : f32
   }} -> {t}
-  %scaled = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%d : {t}) outs(%e : {t}) {{
+{generic("%scaled", [ID2, ID2], [("%d", t)], ("%e", t))}
   ^bb0(%a: f32, %o: f32):
     %s = arith.mulf %a, %third : f32
     linalg.yield %s : f32
   }} -> {t}
-  %sq = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}} ins(%d : {t}) outs(%e : {t}) {{
+{generic("%sq", [ID2, ID2], [("%d", t)], ("%e", t))}
   ^bb0(%a: f32, %o: f32):
     %s = arith.mulf %a, %a : f32
     linalg.yield %s : f32
   }} -> {t}
   %ev = tensor.empty() : {v}
   %init = linalg.fill ins(%zero : f32) outs(%ev : {v}) -> {v}
-{reduce_add("%energy", "%sq", "%init", 0 if bug == "reduce" else 1, t, v)}  return %scaled, %energy : {t}, {v}
+{reduce_add("%energy", "%sq", "%init", 0 if bug == "reduce" else 1, t, v)}
+  return %scaled, %energy : {t}, {v}
 }}
 """
 
@@ -388,8 +400,12 @@ class Case(NamedTuple):
 
 
 def build_case(
-    program: str, n: int, bug: str | None = None, at: str | tuple[str, int] | None = None,
-    phase: str = "dispatch-creation", seed: int = 0,
+    program: str,
+    n: int,
+    bug: str | None = None,
+    at: str | tuple[str, int] | None = None,
+    phase: str = "dispatch-creation",
+    seed: int = 0,
 ) -> Case:
     """Compile ``program`` up to ``phase`` with every pass's IR dumped, and plant ``bug`` at pass ``at``.
 
@@ -429,9 +445,7 @@ def observe(solution: Any, program: str, n: int, **plant: Any) -> Any:
     def compile_and_run(ir_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return counter(ir_text, inputs)
 
-    answer = solution.find_broken_pass(
-        list(case.passes), [a.copy() for a in case.inputs], [e.copy() for e in case.expected], compile_and_run
-    )
+    answer = solution.find_broken_pass(list(case.passes), [a.copy() for a in case.inputs], [e.copy() for e in case.expected], compile_and_run)
     if isinstance(answer, np.integer):
         answer = int(answer)
     if answer is not None and (isinstance(answer, bool) or not isinstance(answer, int)):
@@ -461,13 +475,13 @@ GENERALIZE = "iree-global-opt-generalize-linalg-named-ops @main"
 OUTLINE = "iree-flow-outline-dispatch-regions"
 
 
-@probe(category="localise", weight=2, check="same_pass", hints=["edges", "tight-tolerance", "tolerance"])
+@probe(category="localise", weight=2, check="same_pass", hints=["edges", "tight-tolerance"])
 def constant_broken_by_the_first_pass(solution: Any) -> Any:
     """Layer norm: the very first pass, input conversion, already rounds a constant through bfloat16."""
     return observe(solution, "layernorm_rows", 6, bug="const", at="first", seed=11)
 
 
-@probe(category="localise", weight=2, check="same_pass", hints=["every-output", "tolerance"])
+@probe(category="localise", weight=2, check="same_pass", hints=["tolerance"])
 def inliner_swaps_operands_first_output(solution: Any) -> Any:
     """Two outputs: an early pass swaps a subtraction's operands; only the first output shows it."""
     return observe(solution, "diff_and_energy", 8, bug="swap", at=("inline", 0), seed=12)
@@ -500,25 +514,25 @@ def broken_by_the_last_pass(solution: Any) -> Any:
 # ---------------------------------------------------------------- bisect: the answer within ceil(log2(n)) + 2 compiles
 
 
-@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps", "tolerance"])
+@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps"])
 def bisect_generalized_reduction(solution: Any) -> Any:
     """Softmax, 146 dumps up to flow: generalizing a named reduction picks the wrong dimension."""
     return observe(solution, "softmax_rows", 8, bug="reduce", at=(GENERALIZE, 0), phase="flow", seed=17)
 
 
-@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps", "tolerance"])
+@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps"])
 def bisect_fusion_swap(solution: Any) -> Any:
     """GELU + column mean, 124 dumps: elementwise fusion swaps the matmul's operands."""
     return observe(solution, "gelu_colmean", 12, bug="swap", at=(FUSION, 0), seed=18)
 
 
-@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "tight-tolerance", "tolerance"])
+@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "tight-tolerance"])
 def bisect_outlined_constant(solution: Any) -> Any:
     """Matmul + bias + ReLU + row sum, 145 dumps up to flow: outlining dispatches rounds a constant."""
     return observe(solution, "dense_relu_rowsum", 12, bug="const", at=(OUTLINE, 0), phase="flow", seed=19)
 
 
-@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "edges", "tolerance"])
+@probe(category="bisect", check="same_pass_within_budget", hints=["budget", "edges"])
 def bisect_nothing_broken(solution: Any) -> Any:
     """Layer norm, 72 dumps up to global-optimization: no pass is broken."""
     return observe(solution, "layernorm_rows", 8, phase="global-optimization", seed=20)

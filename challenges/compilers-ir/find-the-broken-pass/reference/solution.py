@@ -29,7 +29,7 @@ def is_good(outputs: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> bo
     """Every element of every output within atol + rtol * |expected| (both sides in float64)."""
     if len(outputs) != len(expected):
         return False
-    for y, e in zip(outputs, expected):
+    for y, e in zip(outputs, expected, strict=True):
         y = np.asarray(y, dtype=np.float64)
         if y.shape != e.shape or not np.all(np.abs(y - e) <= ATOL + RTOL * np.abs(e)):
             return False

@@ -15,7 +15,7 @@ import numpy as np
 def find_broken_pass(passes, inputs, expected, compile_and_run):
     def good(i: int) -> bool:
         outputs = compile_and_run(passes[i][1], inputs)
-        return all(np.allclose(y.astype(np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected))
+        return all(np.allclose(y.astype(np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected, strict=True))
 
     lo, hi = 0, len(passes) - 1  # invariant: lo good, hi broken (both assumed, never checked)
     while hi - lo > 1:

@@ -14,7 +14,7 @@ import numpy as np
 def find_broken_pass(passes, inputs, expected, compile_and_run):
     for index, (_name, ir) in enumerate(passes):
         outputs = compile_and_run(ir, inputs)
-        good = all(np.allclose(np.asarray(y, np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected))
+        good = all(np.allclose(np.asarray(y, np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected, strict=True))
         if not good:
             return index
     return None

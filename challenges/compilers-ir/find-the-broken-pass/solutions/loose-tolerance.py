@@ -16,7 +16,7 @@ def find_broken_pass(passes, inputs, expected, compile_and_run):
 
     def good(i: int) -> bool:
         outputs = compile_and_run(passes[i][1], inputs)
-        return all(np.allclose(y, e, rtol=1e-2, atol=1e-2) for y, e in zip(outputs, expected))
+        return all(np.allclose(y, e, rtol=1e-2, atol=1e-2) for y, e in zip(outputs, expected, strict=True))
 
     lo, hi = 0, len(changed)
     while lo < hi:

@@ -18,7 +18,7 @@ def find_broken_pass(passes, inputs, expected, compile_and_run):
         if i not in verdicts:
             outputs = compile_and_run(passes[i][1], inputs)
             verdicts[i] = len(outputs) == len(expected) and all(
-                np.allclose(y.astype(np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected)
+                np.allclose(y.astype(np.float64), e, rtol=1e-4, atol=1e-5) for y, e in zip(outputs, expected, strict=True)
             )
         return verdicts[i]
 
