@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sandbox.owners import pid_alive
+
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
 
 log = logging.getLogger(__name__)
@@ -54,13 +56,8 @@ def sweep_orphan_host_dirs() -> int:
         owner = folder.name[len(HOST_DIR_PREFIX) :].split("-", 1)[0]
         if not owner.isdigit():
             continue
-        try:
-            os.kill(int(owner), 0)
+        if pid_alive(int(owner)):
             continue  # its worker lives
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
         shutil.rmtree(folder, ignore_errors=True)
         removed += 1
     return removed

@@ -22,6 +22,8 @@ import time
 import uuid
 from pathlib import Path
 
+from sandbox.owners import pid_alive
+
 ROOT = Path(os.environ.get("SANDBOX_CGROUP_ROOT", "/sys/fs/cgroup"))
 # One parent for every sandbox of this installation; a test can pick its own
 # to check that it leaves no group behind.
@@ -150,20 +152,10 @@ def _parent_dirs() -> list[Path]:
     return [ROOT / controller / PARENT_NAME for controller in ("memory", "pids", "cpu")]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _orphaned(group: Path) -> bool:
     owner, sep, _ = group.name.partition("-")
     if sep and owner.isdigit():
-        return not _pid_alive(int(owner))
+        return not pid_alive(int(owner))
     # A legacy name: only an old, empty group is surely nobody's.
     try:
         empty = not (group / "cgroup.procs").read_text().split()

@@ -28,6 +28,7 @@ from typing import Any
 
 from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer, destroy_soon
 from sandbox.bwrap import BASE_ENV, PASSTHROUGH_ENV
+from sandbox.owners import pid_alive
 
 LABEL = "mlprep.sandbox"
 LABEL_WORKER = "mlprep.worker"
@@ -38,16 +39,6 @@ def _worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_containers(client: Any) -> int:
     """Remove sandbox containers whose worker (on this host) no longer runs."""
     removed = 0
@@ -55,7 +46,7 @@ def remove_stale_containers(client: Any) -> int:
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         owner = container.labels.get(LABEL_WORKER, "")
         owner_host, _, owner_pid = owner.rpartition(":")
-        if owner_host != host or (owner_pid.isdigit() and _pid_alive(int(owner_pid))):
+        if owner_host != host or (owner_pid.isdigit() and pid_alive(int(owner_pid))):
             continue
         # Already gone, or being removed by the engine: either way not ours to fix.
         with contextlib.suppress(Exception):
