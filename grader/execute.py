@@ -83,7 +83,10 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     }
     # The sources travel inside the job: no file of the host is shared with
     # the sandbox, so the same job runs in bwrap, in a container, or remotely.
-    job["sources"] = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
+    sources = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
+    if package.common_source is not None:
+        sources["common"] = package.common_source.decode("utf-8")
+    job["sources"] = sources
     t0 = time.monotonic()
     try:
         sandbox = backend.start(package.runtime, limits)

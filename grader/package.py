@@ -99,6 +99,11 @@ class Package:
     def checks_source(self) -> bytes | None:
         return self.files.get("probes/checks.py")
 
+    @property
+    def common_source(self) -> bytes | None:
+        """``probes/common.py``: machinery both probe files import as ``probe_common``."""
+        return self.files.get("probes/common.py")
+
 
 def version_of(files: dict[str, bytes]) -> str:
     digest = hashlib.sha256()
@@ -236,6 +241,8 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         raise PackageError("declares no probes", path=f"{origin}/probes/public.py")
     if not hidden:
         raise PackageError("declares no probes", path=f"{origin}/probes/hidden.py")
+    if "probes/common.py" in files:
+        _text(files, "probes/common.py", origin)  # UTF-8, named in the error if not
     checks_text = _text(files, "probes/checks.py", origin) if "probes/checks.py" in files else ""
     for spec, probe_file in [(p, "public") for p in public] + [(p, "hidden") for p in hidden]:
         if spec.check not in ("auto", "exact") and f"def {spec.check}(" not in checks_text:

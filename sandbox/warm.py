@@ -45,6 +45,7 @@ class WarmSource:
     slug: str
     solution: bytes
     probes: tuple[tuple[str, bytes], ...]
+    common: bytes | None = None  # probes/common.py, imported by the probes as probe_common
 
 
 def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
@@ -64,20 +65,27 @@ def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
             for name in ("public.py", "hidden.py")
             if (folder / "probes" / name).is_file()
         )
-        found.append(WarmSource(folder.name, (folder / "reference" / entry).read_bytes(), probes))
+        common = folder / "probes" / "common.py"
+        found.append(
+            WarmSource(
+                folder.name, (folder / "reference" / entry).read_bytes(), probes, common.read_bytes() if common.is_file() else None
+            )
+        )
     return found
 
 
 def digest(sources: list[WarmSource]) -> str:
     h = hashlib.sha256()
     for source in sources:
-        for part in (source.slug.encode(), source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)):
+        parts = [source.slug.encode(), source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)]
+        parts.append(b"common\0" + source.common if source.common is not None else b"")
+        for part in parts:
             h.update(len(part).to_bytes(8, "big") + part)
     return h.hexdigest()[:16]
 
 
 def stage(sources: list[WarmSource], target: Path) -> None:
-    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``."""
+    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``, ``<slug>/common.py``."""
     target.mkdir(parents=True, exist_ok=True)
     for source in sources:
         folder = target / source.slug
@@ -85,6 +93,8 @@ def stage(sources: list[WarmSource], target: Path) -> None:
         (folder / "solution.py").write_bytes(source.solution)
         for name, data in source.probes:
             (folder / name).write_bytes(data)
+        if source.common is not None:
+            (folder / "common.py").write_bytes(source.common)
 
 
 def _interpreter() -> str:

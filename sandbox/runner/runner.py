@@ -175,6 +175,9 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
         import probekit
 
         probekit.REGISTRY.clear()
+        if "common" in job["sources"]:
+            # The package's probes/common.py: what both probe files share, imported by them as probe_common.
+            _import_source("probe_common", job["common"], job["sources"]["common"])
         _import_source("probes", job["probes"], job["sources"]["probes"])
         fn = probekit.REGISTRY.get(name)
         if fn is None:
@@ -475,11 +478,13 @@ def main(argv: list[str]) -> int:
     workroot = str(limits.get("workdir", "/tmp/work"))
     job_dir = f"{workroot}/job"
     os.makedirs(job_dir, exist_ok=True)
-    for key, name in (("solution", "solution.py"), ("probes", "probes.py")):
+    for key, name in (("solution", "solution.py"), ("probes", "probes.py"), ("common", "probe_common.py")):
+        if key not in job["sources"]:
+            continue
         with open(f"{job_dir}/{name}", "w", encoding="utf-8") as fh:
             fh.write(job["sources"][key])
         os.chmod(f"{job_dir}/{name}", 0o444)
-    job["solution"], job["probes"] = f"{job_dir}/solution.py", f"{job_dir}/probes.py"
+    job["solution"], job["probes"], job["common"] = (f"{job_dir}/{n}" for n in ("solution.py", "probes.py", "probe_common.py"))
 
     check = _run_child(lambda fd: _child_syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
     frames = []

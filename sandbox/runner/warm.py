@@ -28,6 +28,16 @@ from collections.abc import Callable
 PROBE_SECONDS = 300
 
 
+def _import_common(probes_path: str) -> None:
+    """The package's probes/common.py, if it has one, as the runner provides it (probe_common)."""
+    import runner
+
+    common = os.path.join(os.path.dirname(probes_path), "common.py")
+    if os.path.exists(common):
+        with open(common, encoding="utf-8") as fh:
+            runner._import_source("probe_common", "/tmp/work/job/probe_common.py", fh.read())
+
+
 def _run_probe(solution_source: str, probes_path: str, name: str) -> None:
     import probekit
     import runner
@@ -35,6 +45,7 @@ def _run_probe(solution_source: str, probes_path: str, name: str) -> None:
     runner._seed_everything()
     solution = runner._import_source("solution", "/tmp/work/job/solution.py", solution_source)
     probekit.REGISTRY.clear()
+    _import_common(probes_path)
     with open(probes_path, encoding="utf-8") as fh:
         runner._import_source("probes", "/tmp/work/job/probes.py", fh.read())
     probekit.REGISTRY[name](solution)
@@ -45,6 +56,7 @@ def _probe_names(probes_path: str) -> list[str]:
     import runner
 
     probekit.REGISTRY.clear()
+    _import_common(probes_path)
     with open(probes_path, encoding="utf-8") as fh:
         source = fh.read()
     # Registering probes only defines functions: nothing compiles yet.
