@@ -89,6 +89,8 @@ class PooledBackend(Backend):
                 self._in_flight = sandbox
                 sandbox.wait_ready()
             except SandboxStartError as exc:
+                if self._closed:
+                    break  # close() destroyed the sandbox being started: not a start failure
                 self.stats["start_failures"] += 1
                 log.warning("warm sandbox for %s failed to start: %s", wanted, exc)
                 self._wake.wait(2.0)
