@@ -201,6 +201,8 @@ ROUTES: dict[str, Route] = {
     "api-submission": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-schema": Route(("GET",)),
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
+    # --- authoring (web.authoring, /author/) ---
+    # --- mock interviews (web.interviews, /interviews/) ---
 }
 
 

@@ -76,6 +76,8 @@ INSTALLED_APPS = [
     "web.accounts",
     "web.challenges",
     "web.submissions",
+    "web.authoring",
+    "web.interviews",
 ]
 
 MIDDLEWARE = [

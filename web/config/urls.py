@@ -1,4 +1,4 @@
-"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, accounts, the API (/api/v1/), admin."""
+"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, authoring (/author/), mock interviews (/interviews/), accounts, the API (/api/v1/), admin."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -20,6 +20,8 @@ urlpatterns = [
         submission_views.submission_hint_reveal,
         name="submission-hint-reveal",
     ),
+    path("author/", include("web.authoring.urls")),
+    path("interviews/", include("web.interviews.urls")),
     path("coach/grading/", coach_views.grading_dashboard, name="coach-grading"),
     path("submissions/<int:pk>/regrade", submission_views.submission_regrade, name="submission-regrade"),
     path("healthz", health.healthz, name="healthz"),

@@ -1,0 +1,1 @@
+"""Coaches write challenges in the browser: edit, import/export zip, validate, publish."""

@@ -1,0 +1,5 @@
+"""Mock interview URLs, mounted at /interviews/."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []
