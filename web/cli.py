@@ -1,6 +1,7 @@
 """Command-line client of the JSON API: submit a file, watch it being graded, print the result.
 
     python -m web.cli submit SLUG FILE [--run] [--url URL] [--token TOKEN]
+    python -m web.cli hint SUBMISSION_ID HINT_ID      # reveal a hint the submission unlocked
 
 It talks to a running site over HTTP (/api/v1/) with the standard library
 only, so it needs neither Django nor this repository's environment: copy
@@ -109,7 +110,7 @@ def print_result(result: dict[str, Any], out: TextIO) -> None:
         if hint.get("shown"):
             out.write(f"Hint (tier {hint.get('tier')}): {_text(hint.get('html'))}\n")
         elif hint.get("can_reveal"):
-            out.write(f"Hint (tier {hint.get('tier')}) available: reveal it on the challenge page.\n")
+            out.write(f"Hint (tier {hint.get('tier')}) available: python -m web.cli hint {result.get('id')} {hint.get('id')}\n")
 
 
 def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_seconds: float = POLL_SECONDS, max_wait: float = 900.0) -> int:
@@ -133,6 +134,16 @@ def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_secon
         time.sleep(poll_seconds)
 
 
+def reveal(api: Api, submission_id: int, hint_id: str, out: TextIO) -> int:
+    """Reveal one hint of a graded submission; print the hints now shown."""
+    path = f"/api/v1/submissions/{submission_id}/hints/{urllib.parse.quote(hint_id, safe='')}/reveal/"
+    result = api.request("POST", path)
+    for hint in result.get("hints") or []:
+        if hint.get("shown"):
+            out.write(f"Hint (tier {hint.get('tier')}) {hint.get('id')}: {_text(hint.get('html'))}\n")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m web.cli", description="Submit code to the ML interview prep site and wait for the grade.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -140,8 +151,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("slug", help="the challenge's slug, as in its URL")
     sub.add_argument("file", help="your solution file ('-' reads standard input)")
     sub.add_argument("--run", action="store_true", help="run the public probes (shows outputs) instead of submitting for a score")
-    sub.add_argument("--url", default=None, help=f"the site's address (default: $MLPREP_URL or {DEFAULT_URL})")
-    sub.add_argument("--token", default=None, help="your API token (default: $MLPREP_TOKEN)")
+    hint = commands.add_parser("hint", help="reveal a hint that one of your graded submissions unlocked")
+    hint.add_argument("submission", type=int, help="the submission's number, as `submit` printed it")
+    hint.add_argument("hint", help="the hint's id, as `submit` printed it")
+    for command in (sub, hint):
+        command.add_argument("--url", default=None, help=f"the site's address (default: $MLPREP_URL or {DEFAULT_URL})")
+        command.add_argument("--token", default=None, help="your API token (default: $MLPREP_TOKEN)")
     return parser
 
 
@@ -165,6 +180,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         if not token:
             raise CliError("no API token: pass --token or set MLPREP_TOKEN (an admin makes one with `manage.py api_token USERNAME`)")
         api = Api(args.url or os.environ.get("MLPREP_URL") or DEFAULT_URL, token)
+        if args.command == "hint":
+            return reveal(api, args.submission, args.hint, out)
         return submit(api, args.slug, _read_code(args.file), "run" if args.run else "submit", out)
     except CliError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -70,7 +70,15 @@ def test_a_failed_run_exits_1_with_failing_probes_and_the_hint(site: dict[str, s
     assert "Verdict: Wrong answer" in done.stdout
     assert "  FAIL " in done.stdout
     assert "Hint (tier 1): Check what your function returns" in done.stdout
-    assert Submission.objects.get().kind == "run"
+    sub = Submission.objects.get()
+    assert sub.kind == "run"
+    assert f"Hint (tier 2) available: python -m web.cli hint {sub.pk} dtype" in done.stdout
+
+    revealed = cli(["hint", str(sub.pk), "dtype"], site, standalone=standalone)
+    assert revealed.returncode == 0, revealed.stderr
+    assert "Hint (tier 2) dtype: Keep the input\u2019s dtype." in revealed.stdout  # typographic quote from the Markdown
+    skipped = cli(["hint", str(sub.pk), "no-such"], site, standalone=standalone)
+    assert skipped.returncode == 2 and "HTTP 409: This submission did not unlock that hint." in skipped.stderr
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,59 @@ def test_submit_with_a_token_then_poll_gives_the_pages_result(
     assert [h["id"] for h in polled["hints"] if h["shown"]] == ["nudge"]
     web = Client()
     web.force_login(user)
-    assert web.get(reverse("submission-status", args=[sub.pk])).json() == polled  # the same presenter
+    page = web.get(reverse("submission-status", args=[sub.pk])).json()
+    # The same presenter; only the follow-up URLs differ (the API's own, which take a token).
+    assert {**page, "url": None, "hints": [{**h, "reveal_url": None} for h in page["hints"]]} == {
+        **polled, "url": None, "hints": [{**h, "reveal_url": None} for h in polled["hints"]]
+    }  # fmt: skip
+    assert polled["url"] == f"/api/v1/submissions/{sub.pk}/"
+    assert {h["reveal_url"] for h in polled["hints"]} == {f"/api/v1/submissions/{sub.pk}/hints/{h['id']}/reveal/" for h in ALL_SUM_HINTS}
+
+
+def _done(owner: User, challenge: Challenge, **fields: Any) -> Submission:
+    values: dict[str, Any] = {"kind": "submit", "code": CODE, "status": Status.DONE, "verdict": "wrong_answer", "score": 0.0, **fields}
+    return Submission.objects.create(user=owner, challenge=challenge, version=challenge.current_version, **values)
+
+
+def test_a_token_caller_reveals_the_hints_a_submission_unlocked_in_tier_order(api: Client, challenge: Challenge, user: User) -> None:
+    sub = _done(user, challenge, hints=ALL_SUM_HINTS)
+    concept, near = (next(h for h in ALL_SUM_HINTS if h["tier"] == tier) for tier in (2, 3))
+
+    skipped = api.post(reverse("api-hint-reveal", args=[sub.pk, near["id"]]))
+    assert skipped.status_code == 409 and "tier-2" in skipped.json()["error"]
+    assert api.post(reverse("api-hint-reveal", args=[sub.pk, concept["id"]])).status_code == 200
+    answer = api.post(reverse("api-hint-reveal", args=[sub.pk, near["id"]]))
+    assert answer.status_code == 200
+    shown = {h["id"]: h for h in answer.json()["hints"] if h["shown"]}
+    assert set(shown) == {"nudge", concept["id"], near["id"]} and "<code>return a + b</code>" in shown[near["id"]]["html"]
+    assert set(HintReveal.objects.filter(user=user).values_list("hint_id", flat=True)) == {concept["id"], near["id"]}
+    missing = api.post(reverse("api-hint-reveal", args=[sub.pk, "no-such-hint"]))
+    assert missing.status_code == 409 and missing.json() == {"error": "This submission did not unlock that hint."}
+
+
+def test_a_token_caller_regrades_only_a_platform_failure(
+    api: Client, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+) -> None:
+    wrong = _done(user, challenge)
+    refused = api.post(reverse("api-regrade", args=[wrong.pk]))
+    assert refused.status_code == 409 and "run or submit your code again" in refused.json()["error"]
+
+    failed = _done(user, challenge, verdict="internal_error", score=None)
+    polled = api.get(reverse("api-submission", args=[failed.pk])).json()
+    assert polled["regrade_url"] == f"/api/v1/submissions/{failed.pk}/regrade/"
+    fake_grader.result = grade_result("accepted", 100.0)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = api.post(polled["regrade_url"])
+    assert answer.status_code == 202 and answer.json()["status"] == "queued"
+    assert api.get(answer.json()["url"]).json()["verdict"] == "accepted"
+
+
+def test_hint_and_regrade_routes_are_404_for_another_users_submission(api: Client, challenge: Challenge, other_user: User) -> None:
+    theirs = _done(other_user, challenge, verdict="internal_error", hints=ALL_SUM_HINTS)
+    for url in (reverse("api-regrade", args=[theirs.pk]), reverse("api-hint-reveal", args=[theirs.pk, ALL_SUM_HINTS[0]["id"]])):
+        response = api.post(url)
+        assert response.status_code == 404 and response.json() == {"error": "No such submission."}
+    assert Submission.objects.get(pk=theirs.pk).verdict == "internal_error" and not HintReveal.objects.exists()
 
 
 def test_run_shows_public_output(api: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> None:
@@ -233,7 +285,9 @@ def test_the_openapi_schema_describes_every_endpoint(client: Client, db: None) -
     assert schema["openapi"].startswith("3.")
     assert set(schema["paths"]) == {
         "/api/v1/challenges/", "/api/v1/challenges/{slug}/", "/api/v1/challenges/{slug}/submissions/", "/api/v1/submissions/{id}/",
+        "/api/v1/submissions/{id}/hints/{hint_id}/reveal/", "/api/v1/submissions/{id}/regrade/",
     }  # fmt: skip
+    assert set(schema["paths"]["/api/v1/submissions/{id}/regrade/"]["post"]["responses"]) == {"202", "404", "409", "429"}
     post = schema["paths"]["/api/v1/challenges/{slug}/submissions/"]["post"]
     assert set(post["responses"]) == {"202", "400", "404", "429"}
     assert "tokenAuth" in schema["components"]["securitySchemes"]

@@ -199,6 +199,13 @@ ROUTES: dict[str, Route] = {
         ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
     ),
     "api-submission": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    "api-hint-reveal": Route(
+        ("POST",),
+        own=lambda w: [{"pk": w.mallory_id, "hint_id": "concept"}],
+        foreign=lambda w: [{**kw, "hint_id": hint} for kw in _alice_and_missing(w) for hint in ("nudge", "concept")],
+        anonymous=(401,),
+    ),
+    "api-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-schema": Route(("GET",)),
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
     # --- authoring (web.authoring, /author/) ---

@@ -1,4 +1,4 @@
-"""API URLs, mounted at /api/v1/: challenges, submit, poll, and the OpenAPI schema."""
+"""API URLs, mounted at /api/v1/: challenges, submit, poll, reveal a hint, regrade, and the OpenAPI schema."""
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
@@ -10,5 +10,7 @@ urlpatterns = [
     path("challenges/<slug:slug>/", views.ChallengeDetailView.as_view(), name="api-challenge"),
     path("challenges/<slug:slug>/submissions/", views.SubmitView.as_view(), name="api-submit"),
     path("submissions/<int:pk>/", views.SubmissionView.as_view(), name="api-submission"),
+    path("submissions/<int:pk>/hints/<str:hint_id>/reveal/", views.HintRevealView.as_view(), name="api-hint-reveal"),
+    path("submissions/<int:pk>/regrade/", views.RegradeView.as_view(), name="api-regrade"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

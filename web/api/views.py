@@ -6,6 +6,11 @@ catalogue; submitting and polling need a user (token or session). Another
 user's submission and a missing one are the same 404. Writes through a
 session need the CSRF token (DRF's SessionAuthentication checks it); token
 callers have no cookie to forge.
+
+A submission's answer names the API's own URLs to poll it, reveal a hint it
+unlocked and regrade it when the platform failed to grade it
+(web.submissions.presenters.API_ROUTES); the last two answer the submission
+again, like the page's endpoints.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from web.api.serializers import (
 )
 from web.challenges.selectors import challenge_get_visible, challenge_list
 from web.submissions import services
-from web.submissions.presenters import submission_payload
+from web.submissions.presenters import API_ROUTES, submission_payload
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
 
 
@@ -96,4 +101,44 @@ class SubmissionView(APIView):
         submission = submission_get_owned(pk, request.user)
         if submission is None:
             return _error("No such submission.", 404)
-        return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id)))
+        return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id), API_ROUTES))
+
+
+class HintRevealView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={200: SubmissionSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        summary="Show a hint this submission unlocked (its lower tiers first); answers the submission again",
+    )
+    def post(self, request: Request, pk: int, hint_id: str) -> Response:
+        submission = submission_get_owned(pk, request.user)
+        if submission is None:
+            return _error("No such submission.", 404)
+        try:
+            services.hint_reveal(request.user, submission, hint_id)
+        except services.HintUnavailable as exc:
+            return _error(str(exc), 409)
+        # The whole result again: revealing one hint may make the next revealable.
+        return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id), API_ROUTES))
+
+
+class RegradeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={202: SubmissionSerializer, 404: ErrorSerializer, 409: ErrorSerializer, 429: ErrorSerializer},
+        summary="Grade again a submission the platform failed to grade (internal_error); poll its url",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        submission = submission_get_owned(pk, request.user)
+        if submission is None:
+            return _error("No such submission.", 404)
+        try:
+            submission = services.submission_regrade_own(request.user, submission)
+        except services.SubmissionRejected as exc:
+            return _error(str(exc), exc.status_code)
+        revealed = hint_revealed_ids(request.user, submission.challenge_id)
+        return Response(submission_payload(submission, revealed, API_ROUTES), status=status.HTTP_202_ACCEPTED)

@@ -1,4 +1,5 @@
-"""URL map: catalogue and challenge pages, the JSON endpoints, the coach dashboard, authoring (/author/), mock interviews (/interviews/), accounts, the API (/api/v1/), admin."""
+"""URL map: catalogue and challenge pages, their JSON endpoints, coach pages, authoring (/author/), mock interviews (/interviews/),
+accounts, the API (/api/v1/), admin."""
 
 from django.contrib import admin
 from django.urls import include, path

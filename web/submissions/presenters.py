@@ -7,10 +7,15 @@ output is withheld, because candidate code could print the hidden inputs.
 Hint texts are included only for hints that are shown (tier 1, or revealed),
 rendered from Markdown and sanitised. Everything else is plain data that the
 page inserts as text, never as HTML.
+
+The payload names the URLs to poll, reveal a hint and regrade: the page's own
+JSON endpoints by default, the API's (web.api) with ``API_ROUTES``, so a
+token caller is never sent to an endpoint that needs a session cookie.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
@@ -23,6 +28,19 @@ _PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "d
 _PUBLIC_PROBE_FIELDS = ("stdout", "observation", "expected")
 
 
+@dataclass(frozen=True)
+class SubmissionRoutes:
+    """URL names for one submission's follow-up actions (each takes the submission's pk)."""
+
+    status: str
+    hint_reveal: str  # also takes the hint id
+    regrade: str
+
+
+PAGE_ROUTES = SubmissionRoutes(status="submission-status", hint_reveal="submission-hint-reveal", regrade="submission-regrade")
+API_ROUTES = SubmissionRoutes(status="api-submission", hint_reveal="api-hint-reveal", regrade="api-regrade")
+
+
 def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
@@ -32,7 +50,7 @@ def probe_payload(probe: dict[str, Any], *, public: bool) -> dict[str, Any]:
     return {name: probe.get(name) for name in fields}
 
 
-def hints_payload(submission: Submission, revealed_ids: set[str]) -> list[dict[str, Any]]:
+def hints_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> list[dict[str, Any]]:
     unlocked = list(submission.hints or [])
     payload = []
     for hint in sorted(unlocked, key=lambda h: (int(h.get("tier", 0)), str(h.get("id")))):
@@ -45,13 +63,13 @@ def hints_payload(submission: Submission, revealed_ids: set[str]) -> list[dict[s
                 "shown": shown,
                 "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
                 "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),
-                "reveal_url": reverse("submission-hint-reveal", args=[submission.pk, str(hint["id"])]),
+                "reveal_url": reverse(routes.hint_reveal, args=[submission.pk, str(hint["id"])]),
             }
         )
     return payload
 
 
-def submission_payload(submission: Submission, revealed_ids: set[str]) -> dict[str, Any]:
+def submission_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> dict[str, Any]:
     public = submission.kind == Kind.RUN
     done = submission.is_done
     return {
@@ -64,13 +82,13 @@ def submission_payload(submission: Submission, revealed_ids: set[str]) -> dict[s
         "score": submission.score,
         "categories": submission.categories if done else {},
         "probes": [probe_payload(p, public=public) for p in submission.probes] if done else [],
-        "hints": hints_payload(submission, revealed_ids) if done else [],
+        "hints": hints_payload(submission, revealed_ids, routes) if done else [],
         "message": submission.message,
         "version": submission.version.short_version,
         "created_at": _iso(submission.created_at),
         "started_at": _iso(submission.started_at),
         "finished_at": _iso(submission.finished_at),
-        "url": reverse("submission-status", args=[submission.pk]),
+        "url": reverse(routes.status, args=[submission.pk]),
         # The platform failed to grade it: the candidate may have it graded again.
-        "regrade_url": reverse("submission-regrade", args=[submission.pk]) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
+        "regrade_url": reverse(routes.regrade, args=[submission.pk]) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
     }
