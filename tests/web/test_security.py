@@ -190,6 +190,7 @@ ROUTES: dict[str, Route] = {
     "submission-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "healthz": Route(("GET",), anonymous=(200, 503)),
     "coach-grading": Route(("GET",), anonymous=(302,), staff_only=True),
+    "coach-regrade": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
     "login": Route(("GET", "POST")),
     "logout": Route(("POST",), anonymous=(302,)),
     "signup": Route(("GET", "POST")),

@@ -24,6 +24,7 @@ urlpatterns = [
     path("author/", include("web.authoring.urls")),
     path("interviews/", include("web.interviews.urls")),
     path("coach/grading/", coach_views.grading_dashboard, name="coach-grading"),
+    path("coach/regrade/", coach_views.regrade, name="coach-regrade"),
     path("submissions/<int:pk>/regrade", submission_views.submission_regrade, name="submission-regrade"),
     path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("web.accounts.urls")),
