@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that its process_exception sees a view's database errors first (web/config/busy.py).
+    "web.config.busy.DatabaseBusyMiddleware",
 ]
 
 ROOT_URLCONF = "web.config.urls"
