@@ -142,11 +142,26 @@ def world(hostile_challenge: Challenge, user: User, other_user: User) -> World:
     HintReveal.objects.create(user=user, challenge=hostile_challenge, submission_id=alice_ids[1], hint_id="nudge", tier=1,
                               revealed_at=Submission.objects.get(pk=alice_ids[1]).created_at)  # fmt: skip
     mallory_id = make(other_user, "submit")
+    extra = _interviews(staff, user, other_user, hostile_challenge)
     return World(
         alice=user, mallory=other_user, staff=staff, challenge=hostile_challenge,
         secret=Challenge.objects.get(slug="secret-two"), alice_ids=alice_ids, mallory_id=mallory_id,
-        missing_id=max([*alice_ids, mallory_id]) + 1000,
+        missing_id=max([*alice_ids, mallory_id]) + 1000, extra=extra,
     )  # fmt: skip
+
+
+def _interviews(coach: User, alice: User, mallory: User, challenge: Challenge) -> dict[str, Any]:
+    """Two live mock interviews run by the staff coach: Alice's (her autosave holds her code's secret) and Mallory's."""
+    from web.interviews.models import Snapshot
+    from web.interviews.services import interview_create, interview_open
+
+    made = {}
+    for key, candidate in (("interview_alice", alice), ("interview_mallory", mallory)):
+        interview = interview_create(coach, candidate_username=candidate.username, challenges=[challenge], duration_minutes=30)
+        made[key] = interview_open(interview, candidate)
+    Snapshot.objects.create(interview=made["interview_alice"], challenge=challenge, code=f"# {ALICE_CODE_SECRET}\n",
+                            created_at=made["interview_alice"].started_at)  # fmt: skip
+    return made
 
 
 # --- The URL table ---------------------------------------------------------------------------------
@@ -168,6 +183,32 @@ class Route:
 
 def _alice_and_missing(w: World) -> list[Kwargs]:
     return [{"pk": pk} for pk in [*w.alice_ids, w.missing_id]]
+
+
+def _interview_own(w: World) -> list[Kwargs]:
+    """The interview the coach (staff) runs with Mallory as the candidate."""
+    return [{"interview_id": w.extra["interview_mallory"].pk}]
+
+
+def _interview_foreign(w: World) -> list[Kwargs]:
+    return [{"interview_id": w.extra["interview_alice"].pk}, {"interview_id": w.extra["interview_mallory"].pk},
+            {"interview_id": w.missing_id}]  # fmt: skip
+
+
+def _token_own(w: World) -> list[Kwargs]:
+    return [{"token": w.extra["interview_mallory"].token}]
+
+
+def _token_foreign(w: World) -> list[Kwargs]:
+    return [{"token": w.extra["interview_alice"].token}, {"token": "no-such-token"}]
+
+
+def _token_slug_own(w: World) -> list[Kwargs]:
+    return [{**kw, "slug": "add-two"} for kw in _token_own(w)]
+
+
+def _token_slug_foreign(w: World) -> list[Kwargs]:
+    return [{**kw, "slug": "add-two"} for kw in _token_foreign(w)] + [{**kw, "slug": "secret-two"} for kw in _token_own(w)]
 
 
 ROUTES: dict[str, Route] = {
@@ -211,6 +252,26 @@ ROUTES: dict[str, Route] = {
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
     # --- authoring (web.authoring, /author/) ---
     # --- mock interviews (web.interviews, /interviews/) ---
+    # Coach pages by id: Mallory is a candidate, so every one is 403 for her (staff_only), and the
+    # interview she takes is as foreign to her coach pages as anyone's. Candidate pages by token:
+    # her own link works, Alice's link (a valid token!) is a 404 for her.
+    "interview-list": Route(("GET",), anonymous=(302,), staff_only=True),
+    "interview-create": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
+    "interview-mine": Route(("GET",), anonymous=(302,)),
+    "interview-live": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    "interview-live-state": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-timeline": Route(
+        ("GET",), own=lambda w: [{**kw, "slug": "add-two"} for kw in _interview_own(w)],
+        foreign=lambda w: [{**kw, "slug": "add-two"} for kw in _interview_foreign(w)], anonymous=(401,), staff_only=True,
+    ),
+    "interview-assess": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    "interview-candidate": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(302,)),
+    "interview-candidate-state": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(401,)),
+    "interview-autosave": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
+    "interview-run": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
+    "interview-submit": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
 }
 
 

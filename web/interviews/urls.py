@@ -1,5 +1,26 @@
-"""Mock interview URLs, mounted at /interviews/."""
+"""Mock interview URLs, mounted at /interviews/.
 
-from django.urls import URLPattern
+Coach pages are addressed by the interview's id (only its coach or staff get
+it); the candidate's by the private token (only the invited candidate gets it).
+"""
 
-urlpatterns: list[URLPattern] = []
+from django.urls import URLPattern, path
+
+from web.interviews import views
+
+urlpatterns: list[URLPattern] = [
+    path("", views.interview_list, name="interview-list"),
+    path("new/", views.interview_create, name="interview-create"),
+    path("mine/", views.interview_mine, name="interview-mine"),
+    path("<int:interview_id>/live/", views.interview_live, name="interview-live"),
+    path("<int:interview_id>/live.json", views.interview_live_state, name="interview-live-state"),
+    path("<int:interview_id>/timeline/<slug:slug>.json", views.interview_timeline, name="interview-timeline"),
+    path("<int:interview_id>/assess", views.interview_assess, name="interview-assess"),
+    path("<int:interview_id>/end", views.interview_end, name="interview-end"),
+    path("<int:interview_id>/scorecard/", views.interview_scorecard, name="interview-scorecard"),
+    path("join/<str:token>/", views.interview_candidate, name="interview-candidate"),
+    path("join/<str:token>/state.json", views.interview_candidate_state, name="interview-candidate-state"),
+    path("join/<str:token>/<slug:slug>/autosave", views.interview_autosave, name="interview-autosave"),
+    path("join/<str:token>/<slug:slug>/run", views.interview_run, name="interview-run"),
+    path("join/<str:token>/<slug:slug>/submit", views.interview_submit, name="interview-submit"),
+]

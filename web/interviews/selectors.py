@@ -1,0 +1,261 @@
+"""Read-only interview queries: who may see which interview, and the data of the live view and the scorecard.
+
+Access is decided here once. A coach's pages get an interview only if the
+caller is its coach (or staff); the candidate's page only through the
+private token *and* as the invited candidate, so the token is not a bearer
+credential and anyone else gets the same miss as for a token that does not
+exist. The live view's and the scorecard's data are built from the
+interview's own rows: its snapshots, the submissions linked to it, and the
+hints those submissions unlocked and the candidate revealed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Max, Min, QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from web.challenges.models import Challenge
+from web.interviews.models import Criterion, Interview, InterviewChallenge, RubricScore, Snapshot, State
+from web.submissions.models import HintReveal, Kind, Status, Submission
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def interview_get_for_coach(interview_id: int, user: User) -> Interview | None:
+    """The interview if the user runs it (its coach, or staff); else None, whatever the reason."""
+    if not user.is_authenticated:
+        return None
+    rows = Interview.objects.select_related("coach", "candidate").filter(pk=interview_id)
+    if not getattr(user, "is_staff", False):
+        rows = rows.filter(coach=user)
+    return rows.first()
+
+
+def interview_get_for_candidate(token: str, user: User) -> Interview | None:
+    """The interview behind a private link, for its invited candidate only."""
+    if not user.is_authenticated or not token:
+        return None
+    return Interview.objects.select_related("coach", "candidate").filter(token=token, candidate=user).first()
+
+
+def interviews_for_coach(user: AbstractBaseUser) -> QuerySet[Interview]:
+    return Interview.objects.filter(coach=user).select_related("candidate").annotate(challenge_count=Count("items"))
+
+
+def interviews_for_candidate(user: AbstractBaseUser) -> list[Interview]:
+    """The candidate's interviews that have not ended (scheduled or live), soonest made first."""
+    now = timezone.now()
+    rows = Interview.objects.filter(candidate=user).select_related("coach").order_by("created_at")
+    return [i for i in rows if i.state(now) != State.ENDED]
+
+
+def interview_challenges(interview: Interview) -> list[Challenge]:
+    items = InterviewChallenge.objects.filter(interview=interview).select_related("challenge", "challenge__current_version")
+    return [item.challenge for item in items.order_by("position")]
+
+
+def interview_submissions(interview: Interview) -> QuerySet[Submission]:
+    return (
+        Submission.objects.filter(interview_link__interview=interview)
+        .select_related("challenge")
+        .defer("probes", "categories", "timings")
+        .order_by("created_at", "id")
+    )
+
+
+def interview_hint_reveals(interview: Interview) -> QuerySet[HintReveal]:
+    """Hints the candidate was shown through this interview's submissions (tier 1 with a result, or revealed)."""
+    return (
+        HintReveal.objects.filter(submission__interview_link__interview=interview)
+        .select_related("challenge", "submission")
+        .order_by("revealed_at", "id")
+    )
+
+
+def latest_snapshots(interview: Interview) -> dict[int, Snapshot]:
+    """{challenge id: the latest autosave}."""
+    latest: dict[int, Snapshot] = {}
+    for snap in Snapshot.objects.filter(interview=interview).order_by("created_at", "id"):
+        latest[snap.challenge_id] = snap
+    return latest
+
+
+def snapshot_timeline(interview: Interview, challenge: Challenge) -> list[dict[str, Any]]:
+    """Every autosave of one challenge's code, oldest first: what the scrubber replays."""
+    rows = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("created_at", "id")
+    return [{"id": s.pk, "at": _iso(s.created_at), "code": s.code} for s in rows]
+
+
+def _hint_text(reveal: HintReveal) -> str:
+    hints = reveal.submission.hints if reveal.submission is not None else []
+    return next((str(h.get("text", "")) for h in hints or [] if str(h.get("id")) == reveal.hint_id), "")
+
+
+def _submission_row(s: Submission) -> dict[str, Any]:
+    # What the interviewer needs to follow along; no probe details, so no hidden data.
+    return {
+        "id": s.pk, "kind": s.kind, "status": s.status, "done": s.status == Status.DONE,
+        "verdict": s.verdict or None, "verdict_label": s.get_verdict_display() if s.verdict else None,
+        "score": s.score, "created_at": _iso(s.created_at), "finished_at": _iso(s.finished_at),
+    }  # fmt: skip
+
+
+def _hint_row(h: HintReveal) -> dict[str, Any]:
+    return {"hint_id": h.hint_id, "tier": h.tier, "text": _hint_text(h), "revealed_at": _iso(h.revealed_at), "submission": h.submission_id}
+
+
+def interview_live_state(interview: Interview) -> dict[str, Any]:
+    """The live view's poll answer: the clock, and per challenge its latest code, runs, submits and hints."""
+    now = timezone.now()
+    challenges = interview_challenges(interview)
+    latest = latest_snapshots(interview)
+    counts = dict(Snapshot.objects.filter(interview=interview).values("challenge_id").annotate(n=Count("id")).values_list("challenge_id", "n"))
+    submissions = list(interview_submissions(interview))
+    hints = list(interview_hint_reveals(interview))
+    rows = []
+    for position, c in enumerate(challenges, start=1):
+        snap = latest.get(c.pk)
+        rows.append({
+            "slug": c.slug, "title": c.title, "position": position,
+            "latest_code": snap.code if snap else None, "latest_at": _iso(snap.created_at) if snap else None,
+            "snapshot_count": counts.get(c.pk, 0),
+            "timeline_url": reverse("interview-timeline", args=[interview.pk, c.slug]),
+            "submissions": [_submission_row(s) for s in submissions if s.challenge_id == c.pk],
+            "hints": [_hint_row(h) for h in hints if h.challenge_id == c.pk],
+        })  # fmt: skip
+    return {
+        "id": interview.pk,
+        "state": interview.state(now),
+        "remaining_seconds": interview.remaining_seconds(now),
+        "started_at": _iso(interview.started_at),
+        "ends_at": _iso(interview.ends_at()),
+        "challenges": rows,
+    }
+
+
+def interview_candidate_state(interview: Interview) -> dict[str, Any]:
+    """What the candidate's page polls: the clock only (the server's, not the browser's)."""
+    now = timezone.now()
+    state = interview.state(now)
+    message = ""
+    if state == State.ENDED:
+        early = interview.ended_at is not None and interview.deadline is not None and interview.ended_at < interview.deadline
+        message = "The interviewer ended the interview." if early else "Time is up."
+    return {"state": state, "remaining_seconds": interview.remaining_seconds(now), "message": message}
+
+
+# --- The scorecard ------------------------------------------------------------------------
+
+
+@dataclass
+class ChallengeSummary:
+    challenge: Challenge
+    best: float | None
+    runs: int
+    submits: int
+    hints: int
+    snapshots: int
+    first_edit: datetime | None
+    last_edit: datetime | None
+    final_code: str | None
+
+
+@dataclass
+class Event:
+    at: datetime
+    kind: str  # started, ended, snapshots, run, submit, hint
+    challenge: str
+    text: str
+    score: float | None = None
+
+
+@dataclass
+class RubricRow:
+    criterion: str
+    label: str
+    score: int | None
+    comment: str
+
+
+@dataclass
+class Scorecard:
+    interview: Interview
+    challenges: list[ChallengeSummary]
+    events: list[Event]
+    rubric: list[RubricRow]
+    hints: list[dict[str, Any]] = field(default_factory=list)
+    ended_at: datetime | None = None
+
+
+def interview_scorecard(interview: Interview) -> Scorecard:
+    challenges = interview_challenges(interview)
+    submissions = list(interview_submissions(interview))
+    reveals = list(interview_hint_reveals(interview))
+    snap_stats = {
+        row["challenge_id"]: row
+        for row in Snapshot.objects.filter(interview=interview)
+        .values("challenge_id")
+        .annotate(n=Count("id"), first=Min("created_at"), last=Max("created_at"))
+    }
+    latest = latest_snapshots(interview)
+    summaries = []
+    events: list[Event] = []
+    for c in challenges:
+        mine = [s for s in submissions if s.challenge_id == c.pk]
+        scores = [s.score for s in mine if s.kind == Kind.SUBMIT and s.status == Status.DONE and s.score is not None]
+        stats = snap_stats.get(c.pk, {})
+        summaries.append(ChallengeSummary(
+            challenge=c, best=max(scores) if scores else None,
+            runs=sum(1 for s in mine if s.kind == Kind.RUN), submits=sum(1 for s in mine if s.kind == Kind.SUBMIT),
+            hints=sum(1 for h in reveals if h.challenge_id == c.pk), snapshots=int(stats.get("n", 0)),
+            first_edit=stats.get("first"), last_edit=stats.get("last"),
+            final_code=latest[c.pk].code if c.pk in latest else None,
+        ))  # fmt: skip
+        if stats:
+            # Autosaves are summarised, one line per challenge: every 3 s would drown the rest.
+            lines = len((latest[c.pk].code or "").splitlines()) if c.pk in latest else 0
+            events.append(
+                Event(stats["first"], "snapshots", c.title, f"{stats['n']} autosaves until {stats['last']:%H:%M:%S}; {lines} lines at the end")
+            )
+    for s in submissions:
+        result = (
+            f"{s.get_verdict_display()}, score {s.score:.1f}"
+            if s.status == Status.DONE and s.score is not None
+            else (s.get_verdict_display() if s.verdict else s.get_status_display())
+        )
+        events.append(Event(s.created_at, s.kind, s.challenge.title, f"{s.get_kind_display()} #{s.pk}: {result}", s.score))
+    hint_rows = []
+    for h in reveals:
+        text = _hint_text(h)
+        hint_rows.append({"challenge": h.challenge.title, "tier": h.tier, "hint_id": h.hint_id, "text": text, "at": h.revealed_at})
+        events.append(Event(h.revealed_at, "hint", h.challenge.title, f"Hint {h.hint_id} (tier {h.tier}) shown"))
+    if interview.started_at:
+        events.append(Event(interview.started_at, "started", "", "The candidate opened the interview; the clock started"))
+    end = interview.ends_at()
+    ended_at = end if end is not None and interview.state(timezone.now()) == State.ENDED else None
+    if ended_at is not None:
+        events.append(
+            Event(ended_at, "ended", "", "Ended by the interviewer" if interview.ended_at and interview.ended_at == end else "Time ran out")
+        )
+    order = {"started": 0, "snapshots": 1, "run": 2, "submit": 2, "hint": 3, "ended": 4}
+    events.sort(key=lambda e: (e.at, order.get(e.kind, 9)))
+    scores = {r.criterion: r for r in RubricScore.objects.filter(interview=interview)}
+    rubric = [
+        RubricRow(value, str(label), scores[value].score if value in scores else None, scores[value].comment if value in scores else "")
+        for value, label in Criterion.choices
+    ]
+    return Scorecard(interview=interview, challenges=summaries, events=events, rubric=rubric, hints=hint_rows, ended_at=ended_at)
+
+
+def interview_rubric(interview: Interview) -> dict[str, dict[str, Any]]:
+    return {r.criterion: {"score": r.score, "comment": r.comment} for r in RubricScore.objects.filter(interview=interview)}

@@ -1,0 +1,305 @@
+"""State changes of mock interviews: create, open (the clock starts), run and submit, autosave, assess, end.
+
+The flow: a coach calls ``interview_create`` (candidate, ordered challenges,
+duration) and sends the candidate the private link. ``interview_open``, on
+the candidate's first visit, starts the clock. While the interview is live,
+``interview_submission_create`` hands Runs and Submits to the one way
+submissions are made, ``web.submissions.services.submission_create`` (rate
+limits, code size, versions and grading all apply), and ties each to the
+interview; ``snapshot_save`` stores the editor's autosaves. Once the time is
+up or the coach called ``interview_end``, every one of these refuses with
+``InterviewLocked``: the server enforces the end, the page only mirrors it.
+Submissions queued before the end are graded as usual. The coach's
+``interview_assess`` (notes, rubric, recommendation) works during and after.
+
+Every refusal is an ``InterviewError`` whose message is for the person who
+made the request and whose ``status_code`` the views answer with.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from web.accounts.roles import is_coach
+from web.challenges.models import Challenge
+from web.interviews.models import (
+    Criterion,
+    Interview,
+    InterviewChallenge,
+    InterviewSubmission,
+    Recommendation,
+    RubricScore,
+    Snapshot,
+    State,
+)
+from web.submissions.models import Submission
+from web.submissions.services import MAX_CODE_BYTES, submission_create
+
+DURATION_MIN_MINUTES = 10
+DURATION_MAX_MINUTES = 180
+DURATION_DEFAULT_MINUTES = 30
+MAX_CHALLENGES = 8
+# The page autosaves every 3 s when the code changed; 30 a minute leaves room
+# for switching challenges, and a client posting faster gets 429, not rows.
+SNAPSHOTS_PER_MINUTE = 30
+NOTES_MAX_CHARS = 20_000
+COMMENT_MAX_CHARS = 500
+SCORE_RANGE = range(1, 5)
+
+
+class InterviewError(Exception):
+    """A refused request; the message is for the person who made it."""
+
+    status_code = 400
+
+
+class InterviewLocked(InterviewError):
+    """The interview is not running (not started, or over): nothing may change the candidate's work."""
+
+    status_code = 409
+
+
+class NotInInterview(InterviewError):
+    """The challenge named is not one of the interview's: the same as a page that does not exist."""
+
+    status_code = 404
+
+
+class SnapshotRateLimited(InterviewError):
+    status_code = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# --- Create ----------------------------------------------------------------------------
+
+
+def interview_create(coach: AbstractBaseUser, *, candidate_username: str, challenges: Sequence[Challenge], duration_minutes: int) -> Interview:
+    """A scheduled interview with its private link's token; the clock starts when the candidate opens it."""
+    if not is_coach(coach):
+        raise InterviewError("Only coaches can run mock interviews.")
+    username = (candidate_username or "").strip()
+    if not username:
+        raise InterviewError("Name the candidate: their username.")
+    candidate = get_user_model().objects.filter(username=username, is_active=True).first()
+    if candidate is None:
+        raise InterviewError(f"No active user {username!r}; the candidate must have an account.")
+    if candidate.pk == coach.pk:
+        raise InterviewError("You cannot interview yourself; name the candidate's username.")
+    if not DURATION_MIN_MINUTES <= int(duration_minutes) <= DURATION_MAX_MINUTES:
+        raise InterviewError(f"The duration must be between {DURATION_MIN_MINUTES} and {DURATION_MAX_MINUTES} minutes.")
+    chosen = list(challenges)
+    if not chosen:
+        raise InterviewError("Choose at least one challenge.")
+    if len(chosen) > MAX_CHALLENGES:
+        raise InterviewError(f"Choose at most {MAX_CHALLENGES} challenges.")
+    if len({c.pk for c in chosen}) != len(chosen):
+        raise InterviewError("A challenge appears twice; list each once.")
+    closed = [c.slug for c in chosen if not c.published or c.current_version_id is None]
+    if closed:
+        raise InterviewError(f"Not published, so not open for submissions: {', '.join(closed)}.")
+    with transaction.atomic():
+        interview = Interview.objects.create(
+            coach=coach, candidate=candidate, duration_minutes=int(duration_minutes), token=secrets.token_urlsafe(32)
+        )
+        InterviewChallenge.objects.bulk_create(
+            InterviewChallenge(interview=interview, challenge=c, position=i) for i, c in enumerate(chosen, start=1)
+        )
+    return interview
+
+
+# --- The clock -------------------------------------------------------------------------
+
+
+def _check_candidate(interview: Interview, user: AbstractBaseUser) -> None:
+    if interview.candidate_id != user.pk:
+        raise InterviewError("This is not your interview.")
+
+
+def interview_open(interview: Interview, user: AbstractBaseUser) -> Interview:
+    """The candidate opened the link: start the clock if it has not started (and the coach has not ended it)."""
+    _check_candidate(interview, user)
+    if interview.started_at is None and interview.ended_at is None:
+        now = timezone.now()
+        # Conditional, so two tabs opened at once start the clock once.
+        Interview.objects.filter(pk=interview.pk, started_at__isnull=True).update(started_at=now)
+        interview.refresh_from_db(fields=["started_at"])
+    return interview
+
+
+def _locked_message(interview: Interview) -> str:
+    if interview.started_at is None and interview.ended_at is None:
+        return "The interview has not started; open its page to start the clock."
+    if interview.ended_at is not None and (interview.deadline is None or interview.ended_at < interview.deadline):
+        return "The interviewer ended the interview; your work is saved and can no longer change."
+    return "Time is up: the interview is over and your work can no longer change."
+
+
+def _require_live(interview: Interview) -> None:
+    # Re-read the clock fields: the coach may have ended it since the caller loaded the row.
+    interview.refresh_from_db(fields=["started_at", "ended_at"])
+    if interview.state(timezone.now()) != State.LIVE:
+        raise InterviewLocked(_locked_message(interview))
+
+
+def interview_end(interview: Interview, user: AbstractBaseUser) -> Interview:
+    """The coach ends the interview now; work already queued is still graded."""
+    if not _may_run(interview, user):
+        raise InterviewError("Only the interview's coach can end it.")
+    now = timezone.now()
+    if interview.state(now) == State.ENDED:
+        raise InterviewLocked("The interview has already ended.")
+    Interview.objects.filter(pk=interview.pk, ended_at__isnull=True).update(ended_at=now)
+    interview.refresh_from_db(fields=["ended_at"])
+    return interview
+
+
+def _may_run(interview: Interview, user: AbstractBaseUser) -> bool:
+    return bool(interview.coach_id == user.pk or getattr(user, "is_staff", False))
+
+
+def _interview_challenge(interview: Interview, slug: str) -> Challenge:
+    item = (
+        InterviewChallenge.objects.select_related("challenge", "challenge__current_version").filter(interview=interview, challenge__slug=slug).first()
+    )
+    if item is None:
+        raise NotInInterview(f"The challenge {slug!r} is not part of this interview.")
+    return item.challenge
+
+
+# --- Runs, submits, autosaves ------------------------------------------------------------
+
+
+def interview_submission_create(interview: Interview, user: AbstractBaseUser, slug: str, code: str | bytes, kind: str) -> Submission:
+    """A Run or Submit during the interview: submission_create's rules, plus the clock."""
+    _check_candidate(interview, user)
+    challenge = _interview_challenge(interview, slug)
+    _require_live(interview)
+    with transaction.atomic():
+        submission = submission_create(user, challenge, code, kind)
+        InterviewSubmission.objects.create(interview=interview, submission=submission)
+        # The code sent is a point on the timeline too, even if no autosave caught it.
+        _snapshot_store(interview, challenge, submission.code, submission.created_at)
+    return submission
+
+
+@dataclass(frozen=True)
+class SnapshotSaved:
+    snapshot: Snapshot
+    created: bool  # False: the code equals the latest snapshot's, nothing was stored
+
+
+def _snapshot_store(interview: Interview, challenge: Challenge, code: str, now: Any) -> SnapshotSaved:
+    latest = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("-created_at", "-id").first()
+    if latest is not None and latest.code == code:
+        return SnapshotSaved(latest, False)
+    return SnapshotSaved(Snapshot.objects.create(interview=interview, challenge=challenge, code=code, created_at=now), True)
+
+
+def _snapshot_text(code: str | bytes) -> str:
+    raw = code if isinstance(code, bytes) else code.encode("utf-8", "surrogatepass")
+    if len(raw) > MAX_CODE_BYTES:
+        raise InterviewError(f"The code is {len(raw) // 1024} KiB; the limit is {MAX_CODE_BYTES // 1024} KiB.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InterviewError("The code is not valid UTF-8 text.") from None
+    if "\x00" in text:
+        raise InterviewError("The code contains a NUL byte.")
+    return text
+
+
+def snapshot_save(interview: Interview, user: AbstractBaseUser, slug: str, code: str | bytes) -> SnapshotSaved:
+    """Autosave the candidate's code for one challenge; unchanged code stores nothing.
+
+    Empty code is allowed (the candidate may clear the editor); the size
+    limit is the submissions'. The rate limit counts stored snapshots, so a
+    client that repeats the same code costs reads only.
+    """
+    _check_candidate(interview, user)
+    challenge = _interview_challenge(interview, slug)
+    text = _snapshot_text(code)
+    _require_live(interview)
+    now = timezone.now()
+    window_start = now - timedelta(seconds=60)
+    recent = list(
+        Snapshot.objects.filter(interview=interview, created_at__gt=window_start)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:SNAPSHOTS_PER_MINUTE]
+    )
+    if len(recent) >= SNAPSHOTS_PER_MINUTE:
+        latest = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("-created_at", "-id").first()
+        if latest is not None and latest.code == text:
+            return SnapshotSaved(latest, False)
+        wait = max(1, int((recent[-1] + timedelta(seconds=60) - now).total_seconds()) + 1)
+        raise SnapshotRateLimited(f"Autosaving too often ({SNAPSHOTS_PER_MINUTE} a minute); try again in {wait} s.", wait)
+    return _snapshot_store(interview, challenge, text, now)
+
+
+# --- The interviewer's assessment -------------------------------------------------------
+
+
+def interview_assess(
+    interview: Interview,
+    user: AbstractBaseUser,
+    *,
+    notes: str | None = None,
+    rubric: Mapping[str, Mapping[str, Any]] | None = None,
+    recommendation: str | None = None,
+) -> Interview:
+    """Save what the coach gave: notes, rubric scores ({criterion: {score, comment}}), the recommendation.
+
+    Everything is validated before anything is written, so a bad field
+    changes nothing. A recommendation of "" clears it.
+    """
+    if not _may_run(interview, user):
+        raise InterviewError("Only the interview's coach can assess it.")
+    if notes is not None:
+        if not isinstance(notes, str):
+            raise InterviewError("Notes must be text.")
+        if len(notes) > NOTES_MAX_CHARS:
+            raise InterviewError(f"Notes are limited to {NOTES_MAX_CHARS} characters; these are {len(notes)}.")
+    if recommendation is not None and recommendation != "" and recommendation not in Recommendation.values:
+        raise InterviewError(f"Unknown recommendation {recommendation!r}; use one of {', '.join(Recommendation.values)}.")
+    rows: list[tuple[str, int, str]] = []
+    for criterion, entry in (rubric or {}).items():
+        if criterion not in Criterion.values:
+            raise InterviewError(f"Unknown rubric criterion {criterion!r}; use one of {', '.join(Criterion.values)}.")
+        if not isinstance(entry, Mapping):
+            raise InterviewError(f"Rubric {criterion}: send {{'score': 1-4, 'comment': '...'}}.")
+        score = entry.get("score")
+        if isinstance(score, str) and score.strip().isdigit():
+            score = int(score)
+        if isinstance(score, bool) or not isinstance(score, int) or score not in SCORE_RANGE:
+            raise InterviewError(f"Rubric {criterion}: the score must be a whole number from 1 to 4, not {score!r}.")
+        comment = entry.get("comment", "") or ""
+        if not isinstance(comment, str):
+            raise InterviewError(f"Rubric {criterion}: the comment must be text.")
+        if len(comment) > COMMENT_MAX_CHARS:
+            raise InterviewError(f"Rubric {criterion}: comments are limited to {COMMENT_MAX_CHARS} characters.")
+        rows.append((criterion, score, comment.strip()))
+
+    with transaction.atomic():
+        fields = []
+        if notes is not None:
+            interview.notes = notes
+            fields.append("notes")
+        if recommendation is not None:
+            interview.recommendation = recommendation
+            fields.append("recommendation")
+        if fields:
+            interview.save(update_fields=fields)
+        for criterion, score, comment in rows:
+            RubricScore.objects.update_or_create(interview=interview, criterion=criterion, defaults={"score": score, "comment": comment})
+    return interview

@@ -1,0 +1,281 @@
+// The candidate's mock interview page: tabs per challenge, one editor, the
+// countdown, autosave, Run/Submit and the result panel.
+//
+// The server's clock is the truth: the page gets the remaining seconds (at
+// load and from state.json every 5 s) and only counts down between polls.
+// When the interview is over the page locks the editor and the buttons; the
+// server refuses runs, submits and autosaves by then anyway (409). Results
+// come from the same submission status URLs as the challenge page; what came
+// from a sandbox is inserted with textContent, hint texts are server-sanitised HTML.
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("page-config").textContent);
+  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
+  var csrfToken = csrfInput ? csrfInput.value : "";
+  var $ = function (id) { return document.getElementById(id); };
+  var AUTOSAVE_MS = 3000;
+  var STATE_POLL_MS = 5000;
+
+  var challenges = {};
+  config.challenges.forEach(function (c) { challenges[c.slug] = c; });
+  var current = config.challenges[0];
+  var locked = config.state !== "live";
+  var busy = false;
+  var pollTimer = null;
+  var pollGeneration = 0;
+
+  document.querySelectorAll(".statement pre > code").forEach(function (code) {
+    var lang = (code.className.match(/language-(\w+)/) || [])[1];
+    if (lang === "python" || lang === "py" || lang === "pycon" || !lang) {
+      code.parentNode.classList.add("cm-s-default");
+      CodeMirror.runMode(code.textContent, "python", code);
+    }
+  });
+
+  // --- One editor, one document per challenge (each keeps its own undo history) ---
+  var editor = CodeMirror.fromTextArea($("editor"), {
+    mode: { name: "python", version: 3 }, lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
+    matchBrackets: true, autoCloseBrackets: true, styleActiveLine: true, viewportMargin: Infinity,
+    readOnly: locked,
+    extraKeys: {
+      Tab: function (cm) { if (cm.somethingSelected()) cm.indentSelection("add"); else cm.replaceSelection("    ", "end"); },
+      "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
+      "Ctrl-/": "toggleComment", "Cmd-/": "toggleComment",
+      "Ctrl-Enter": function () { send("run"); }, "Shift-Ctrl-Enter": function () { send("submit"); },
+    },
+  });
+  window.interviewEditor = editor;
+  config.challenges.forEach(function (c, i) {
+    c.doc = i === 0 ? editor.getDoc() : CodeMirror.Doc(c.code, { name: "python", version: 3 });
+    c.saved = c.code; // what the server has (the latest snapshot, or the starter)
+  });
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function showError(message) { $("form-error").textContent = message; $("form-error").hidden = !message; }
+  function formatScore(s) { return s === null || s === undefined ? "–" : Number(s).toFixed(1); }
+
+  function postRaw(url, body) {
+    return fetch(url, {
+      method: "POST", credentials: "same-origin", body: body,
+      headers: { "X-CSRFToken": csrfToken, Accept: "application/json", "Content-Type": "text/plain; charset=utf-8" },
+    }).then(function (r) {
+      return r.json().catch(function () { return { error: "The server answered " + r.status + "." }; })
+        .then(function (data) { return { ok: r.ok, status: r.status, data: data }; });
+    });
+  }
+
+  // --- Tabs ---
+  document.querySelectorAll("#challenge-tabs .tab").forEach(function (tab) {
+    tab.addEventListener("click", function () { open(tab.dataset.slug); });
+  });
+  function open(slug) {
+    autosave(current);
+    current = challenges[slug];
+    editor.swapDoc(current.doc);
+    document.querySelectorAll("#challenge-tabs .tab").forEach(function (t) { t.classList.toggle("active", t.dataset.slug === slug); });
+    document.querySelectorAll(".statement").forEach(function (s) { s.hidden = s.dataset.slug !== slug; });
+    clearResult();
+    var last = current.history[current.history.length - 1];
+    if (last) poll(last.url, 0);
+  }
+
+  // --- The clock ---
+  var remaining = Number(config.remaining_seconds);
+  var countdown = $("countdown");
+  function showClock() {
+    var s = Math.max(0, Math.floor(remaining));
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+    countdown.textContent = (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+    countdown.dataset.remaining = String(s);
+  }
+  function lock(message) {
+    if (locked && countdown.dataset.state === "ended") return;
+    locked = true;
+    countdown.dataset.state = "ended";
+    remaining = 0;
+    showClock();
+    editor.setOption("readOnly", true);
+    $("run").disabled = true;
+    $("submit").disabled = true;
+    var banner = $("locked-banner");
+    banner.textContent = (message || "Time is up.") + " Your work is saved; the editor is locked.";
+    banner.hidden = false;
+  }
+  showClock();
+  if (locked) lock(config.message);
+  setInterval(function () {
+    if (locked) return;
+    remaining -= 1;
+    showClock();
+    if (remaining <= 0) checkState(); // ask the server rather than trusting this clock
+  }, 1000);
+  function checkState() {
+    fetch(config.stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (data) {
+        if (!data) return;
+        if (data.state === "ended") { lock(data.message); return; }
+        remaining = data.remaining_seconds;
+        showClock();
+      })
+      .catch(function () { /* offline: keep counting; the server still enforces the end */ });
+  }
+  setInterval(checkState, STATE_POLL_MS);
+
+  // --- Autosave: every few seconds, only when the code changed ---
+  var saveStatus = $("autosave-status");
+  var saving = false;
+  function autosave(c) {
+    if (locked || saving) return;
+    var code = c.doc.getValue();
+    if (code === c.saved) return;
+    saving = true;
+    postRaw(c.autosaveUrl, code).then(function (answer) {
+      saving = false;
+      if (answer.ok) {
+        c.saved = code;
+        saveStatus.dataset.savedAt = answer.data.at;
+        saveStatus.textContent = "Saved " + new Date(answer.data.at).toLocaleTimeString();
+      } else if (answer.status === 409) {
+        lock(answer.data.error);
+      } else {
+        saveStatus.textContent = answer.data.error || "Not saved (" + answer.status + ")";
+      }
+    }).catch(function () { saving = false; saveStatus.textContent = "Offline: not saved yet"; });
+  }
+  setInterval(function () { autosave(current); }, AUTOSAVE_MS);
+
+  // --- Run / Submit ---
+  function setBusy(value) {
+    busy = value;
+    $("run").disabled = value || locked;
+    $("submit").disabled = value || locked;
+  }
+  function send(kind) {
+    if (busy || locked) return;
+    showError("");
+    setBusy(true);
+    var c = current;
+    postRaw(kind === "run" ? c.runUrl : c.submitUrl, editor.getValue()).then(function (answer) {
+      if (!answer.ok) {
+        if (answer.status === 409) lock(answer.data.error);
+        showError(answer.data.error || "The request was refused (" + answer.status + ").");
+        setBusy(false);
+        return;
+      }
+      c.history.push({ id: answer.data.id, url: answer.data.url });
+      c.saved = editor.getValue(); // the server stored this code with the submission
+      render({ id: answer.data.id, kind: answer.data.kind, status: answer.data.status, done: false });
+      poll(answer.data.url, 0);
+    }).catch(function () { showError("Could not reach the server."); setBusy(false); });
+  }
+  $("run").addEventListener("click", function () { send("run"); });
+  $("submit").addEventListener("click", function () { send("submit"); });
+
+  function poll(url, round, generation) {
+    clearTimeout(pollTimer);
+    if (generation === undefined) generation = ++pollGeneration;
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
+      .then(function (data) {
+        if (generation !== pollGeneration) return;
+        render(data);
+        if (data.done) { setBusy(false); return; }
+        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, Math.min(500 + round * 150, 2000));
+      })
+      .catch(function () {
+        if (generation !== pollGeneration) return;
+        if (round > 40) { showError("Lost contact with the server; reload the page."); setBusy(false); return; }
+        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, 2000);
+      });
+  }
+
+  var STATUS_LABEL = { queued: "Queued", running: "Running…", done: "Done" };
+  function clearResult() {
+    var panel = $("result");
+    panel.dataset.status = "idle";
+    delete panel.dataset.submission;
+    delete panel.dataset.kind;
+    $("status").textContent = "No run yet";
+    $("verdict").textContent = "";
+    $("score").textContent = "–";
+    $("result-message").textContent = "";
+    ["categories", "probes", "hints"].forEach(function (id) { $(id).replaceChildren(); });
+  }
+  function render(data) {
+    var panel = $("result");
+    panel.dataset.status = data.status;
+    panel.dataset.submission = data.id;
+    panel.dataset.kind = data.kind;
+    $("status").textContent = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · " + (STATUS_LABEL[data.status] || data.status);
+    $("status").className = "status-pill status-" + data.status;
+    var verdict = $("verdict");
+    verdict.textContent = data.verdict_label || "";
+    verdict.dataset.verdict = data.verdict || "";
+    verdict.className = "verdict" + (data.verdict ? " verdict-" + data.verdict : "");
+    $("score").textContent = data.done ? formatScore(data.score) : "–";
+    $("result-message").textContent = data.message || "";
+    var categories = $("categories");
+    categories.replaceChildren();
+    Object.keys(data.categories || {}).forEach(function (name) {
+      var cat = data.categories[name];
+      var li = el("li", "category");
+      li.dataset.category = name;
+      li.appendChild(el("span", "category-name", name));
+      li.appendChild(el("span", "category-score", formatScore(cat.score) + " · " + cat.passed + "/" + cat.total));
+      categories.appendChild(li);
+    });
+    var probes = $("probes");
+    probes.replaceChildren();
+    (data.probes || []).forEach(function (p) {
+      var li = el("li", "probe " + (p.passed ? "probe-pass" : "probe-fail"));
+      li.dataset.probe = p.name;
+      li.dataset.passed = p.passed ? "true" : "false";
+      var head = el("div", "probe-head");
+      head.appendChild(el("span", "probe-mark", p.passed ? "✓" : "✗"));
+      head.appendChild(el("span", "probe-name", p.name));
+      head.appendChild(el("span", "tag", p.category));
+      li.appendChild(head);
+      if (p.description) li.appendChild(el("p", "probe-desc", p.description));
+      if (p.message) li.appendChild(el("pre", "probe-message", p.message));
+      if (data.kind === "run" && !p.passed && ("observation" in p || "expected" in p)) {
+        li.appendChild(el("pre", "", "your result: " + JSON.stringify(p.observation) + "\nexpected:    " + JSON.stringify(p.expected)));
+      }
+      if (p.stdout) li.appendChild(el("pre", "probe-stdout", p.stdout));
+      probes.appendChild(li);
+    });
+    var box = $("hints");
+    box.replaceChildren();
+    (data.hints || []).forEach(function (h) {
+      var card = el("div", "hint hint-tier-" + h.tier + (h.shown ? "" : " hint-locked"));
+      card.dataset.hintId = h.id;
+      card.appendChild(el("span", "hint-tier", ["", "Nudge", "Concept", "Near-solution"][h.tier] || "Hint"));
+      if (h.shown) {
+        var body = el("div", "hint-body prose");
+        body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
+        card.appendChild(body);
+      } else if (h.can_reveal) {
+        var button = el("button", "button button-small button-secondary reveal-hint", "Reveal next hint");
+        button.type = "button";
+        button.addEventListener("click", function () {
+          button.disabled = true;
+          postRaw(h.reveal_url, "").then(function (answer) {
+            if (!answer.ok) { showError(answer.data.error || "Could not reveal the hint."); button.disabled = false; return; }
+            render(answer.data);
+          });
+        });
+        card.appendChild(button);
+      }
+      box.appendChild(card);
+    });
+  }
+
+  var first = current.history[current.history.length - 1];
+  if (first) poll(first.url, 0);
+})();

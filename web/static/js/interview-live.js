@@ -1,0 +1,176 @@
+// The interviewer's live view: polls live.json every 2 s and redraws, without
+// a reload, the clock, each challenge's latest code, runs and submits with
+// their scores, and the hints shown. A range input per challenge replays the
+// autosaves (fetched from the timeline URL when their count changes). Notes,
+// rubric and recommendation are saved through the assess endpoint. Candidate
+// code and hint texts are inserted as text, never as HTML.
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("page-config").textContent);
+  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
+  var csrfToken = csrfInput ? csrfInput.value : "";
+  var $ = function (id) { return document.getElementById(id); };
+  var POLL_MS = 2000;
+  var timelines = {}; // slug -> {count, snapshots}
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function time(iso) { return iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : ""; }
+  function formatScore(s) { return s === null || s === undefined ? "–" : Number(s).toFixed(1); }
+  function showCode(pre, code) {
+    pre.textContent = "";
+    CodeMirror.runMode(code, "python", pre); // runMode builds text nodes and spans, no HTML parsing
+  }
+  function clock(seconds) {
+    var s = Math.max(0, Math.floor(seconds));
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+    return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+  }
+
+  var STATUS_LABEL = { queued: "Queued", running: "Running…", done: "Done" };
+
+  function renderChallenge(c) {
+    var section = document.querySelector('.live-challenge[data-slug="' + c.slug + '"]');
+    if (!section) return;
+    var pre = section.querySelector(".latest-code");
+    if (c.latest_code !== null && pre.dataset.code !== c.latest_code) {
+      pre.dataset.code = c.latest_code;
+      showCode(pre, c.latest_code);
+    }
+    pre.dataset.snapshotCount = String(c.snapshot_count);
+    section.querySelector(".latest-at").textContent = c.latest_at ? "(saved " + time(c.latest_at) + ", " + c.snapshot_count + " autosaves)" : "(nothing saved yet)";
+
+    var body = section.querySelector("tbody.submissions");
+    c.submissions.forEach(function (s) {
+      var row = body.querySelector('tr[data-submission="' + s.id + '"]');
+      if (!row) { row = document.createElement("tr"); row.dataset.submission = s.id; body.appendChild(row); }
+      row.dataset.status = s.status;
+      row.dataset.kind = s.kind;
+      var verdict = el("td", "verdict verdict-" + (s.verdict || ""), s.verdict_label || "–");
+      row.replaceChildren(
+        el("td", "", s.id), el("td", "", s.kind === "run" ? "Run" : "Submit"), el("td", "", time(s.created_at)),
+        el("td", "", STATUS_LABEL[s.status] || s.status), verdict, el("td", "score", s.done ? formatScore(s.score) : "–")
+      );
+    });
+
+    var hints = section.querySelector("ul.hints");
+    hints.replaceChildren();
+    c.hints.forEach(function (h) {
+      var li = el("li", "", time(h.revealed_at) + " · tier " + h.tier + " · " + h.text);
+      li.dataset.hintId = h.hint_id;
+      hints.appendChild(li);
+    });
+    if (!c.hints.length) hints.appendChild(el("li", "muted", "None yet."));
+
+    var known = timelines[c.slug];
+    if (!known || known.count !== c.snapshot_count) loadTimeline(section, c);
+  }
+
+  function loadTimeline(section, c) {
+    var slider = section.querySelector(".scrubber");
+    var atEnd = !timelines[c.slug] || Number(slider.value) >= Number(slider.max);
+    timelines[c.slug] = { count: c.snapshot_count, snapshots: (timelines[c.slug] || {}).snapshots || [] };
+    fetch(c.timeline_url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (data) {
+        if (!data) return;
+        timelines[c.slug].snapshots = data.snapshots;
+        slider.max = String(Math.max(0, data.snapshots.length - 1));
+        slider.disabled = data.snapshots.length === 0;
+        if (atEnd) slider.value = slider.max; // follow the candidate unless the interviewer is replaying
+        scrub(section, c.slug);
+      });
+  }
+
+  function scrub(section, slug) {
+    var snapshots = (timelines[slug] || {}).snapshots || [];
+    var slider = section.querySelector(".scrubber");
+    var pre = section.querySelector(".scrub-code");
+    var label = section.querySelector(".scrub-time");
+    var snap = snapshots[Number(slider.value)];
+    if (!snap) { pre.hidden = true; label.textContent = ""; return; }
+    pre.hidden = false;
+    showCode(pre, snap.code);
+    label.textContent = (Number(slider.value) + 1) + " / " + snapshots.length + " · " + time(snap.at);
+    label.dataset.at = snap.at;
+  }
+
+  document.querySelectorAll(".live-challenge").forEach(function (section) {
+    section.querySelector(".scrubber").addEventListener("input", function () { scrub(section, section.dataset.slug); });
+  });
+
+  function render(data) {
+    var state = $("live-state");
+    state.dataset.state = data.state;
+    state.textContent = { scheduled: "Waiting for the candidate", live: "Live", ended: "Ended" }[data.state] || data.state;
+    state.className = "status-pill status-" + data.state;
+    var remaining = $("remaining");
+    remaining.dataset.remaining = String(data.remaining_seconds);
+    remaining.textContent = clock(data.remaining_seconds);
+    data.challenges.forEach(renderChallenge);
+    var end = $("end-interview");
+    if (end) end.disabled = data.state === "ended";
+  }
+
+  var failures = 0;
+  function poll() {
+    fetch(config.stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
+      .then(function (data) { failures = 0; showError(""); render(data); })
+      .catch(function () { failures += 1; if (failures > 3) showError("Lost contact with the server; retrying."); })
+      .then(function () { setTimeout(poll, POLL_MS); });
+  }
+
+  // --- Notes, rubric, recommendation ---
+  function showError(message) { $("form-error").textContent = message; $("form-error").hidden = !message; }
+  function assess(payload, what) {
+    var status = $("assess-status");
+    status.dataset.saved = "false";
+    status.textContent = "Saving…";
+    return fetch(config.assessUrl, {
+      method: "POST", credentials: "same-origin", body: JSON.stringify(payload),
+      headers: { "X-CSRFToken": csrfToken, Accept: "application/json", "Content-Type": "application/json" },
+    }).then(function (r) { return r.json().then(function (data) { return { ok: r.ok, data: data }; }); })
+      .then(function (answer) {
+        if (!answer.ok) { status.textContent = ""; showError(answer.data.error || "Not saved."); return; }
+        showError("");
+        status.dataset.saved = "true";
+        status.textContent = what + " saved at " + new Date().toLocaleTimeString([], { hour12: false });
+      })
+      .catch(function () { status.textContent = ""; showError("Could not reach the server; not saved."); });
+  }
+  Object.keys(config.rubric || {}).forEach(function (criterion) {
+    var entry = config.rubric[criterion];
+    var select = document.querySelector('select[name="score-' + criterion + '"]');
+    var comment = document.querySelector('input[name="comment-' + criterion + '"]');
+    if (select) select.value = String(entry.score);
+    if (comment) comment.value = entry.comment;
+  });
+  $("save-notes").addEventListener("click", function () { assess({ notes: $("notes").value }, "Notes"); });
+  // Notes also save themselves a few seconds after typing stops.
+  var notesTimer = null;
+  $("notes").addEventListener("input", function () {
+    clearTimeout(notesTimer);
+    notesTimer = setTimeout(function () { assess({ notes: $("notes").value }, "Notes"); }, 3000);
+  });
+  $("save-assessment").addEventListener("click", function () {
+    var rubric = {};
+    document.querySelectorAll("select[name^=score-]").forEach(function (select) {
+      if (!select.value) return;
+      var criterion = select.dataset.criterion;
+      var comment = document.querySelector('input[name="comment-' + criterion + '"]');
+      rubric[criterion] = { score: Number(select.value), comment: comment ? comment.value : "" };
+    });
+    assess({ rubric: rubric, recommendation: $("recommendation").value, notes: $("notes").value }, "Assessment");
+  });
+  $("end-form").addEventListener("submit", function (event) {
+    if (!window.confirm("End the interview now? The candidate's editor locks.")) event.preventDefault();
+  });
+
+  poll();
+})();
