@@ -61,6 +61,9 @@ class DockerSandbox(Sandbox):
         self.limits = limits
         self.backend = backend
         self._destroyed = False
+        self._killed_by_us = False
+        # Whole seconds for the engine's event filter; a second early so the start is surely inside.
+        self._since = int(time.time()) - 1
         self.ready: dict[str, Any] | None = None
         self.stream = StreamBuffer(limits.stream_bytes, self._kill)
         self.stderr_tail = bytearray()
@@ -178,14 +181,16 @@ class DockerSandbox(Sandbox):
                     self.container.wait(timeout=30)
                 self._pump.join(5.0)
             run_ms = int((time.monotonic() - t0) * 1000)
+            oom_killed = self._oom_killed(done)
             return RunOutcome(
                 stream=bytes(self.stream.buffer),
                 stream_overflow=self.stream.overflow,
                 exit_code=None,
                 timed_out=timed_out,
-                oom_killed=self._oom_killed(done),
+                oom_killed=oom_killed,
                 stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
                 run_ms=run_ms,
+                killed_externally=not done and not oom_killed and not self._killed_by_us and self._kill_requested(),
             )
         finally:
             destroy_soon(self)
@@ -205,7 +210,24 @@ class DockerSandbox(Sandbox):
             return False
         return bool(self.container.attrs.get("State", {}).get("OOMKilled"))
 
+    def _kill_requested(self) -> bool:
+        """Whether someone asked the engine to kill or stop this container (``docker kill/stop/rm -f``).
+
+        The candidate can kill the runner (same uid) but not through the
+        engine: the engine records a ``kill`` event only for requests made to
+        its API. Ours are excluded by the caller (``_killed_by_us``), so such
+        an event means an operator, an orchestrator or a host shutting down.
+        """
+        try:
+            events = self.backend.client.events(
+                since=self._since, until=int(time.time()) + 1, decode=True, filters={"container": self.container.id, "event": "kill"}
+            )
+            return any(True for _ in events)
+        except Exception:  # noqa: BLE001 - the engine cannot say: blame nobody, grade what came back
+            return False
+
     def _kill(self) -> None:
+        self._killed_by_us = True
         with contextlib.suppress(Exception):  # already stopped
             self.container.kill()
 

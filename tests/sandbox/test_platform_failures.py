@@ -2,6 +2,8 @@
 
 sandbox/backend.py tells a bwrap sandbox killed from outside (its outer
 process is out of the candidate's reach) from a runner the candidate killed;
+sandbox/docker.py does the same for a container killed through the engine
+(``docker kill``: an engine event the candidate cannot cause);
 sandbox/cgroups.py removes the groups of workers that died without cleaning up.
 """
 
@@ -21,7 +23,8 @@ import pytest
 from grader.errors import PlatformError
 from sandbox import cgroups
 from sandbox.backend import ProcessSandbox
-from tests.helpers import grade
+from sandbox.docker import DockerSandbox
+from tests.helpers import grade, real_backends
 
 SLOW_ACCEPTED = """
 import time
@@ -53,6 +56,27 @@ def test_a_sandbox_killed_from_outside_is_a_platform_error(monkeypatch: pytest.M
     monkeypatch.setattr(ProcessSandbox, "run", run_and_get_killed)
     with pytest.raises(PlatformError, match="killed from outside"):
         grade(SLOW_ACCEPTED, backend="bwrap")
+    assert killed
+
+
+@pytest.mark.skipif("docker" not in real_backends(), reason="the Docker engine does not answer (CI always has it)")
+def test_a_container_killed_through_the_engine_is_a_platform_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    grade("import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n", backend="docker")  # expectations cached first
+    original = DockerSandbox.run
+    killed: list[str] = []
+
+    def run_and_get_killed(self: DockerSandbox, job: dict[str, Any]) -> Any:
+        def kill_soon() -> None:
+            time.sleep(0.5)
+            self.backend.client.containers.get(self.container.id).kill()  # `docker kill` by an operator
+            killed.append(self.container.id)
+
+        threading.Thread(target=kill_soon, daemon=True).start()
+        return original(self, job)
+
+    monkeypatch.setattr(DockerSandbox, "run", run_and_get_killed)
+    with pytest.raises(PlatformError, match="killed from outside"):
+        grade(SLOW_ACCEPTED, backend="docker")
     assert killed
 
 
