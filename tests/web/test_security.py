@@ -251,6 +251,49 @@ ROUTES: dict[str, Route] = {
     "api-schema": Route(("GET",)),
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
     # --- authoring (web.authoring, /author/) ---
+    # Coach-only: candidates get 403 on every one, whatever the object. The world holds only repository
+    # packages, which no coach may edit (404 for the staff walk); browser-authored challenges and their
+    # owners are covered in test_authoring_views.py.
+    "author-home": Route(("GET",), anonymous=(302,), staff_only=True),
+    "author-create": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
+    "author-import": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
+    "author-preview": Route(("POST",), anonymous=(302,), staff_only=True),
+    "author-validation": Route(
+        ("GET",), own=lambda w: [{"pk": w.missing_id}], foreign=lambda w: [{"pk": w.missing_id}], anonymous=(302,), staff_only=True
+    ),
+    "author-edit": Route(
+        ("GET", "POST"),
+        own=lambda w: [{"slug": "add-two"}],
+        foreign=lambda w: [{"slug": "add-two"}, {"slug": "secret-two"}],
+        anonymous=(302,),
+        staff_only=True,
+    ),
+    "author-unpublish": Route(
+        ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "add-two"}], anonymous=(302,), staff_only=True
+    ),
+    "author-export": Route(
+        ("GET",),
+        own=lambda w: [{"slug": "no-such", "version": "0" * 64}],
+        foreign=lambda w: [
+            {"slug": c.slug, "version": c.current_version.version} for c in (w.challenge, w.secret) if c.current_version
+        ],
+        anonymous=(302,),
+        staff_only=True,
+    ),
+    "author-validate": Route(
+        ("POST",),
+        own=lambda w: [{"slug": "add-two", "version": w.challenge.current_version.version}],
+        foreign=lambda w: [{"slug": "add-two", "version": w.challenge.current_version.version}],
+        anonymous=(302,),
+        staff_only=True,
+    ),
+    "author-publish": Route(
+        ("POST",),
+        own=lambda w: [{"slug": "add-two", "version": w.challenge.current_version.version}],
+        foreign=lambda w: [{"slug": "secret-two", "version": w.secret.current_version.version}],
+        anonymous=(302,),
+        staff_only=True,
+    ),
     # --- mock interviews (web.interviews, /interviews/) ---
     # Coach pages by id: Mallory is a candidate, so every one is 403 for her (staff_only), and the
     # interview she takes is as foreign to her coach pages as anyone's. Candidate pages by token:

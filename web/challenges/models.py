@@ -3,12 +3,17 @@
 A Challenge is the stable identity (slug) the catalogue lists. Each distinct
 package content becomes one ChallengeVersion, keyed by the package's content
 hash and never changed afterwards: a submission points at the version it was
-graded on, so editing a challenge cannot change an earlier result. Rows are
-written only by ``services.challenge_sync_from_dir``.
+graded on, so editing a challenge cannot change an earlier result.
+
+Two sources write these rows: ``services.challenge_sync_from_dir`` for the
+packages in the repository's challenges/ folder, and web.authoring for
+packages coaches write in the browser (``Challenge.source``). Neither
+overwrites the other's challenges.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -39,6 +44,11 @@ class Track(models.Model):
         return self.slug
 
 
+class Source(models.TextChoices):
+    REPOSITORY = "repository", "Repository"
+    BROWSER = "browser", "Browser"
+
+
 class Challenge(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     track = models.CharField(max_length=100, db_index=True)
@@ -56,6 +66,28 @@ class Challenge(models.Model):
     )
     published = models.BooleanField(default=True, help_text="Listed in the catalogue and open to submissions.")
     order = models.IntegerField(default=0, help_text="Position within its track; lower comes first.")
+    source = models.CharField(
+        max_length=16,
+        choices=Source.choices,
+        default=Source.REPOSITORY,
+        help_text="Where the package lives: the challenges/ folder (sync) or the browser (authoring).",
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="authored_challenges",
+        help_text="The coach who created a browser-authored challenge.",
+    )
+    draft_version = models.ForeignKey(
+        "ChallengeVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Browser-authored: the latest saved version (what the editor shows); published only when a coach says so.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -79,6 +111,14 @@ class ChallengeVersion(models.Model):
     hints = models.JSONField(default=list, help_text="[{id, tier, tags, text}] as in the package.")
     runtime = models.CharField(max_length=32)
     entry = models.CharField(max_length=100, default="solution.py", help_text="The file the candidate edits.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Who saved it in the browser (empty for a sync from the repository).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

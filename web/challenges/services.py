@@ -1,7 +1,8 @@
 """State changes of the catalogue: sync packages from disk, rebuild a stored package.
 
-``challenge_sync_from_dir`` is the only writer of Challenge and
-ChallengeVersion rows (``manage.py sync_challenges`` calls it). It upserts
+``challenge_sync_from_dir`` writes the repository's Challenge and
+ChallengeVersion rows (``manage.py sync_challenges`` calls it; web.authoring
+writes the browser-authored ones, which a sync never touches). It upserts
 each package folder: a new content hash becomes a new ChallengeVersion and
 the challenge's current version; a known hash changes nothing. Earlier
 versions, and so every submission graded on them, are never touched.
@@ -21,7 +22,7 @@ from django.db import transaction
 
 from grader.errors import PackageError
 from grader.package import Package, discover_packages, discover_tracks, load_package_dir, load_track, package_from_files
-from web.challenges.models import Challenge, ChallengeVersion, Track
+from web.challenges.models import Challenge, ChallengeVersion, Source, Track
 from web.challenges.storage import files_decode, files_encode
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,13 @@ def challenge_sync_from_dir(root: Path) -> SyncReport:
             )
             continue
         seen[package.slug] = path
+        if Challenge.objects.filter(slug=package.slug, source=Source.BROWSER).exists():
+            # A coach wrote this challenge in the browser: the folder must not
+            # overwrite their versions or change what is published.
+            report.errors.append(
+                SyncError(path, f"challenge.toml: slug {package.slug!r} belongs to a challenge authored in the browser; rename the folder's slug")
+            )
+            continue
         outcome = challenge_upsert_package(package)
         getattr(report, outcome).append(package.slug)
     for folder in discover_tracks(Path(root)):
