@@ -49,7 +49,8 @@ def interview_get_for_candidate(token: str, user: User) -> Interview | None:
 
 
 def interviews_for_coach(user: AbstractBaseUser) -> QuerySet[Interview]:
-    return Interview.objects.filter(coach=user).select_related("candidate").annotate(challenge_count=Count("items"))
+    # Explicit order: Meta.ordering does not apply to an aggregating query.
+    return Interview.objects.filter(coach=user).select_related("candidate").annotate(challenge_count=Count("items")).order_by("-created_at", "-id")
 
 
 def interviews_for_candidate(user: AbstractBaseUser) -> list[Interview]:
