@@ -17,7 +17,9 @@ its inputs change, each tagged with a hash of those inputs:
    references (see ``warm.py``). Changing the runner or those packages
    rebuilds only this layer.
 
-``build`` also builds the bwrap backend's warm cache on the host.
+``build`` also builds the bwrap backend's warm cache on the host, and removes
+old tags of layers 2 and 3 (:func:`prune_old_tags`): each runner change
+leaves a tag behind, and each requirements change a base of several GB.
 """
 
 from __future__ import annotations
@@ -87,9 +89,7 @@ def _build(client: Any, context: Path, dockerfile: str, tag: str, buildargs: dic
     _log(f"building {tag}")
     recent: deque[str] = deque(maxlen=40)
     # Host networking: apt inside the build reaches Debian's mirror only that way here.
-    for chunk in client.api.build(
-        path=str(context), dockerfile=dockerfile, tag=tag, buildargs=buildargs, network_mode="host", rm=True, decode=True
-    ):
+    for chunk in client.api.build(path=str(context), dockerfile=dockerfile, tag=tag, buildargs=buildargs, network_mode="host", rm=True, decode=True):
         if "error" in chunk:
             raise RuntimeError(f"building {tag} failed: {chunk['error']}\n" + "\n".join(recent))
         line = str(chunk.get("stream", "")).rstrip()
@@ -148,6 +148,42 @@ def ensure_image(client: Any | None = None) -> str:
     return tag
 
 
+#: Older tags kept per repository besides the current one: another checkout
+#: (a CI clone, a branch) may still be grading with the image it built.
+KEEP_OLD_TAGS = 2
+
+
+def _created(stamp: str) -> tuple[str, int]:
+    """The engine's RFC 3339 creation time as a sortable key (its fraction drops trailing zeros, so strings do not sort)."""
+    whole, _, fraction = stamp.rstrip("Z").partition(".")
+    return whole, int((fraction + "000000000")[:9])
+
+
+def prune_old_tags(client: Any, repository: str, current: str, *, keep: int = KEEP_OLD_TAGS) -> list[str]:
+    """Remove all but the ``keep`` newest tags of ``repository`` besides ``current`` and ``latest``; the removed.
+
+    Only tags are removed: layers still used by a kept image stay, and an
+    image a container still runs cannot be removed (the engine refuses; the
+    next build tries again).
+    """
+    others = []
+    for image in client.images.list(name=repository):
+        for tag in image.tags:
+            if tag.split(":", 1)[0] == repository and tag not in (current, f"{repository}:latest"):
+                others.append((_created(image.attrs.get("Created", "")), tag))
+    removed = []
+    for _, tag in sorted(others, reverse=True)[keep:]:
+        try:
+            client.images.remove(tag)
+        except Exception as exc:  # noqa: BLE001 - in use, or removed meanwhile: not this build's problem
+            _log(f"kept {tag}: {exc}")
+            continue
+        removed.append(tag)
+    if removed:
+        _log(f"removed old tags: {', '.join(removed)}")
+    return removed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sandbox.image")
     parser.add_argument("command", choices=["build", "tag"])
@@ -155,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "tag":
         print(image_tag())
         return 0
-    print(ensure_image())
+    client = _client()
+    tag = ensure_image(client)
+    print(tag)
+    prune_old_tags(client, IMAGE_REPO, tag)
+    prune_old_tags(client, BASE_REPO, base_tag())
     warm.ensure_host_cache()
     return 0
 
