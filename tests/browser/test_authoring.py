@@ -1,0 +1,74 @@
+"""A coach writes a challenge in the browser, validates and publishes it; a candidate then solves nothing but can open it.
+
+Real everything, as in test_submit_in_browser.py: headless Chromium, the
+live server, Redis, a Celery worker and the bwrap sandbox. The package is the
+new-challenge skeleton (python runtime, three tiny probes), so Validate takes
+seconds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Browser, expect
+
+from tests.browser.test_submit_in_browser import browser, log_in  # noqa: F401 - the browser fixture
+from tests.services import Worker
+from web.accounts.roles import coach_grant
+from web.challenges.models import Challenge
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_coach_authors_validates_and_publishes_and_a_candidate_opens_it(
+    live_server: Any, celery_worker: Worker, browser: Browser  # noqa: F811 - the fixture imported above
+) -> None:
+    coach = User.objects.create_user("grace", password="pw-grace-hopper-1")
+    coach_grant(coach)
+    User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    base = live_server.url
+
+    page = browser.new_page()
+    log_in(page, base, "grace", "pw-grace-hopper-1")
+    page.click("#author-link")
+    page.click("#new-challenge")
+    page.fill("#id_slug", "double-it")
+    page.fill("#id_title", "Double it")
+    page.fill("#id_track", "basics")
+    page.fill("#id_summary", "Return twice the input.")
+    page.select_option("#id_runtime", "python")
+    page.fill("#id_statement", "# Double it\n\nReturn **twice** the input.\n\n<script>window.__xss = 1</script>\n")
+    # The preview arrives while typing, rendered and sanitised by the server.
+    expect(page.locator("#statement-preview strong")).to_have_text("twice")
+    expect(page.locator("#statement-preview h1")).to_have_text("Double it")
+    assert page.locator("#statement-preview script").count() == 0
+    page.click("#save")
+
+    expect(page).to_have_url(f"{base}/author/double-it/")
+    expect(page.locator("#state")).to_have_attribute("data-state", "draft")
+    expect(page.locator("#publish")).to_be_disabled()
+
+    navigations: list[str] = []
+    page.on("framenavigated", lambda frame: navigations.append(frame.url))
+    page.click("#validate")
+    expect(page.locator("#validation")).to_have_attribute("data-status", "done", timeout=60_000)
+    expect(page.locator("#validation-verdict")).to_have_text("Passed")
+    expect(page.locator("#validation-lines")).to_contain_text("reference, hidden: 100%")
+    assert navigations == [], "the report must arrive without a reload"
+    expect(page.locator("#publish")).to_be_enabled()
+    page.click("#publish")
+    expect(page.locator("#state")).to_have_attribute("data-state", "published")
+    challenge = Challenge.objects.get(slug="double-it")
+    assert challenge.published and challenge.current_version == challenge.draft_version
+
+    candidate = browser.new_page()
+    log_in(candidate, base, "ada", "pw-ada-lovelace-1")
+    candidate.goto(f"{base}/")
+    candidate.click("text=Double it")
+    expect(candidate.locator("#challenge-title")).to_have_text("Double it")
+    expect(candidate.locator("#statement strong")).to_have_text("twice")
+    assert candidate.locator("#author-link").count() == 0
+    denied = candidate.goto(f"{base}/author/")
+    assert denied is not None and denied.status == 403
