@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in, type_into_editor
+from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.services import challenge_sync_from_dir
@@ -31,6 +31,7 @@ from web.interviews.models import Interview, Snapshot
 pytestmark = pytest.mark.browser
 
 SOLUTION = "import numpy as np\n\ndef add(a, b):\n    # interview-solution-marker\n    return np.add(a, b)\n"
+FIRST_TRY = "def add(a, b):\n    return 0  # first-try\n"
 NOTE = "Talked through broadcasting before coding."
 
 
@@ -75,11 +76,20 @@ def test_a_mock_interview_watched_live_and_scored(live_server: Any, settings: An
     expect(coach.locator("#live-state")).to_have_attribute("data-state", "live")
 
     # Typed code is autosaved, and the coach's page shows it without a reload.
-    type_into_editor(candidate, SOLUTION)
-    expect(candidate.locator("#autosave-status")).not_to_have_attribute("data-saved-at", "", timeout=10_000)
     section = coach.locator('.live-challenge[data-slug="add-numbers"]')
+    replace_code(candidate, FIRST_TRY)
+    expect(section.locator(".latest-code")).to_contain_text("first-try", timeout=10_000)
+    replace_code(candidate, SOLUTION)
+    expect(candidate.locator("#autosave-status")).not_to_have_attribute("data-saved-at", "", timeout=10_000)
     expect(section.locator(".latest-code")).to_contain_text("interview-solution-marker", timeout=10_000)
-    expect(section.locator(".scrubber")).to_be_enabled()
+    # The replay slider steps back to the first version and forward again.
+    scrubber = section.locator(".scrubber")
+    expect(scrubber).to_have_attribute("max", "1", timeout=10_000)
+    scrubber.fill("0")
+    expect(section.locator(".scrub-code")).to_contain_text("first-try")
+    expect(section.locator(".scrub-time")).to_contain_text("1 / 2")
+    scrubber.fill("1")
+    expect(section.locator(".scrub-code")).to_contain_text("interview-solution-marker")
 
     # The candidate submits; the coach sees the submission and then its score.
     candidate.click("#submit")
@@ -130,6 +140,13 @@ def test_a_mock_interview_watched_live_and_scored(live_server: Any, settings: An
     response = candidate.goto(live_url)
     assert response is not None and response.status == 403
     assert NOTE not in candidate.content()
+
+
+def replace_code(page: Page, code: str) -> None:
+    """Select all in the editor and type the code over it: one change, so no empty editor is ever autosaved."""
+    page.click(".CodeMirror")
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
 
 
 def _csrf(page: Any) -> str:

@@ -272,3 +272,28 @@ def test_nav_links(coach: User, user: User) -> None:
     assert 'id="interviews-link"' in as_user(coach).get(reverse("catalogue")).content.decode()
     candidate_nav = as_user(user).get(reverse("catalogue")).content.decode()
     assert 'id="my-interviews-link"' in candidate_nav and 'id="interviews-link"' not in candidate_nav
+
+
+def test_the_timeline_returns_only_newer_snapshots_when_asked(interview: Interview, user: User, coach: User) -> None:
+    candidate = as_user(user)
+    candidate.get(join_url(interview))
+    for code in ("a = 1\n", "a = 2\n", "a = 3\n"):
+        candidate.post(join_url(interview, "interview-autosave", "add-two"), code, content_type="text/plain")
+    client = as_user(coach)
+    url = reverse("interview-timeline", args=[interview.pk, "add-two"])
+    everything = client.get(url).json()["snapshots"]
+    assert [s["code"] for s in everything] == ["a = 1\n", "a = 2\n", "a = 3\n"]
+    newer = client.get(url, {"after": everything[0]["id"]}).json()["snapshots"]
+    assert [s["code"] for s in newer] == ["a = 2\n", "a = 3\n"]
+    bad = client.get(url, {"after": "x"})
+    assert bad.status_code == 400 and "whole number" in bad.json()["error"]
+
+
+def test_a_hostile_statement_is_inert_on_the_candidate_page(interview: Interview, user: User, challenge: Challenge) -> None:
+    version = challenge.current_version
+    assert version is not None
+    version.statement = "# Add\n\n<script>window.__xss = 1</script>\n<img src=x onerror=alert(1)>\n"
+    version.save(update_fields=["statement"])
+    html = as_user(user).get(join_url(interview)).content.decode()
+    statement = html[html.index('id="statement-add-two"') : html.index("</article>")]
+    assert "<script>" not in statement and "onerror" not in statement and "<h1>Add</h1>" in statement

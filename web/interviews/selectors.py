@@ -91,9 +91,13 @@ def latest_snapshots(interview: Interview) -> dict[int, Snapshot]:
     return latest
 
 
-def snapshot_timeline(interview: Interview, challenge: Challenge) -> list[dict[str, Any]]:
-    """Every autosave of one challenge's code, oldest first: what the scrubber replays."""
-    rows = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("created_at", "id")
+def snapshot_timeline(interview: Interview, challenge: Challenge, *, after_id: int = 0) -> list[dict[str, Any]]:
+    """The autosaves of one challenge's code, oldest first: what the scrubber replays.
+
+    ``after_id`` returns only the newer ones, so the live view fetches each
+    snapshot once instead of the whole history every few seconds.
+    """
+    rows = Snapshot.objects.filter(interview=interview, challenge=challenge, pk__gt=after_id).order_by("created_at", "id")
     return [{"id": s.pk, "at": _iso(s.created_at), "code": s.code} for s in rows]
 
 

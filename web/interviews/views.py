@@ -147,7 +147,10 @@ def interview_timeline(request: HttpRequest, interview_id: int, slug: str) -> Js
     challenge = next((c for c in selectors.interview_challenges(interview) if c.slug == slug), None)
     if challenge is None:
         return _error(f"The challenge {slug!r} is not part of this interview.", 404)
-    return JsonResponse({"slug": slug, "snapshots": selectors.snapshot_timeline(interview, challenge)})
+    after = request.GET.get("after", "0")
+    if not after.isdigit():
+        return _error(f"after must be a snapshot id (a whole number), not {after!r}.", 400)
+    return JsonResponse({"slug": slug, "snapshots": selectors.snapshot_timeline(interview, challenge, after_id=int(after))})
 
 
 @_json_coach

@@ -73,15 +73,22 @@
 
   function loadTimeline(section, c) {
     var slider = section.querySelector(".scrubber");
-    var atEnd = !timelines[c.slug] || Number(slider.value) >= Number(slider.max);
-    timelines[c.slug] = { count: c.snapshot_count, snapshots: (timelines[c.slug] || {}).snapshots || [] };
-    fetch(c.timeline_url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    var known = timelines[c.slug] || { count: 0, snapshots: [] };
+    var atEnd = known.snapshots.length === 0 || Number(slider.value) >= Number(slider.max);
+    known.count = c.snapshot_count;
+    timelines[c.slug] = known;
+    // Only the snapshots not fetched yet: the history can be hundreds of versions.
+    var last = known.snapshots.length ? known.snapshots[known.snapshots.length - 1].id : 0;
+    fetch(c.timeline_url + "?after=" + last, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (data) {
-        if (!data) return;
-        timelines[c.slug].snapshots = data.snapshots;
-        slider.max = String(Math.max(0, data.snapshots.length - 1));
-        slider.disabled = data.snapshots.length === 0;
+        if (!data) { known.count = -1; return; } // try again on the next poll
+        data.snapshots.forEach(function (snap) {
+          var newest = known.snapshots[known.snapshots.length - 1];
+          if (!newest || snap.id > newest.id) known.snapshots.push(snap);
+        });
+        slider.max = String(Math.max(0, known.snapshots.length - 1));
+        slider.disabled = known.snapshots.length === 0;
         if (atEnd) slider.value = slider.max; // follow the candidate unless the interviewer is replaying
         scrub(section, c.slug);
       });
