@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -25,9 +26,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from web.accounts.roles import coach_required, is_coach
-from web.challenges.rendering import markdown_to_html
 from web.challenges.selectors import challenge_list
-from web.interviews import selectors, services
+from web.interviews import presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm
 from web.interviews.models import Criterion, Interview, Recommendation, State
 from web.submissions.models import Kind
@@ -187,6 +187,7 @@ def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
     except services.InterviewError as exc:
         if wants_json:
             return _error(str(exc), exc.status_code)
+        messages.info(request, str(exc))
     if wants_json:
         return JsonResponse({"state": interview.state(timezone.now()), "scorecard_url": reverse("interview-scorecard", args=[interview.pk])})
     return redirect("interview-scorecard", interview_id=interview.pk)
@@ -216,41 +217,9 @@ def interview_mine(request: HttpRequest) -> HttpResponse:
 def interview_candidate(request: HttpRequest, token: str) -> HttpResponse:
     interview = _candidate_interview(request, token)
     services.interview_open(interview, request.user)
-    challenges = selectors.interview_challenges(interview)
-    latest = selectors.latest_snapshots(interview)
-    history: dict[str, list[dict[str, Any]]] = {c.slug: [] for c in challenges}
-    for s in selectors.interview_submissions(interview):
-        history[s.challenge.slug].append({"id": s.pk, "url": reverse("submission-status", args=[s.pk])})
-    items = []
-    for c in challenges:
-        version = c.current_version
-        assert version is not None  # interview_create admits only challenges with a version
-        items.append({
-            "challenge": c, "version": version, "statement_html": markdown_to_html(version.statement),
-            "code": latest[c.pk].code if c.pk in latest else version.starter_code,
-        })  # fmt: skip
-    base = reverse("interview-candidate", args=[token])
-    config = {
-        "stateUrl": reverse("interview-candidate-state", args=[token]),
-        "challenges": [
-            {
-                "slug": it["challenge"].slug,
-                "code": it["code"],
-                "starter": it["version"].starter_code,
-                "runUrl": reverse("interview-run", args=[token, it["challenge"].slug]),
-                "submitUrl": reverse("interview-submit", args=[token, it["challenge"].slug]),
-                "autosaveUrl": reverse("interview-autosave", args=[token, it["challenge"].slug]),
-                "history": history[it["challenge"].slug],
-            }
-            for it in items
-        ],
-        "maxCodeBytes": MAX_CODE_BYTES,
-        "base": base,
-        **selectors.interview_candidate_state(interview),
-    }
-    return render(
-        request, "interviews/candidate.html", {"interview": interview, "items": items, "page_config": config, "locked": config["state"] != State.LIVE}
-    )
+    items, config = presenters.candidate_page(interview)
+    context = {"interview": interview, "items": items, "page_config": config, "locked": config["state"] != State.LIVE}
+    return render(request, "interviews/candidate.html", context)
 
 
 @_json_login
@@ -262,30 +231,42 @@ def interview_candidate_state(request: HttpRequest, token: str) -> JsonResponse:
     return JsonResponse(selectors.interview_candidate_state(interview))
 
 
-def _candidate_post(request: HttpRequest, token: str) -> tuple[Interview | None, str | bytes | JsonResponse]:
+class _Refused(Exception):
+    """A candidate request refused before any service ran; carries the answer."""
+
+    def __init__(self, response: JsonResponse) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _candidate_post(request: HttpRequest, token: str) -> tuple[Interview, str | bytes]:
+    """The candidate's interview and the code they sent, or _Refused."""
     interview = selectors.interview_get_for_candidate(token, request.user)
     if interview is None:
-        return None, _error("No such interview.", 404)
+        raise _Refused(_error("No such interview.", 404))
     try:
         return interview, _code_from_request(request)
     except RequestDataTooBig:
-        return None, _error(f"Your code is far too large; the limit is {MAX_CODE_BYTES // 1024} KiB.", 400)
+        raise _Refused(_error(f"Your code is far too large; the limit is {MAX_CODE_BYTES // 1024} KiB.", 400)) from None
     except BadRequestBody as exc:
-        return None, _error(str(exc), 400)
+        raise _Refused(_error(str(exc), 400)) from None
+
+
+def _with_retry_after(message: str, status: int, retry_after: int) -> JsonResponse:
+    response = _error(message, status, retry_after=retry_after)
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 def _create(request: HttpRequest, token: str, slug: str, kind: str) -> JsonResponse:
-    interview, code = _candidate_post(request, token)
-    if interview is None:
-        assert isinstance(code, JsonResponse)
-        return code
-    assert not isinstance(code, JsonResponse)
+    try:
+        interview, code = _candidate_post(request, token)
+    except _Refused as refused:
+        return refused.response
     try:
         submission = services.interview_submission_create(interview, request.user, slug, code, kind)
     except RateLimitExceeded as exc:
-        response = _error(str(exc), exc.status_code, retry_after=exc.retry_after)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
+        return _with_retry_after(str(exc), exc.status_code, exc.retry_after)
     except (SubmissionRejected, services.InterviewError) as exc:
         return _error(str(exc), exc.status_code)
     return JsonResponse(
@@ -309,17 +290,14 @@ def interview_submit(request: HttpRequest, token: str, slug: str) -> JsonRespons
 @_json_login
 @require_POST
 def interview_autosave(request: HttpRequest, token: str, slug: str) -> JsonResponse:
-    interview, code = _candidate_post(request, token)
-    if interview is None:
-        assert isinstance(code, JsonResponse)
-        return code
-    assert not isinstance(code, JsonResponse)
+    try:
+        interview, code = _candidate_post(request, token)
+    except _Refused as refused:
+        return refused.response
     try:
         saved = services.snapshot_save(interview, request.user, slug, code)
     except services.SnapshotRateLimited as exc:
-        response = _error(str(exc), exc.status_code, retry_after=exc.retry_after)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
+        return _with_retry_after(str(exc), exc.status_code, exc.retry_after)
     except services.InterviewError as exc:
         return _error(str(exc), exc.status_code)
     return JsonResponse({"saved": saved.created, "id": saved.snapshot.pk, "at": saved.snapshot.created_at.isoformat()})

@@ -1,0 +1,63 @@
+"""What the candidate's interview page is built from: per challenge its statement, code and URLs.
+
+Kept out of the view so that the view stays thin and so that one place
+decides what reaches the candidate's page: statements (sanitised), the
+latest autosave or the starter code, the URLs of their own submissions and
+the clock. Nothing of the interviewer's (notes, rubric, recommendation) is
+read here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from web.challenges.models import Challenge, ChallengeVersion
+from web.challenges.rendering import markdown_to_html
+from web.interviews import selectors
+from web.interviews.models import Interview
+from web.submissions.services import MAX_CODE_BYTES
+
+
+@dataclass(frozen=True)
+class CandidateItem:
+    challenge: Challenge
+    version: ChallengeVersion
+    statement_html: SafeString
+    code: str  # the latest autosave, else the starter
+
+
+def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str, Any]]:
+    """The page's challenges and its JSON config (json_script) for interview-candidate.js."""
+    token = interview.token
+    challenges = selectors.interview_challenges(interview)
+    latest = selectors.latest_snapshots(interview)
+    history: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in challenges}
+    for s in selectors.interview_submissions(interview):
+        history[s.challenge_id].append({"id": s.pk, "url": reverse("submission-status", args=[s.pk])})
+    items = []
+    for c in challenges:
+        version = c.current_version
+        assert version is not None  # interview_create admits only challenges with a version
+        code = latest[c.pk].code if c.pk in latest else version.starter_code
+        items.append(CandidateItem(c, version, markdown_to_html(version.statement), code))
+    config = {
+        "stateUrl": reverse("interview-candidate-state", args=[token]),
+        "maxCodeBytes": MAX_CODE_BYTES,
+        "challenges": [
+            {
+                "slug": it.challenge.slug,
+                "code": it.code,
+                "runUrl": reverse("interview-run", args=[token, it.challenge.slug]),
+                "submitUrl": reverse("interview-submit", args=[token, it.challenge.slug]),
+                "autosaveUrl": reverse("interview-autosave", args=[token, it.challenge.slug]),
+                "history": history[it.challenge.pk],
+            }
+            for it in items
+        ],
+        **selectors.interview_candidate_state(interview),
+    }
+    return items, config
