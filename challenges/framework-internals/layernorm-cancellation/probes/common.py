@@ -1,0 +1,104 @@
+"""What the public and hidden probes of layernorm-cancellation share, imported by both as ``probe_common``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+# ---------------------------------------------------------------- the rules, watched
+
+# The statistics you are asked to write, and the layers that compute them.
+BANNED_OPS = {"var", "std", "var_mean", "std_mean"}
+BANNED_PARTS = ("layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm")
+OUT_OF_TORCH = {"item", "tolist", "numpy", "__float__", "__array__", "__complex__"}
+WIDE_DTYPES = (torch.float64, torch.complex128)
+
+
+def _tensors(obj: Any) -> list[torch.Tensor]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, list | tuple):
+        return [t for item in obj for t in _tensors(item)]
+    if isinstance(obj, dict):
+        return [t for item in obj.values() for t in _tensors(item)]
+    return []
+
+
+class RuleWatch(TorchFunctionMode):
+    """Notes every torch call the rules forbid while the candidate's code runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.violations: list[str] = []
+
+    def _note(self, text: str) -> None:
+        if text not in self.violations and len(self.violations) < 5:
+            self.violations.append(text)
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        name = str(getattr(func, "__name__", func))
+        base = name.split(".")[0]
+        if base in OUT_OF_TORCH:
+            if any(t.is_floating_point() for t in _tensors(args)):
+                self._note(f"{name}() takes float values out of torch")
+        elif base.strip("_") in BANNED_OPS or any(part in base for part in BANNED_PARTS):
+            self._note(f"{name} (the mean and variance are yours to write)")
+        out = func(*args, **kwargs)
+        for t in _tensors(out):
+            if t.dtype in WIDE_DTYPES:
+                self._note(f"{name} made a {str(t.dtype).removeprefix('torch.')} tensor")
+                break
+        return out
+
+
+Case = tuple[str, torch.Tensor, torch.Tensor, torch.Tensor, float]  # (name, x, weight, bias, eps)
+
+
+def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
+    """Call layer_norm on each case under the watch: the observation for the check."""
+    watch = RuleWatch()
+    out: dict[str, Any] = {}
+    for name, x, weight, bias, eps in cases:
+        before = (x.clone(), weight.clone(), bias.clone())
+        outputs: Any
+        try:
+            with watch:
+                result = solution.layer_norm(x, weight, bias, eps)
+            if not (isinstance(result, tuple | list) and len(result) == 3 and all(isinstance(r, torch.Tensor) for r in result)):
+                outputs = f"returned {type(result).__name__}, not a tuple of three tensors (y, mean, rstd)"
+            else:
+                outputs = {"y": result[0].detach(), "mean": result[1].detach(), "rstd": result[2].detach()}
+        except Exception as exc:  # noqa: BLE001 - reported per case by the check
+            outputs = f"raised {type(exc).__name__}: {str(exc)[:300]}"
+        unchanged = all(torch.equal(a, b) for a, b in zip((x, weight, bias), before, strict=True))
+        out[name] = {
+            "x": before[0].contiguous(),
+            "weight": before[1],
+            "bias": before[2],
+            "eps": eps,
+            "outputs": outputs,
+            "inputs unchanged": unchanged,
+        }
+    return {"violations": watch.violations, "cases": out}
+
+
+def randn(*shape: int, scale: float = 1.0, offset: float = 0.0, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Seeded normal samples times scale plus offset, rounded once to dtype."""
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=gen, dtype=torch.float64) * scale + offset).to(dtype)
+
+
+def affine(d: int, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A weight near 1 and a bias near 0, as a trained LayerNorm has."""
+    return randn(d, scale=0.2, offset=1.0, dtype=dtype, seed=seed), randn(d, scale=0.1, dtype=dtype, seed=seed + 1)
+
+
+def case(name: str, x: torch.Tensor, seed: int, eps: float = 1e-5) -> Case:
+    weight, bias = affine(x.shape[-1], x.dtype, seed)
+    return (name, x, weight, bias, eps)
+
+
+F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
