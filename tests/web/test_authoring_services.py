@@ -344,3 +344,19 @@ def test_stored_files_encoding_keeps_binary_files(coach: User) -> None:
 def test_new_draft_defaults_validate_to_a_message_about_the_title(coach: User) -> None:
     with pytest.raises(AuthoringError, match="title"):
         services.challenge_create(user=coach, draft=new_draft(slug="fresh-one", track="basics"))
+
+
+def test_validate_fails_the_untouched_new_challenge_template_and_says_what_to_write(
+    coach: User, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    draft = Draft(**{**new_draft(slug="fresh-one", track="basics").__dict__, "title": "Fresh", "summary": "New."})
+    version = services.challenge_create(user=coach, draft=draft).version
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.validation_request(user=coach, version=version)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE and run.ok is False
+    assert run.lines[0].startswith("FAIL statement.md: the statement is still the new-challenge template")
+    assert any(line.startswith("FAIL reference/solution.py") for line in run.lines)
+    # The template itself is a working package: the grader's own checks pass on it.
+    assert not [line for line in run.lines if line.startswith("FAIL") and "template" not in line]
+    assert any("reference, hidden: 100%" in line for line in run.lines)

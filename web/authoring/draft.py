@@ -197,6 +197,27 @@ solve(3)  # 6
 """
 
 
+_SKELETON_FILES = {
+    "statement.md": (_STATEMENT, "the statement is still the new-challenge template; say what the candidate must write"),
+    "reference/solution.py": (_REFERENCE, "the reference is still the template's solve(x); write the real solution"),
+    "probes/public.py": (_PUBLIC, "the public probes are still the template's examples; probe the real task"),
+    "probes/hidden.py": (_HIDDEN, "the hidden probes are still the template's examples; probe the real task"),
+}
+
+
+def skeleton_leftovers(files: dict[str, bytes]) -> list[str]:
+    """What a package still has unchanged from the new-challenge template, as report lines.
+
+    The template validates (it is a working package), so without this a
+    coach could publish it untouched; Validate says what is left to write.
+    """
+    return [
+        f"FAIL {path}: {why}"
+        for path, (template, why) in _SKELETON_FILES.items()
+        if files.get(path, b"").decode("utf-8", "replace").strip() == template.strip()
+    ]
+
+
 def new_draft(*, slug: str = "", track: str = "", runtime: str = "python") -> Draft:
     return Draft(
         slug=slug, title="", track=track, difficulty="easy", tags=(), summary="", runtime=runtime,

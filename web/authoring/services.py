@@ -15,7 +15,9 @@ Validation: ``validation_request`` saves a queued ValidationRun and, after
 commit, sends the Celery task (web.authoring.tasks) to the runtime's grading
 queue; the task calls ``validation_execute``, which runs
 grader.validate.validate_package (what ``manage.py check_challenges`` runs)
-on the version's files in a temporary folder with the configured sandbox.
+on the version's files in a temporary folder with the configured sandbox,
+and also fails a package that still holds the new-challenge template's
+statement, reference or probes (the template itself is a valid package).
 
 Trust: probes/checks.py runs in the trusted worker, not in the sandbox. A
 package that has one may be saved by any coach, but only staff (the
@@ -40,7 +42,7 @@ from grader.errors import GraderError
 from grader.package import Package, discover_packages, package_from_files
 from grader.validate import validate_package
 from web.accounts.roles import is_coach
-from web.authoring.draft import Draft, draft_to_files
+from web.authoring.draft import Draft, draft_to_files, skeleton_leftovers
 from web.authoring.models import RunStatus, ValidationRun
 from web.authoring.zipfiles import ZipRefused, read_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
@@ -264,8 +266,9 @@ def validation_execute(run_id: int) -> ValidationRun | None:
     except Exception as exc:  # any crash must end the run, with its reason
         logger.exception("validation crashed", extra={"event": "authoring.validation_crashed", "run": run_id})
         return _finish_failed(run_id, f"The validation crashed: {type(exc).__name__}: {exc}")
+    leftovers = skeleton_leftovers(files)
     ValidationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-        status=RunStatus.DONE, ok=report.ok, lines=report.lines, finished_at=timezone.now()
+        status=RunStatus.DONE, ok=report.ok and not leftovers, lines=leftovers + report.lines, finished_at=timezone.now()
     )
     return ValidationRun.objects.get(pk=run_id)
 

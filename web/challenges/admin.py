@@ -17,14 +17,17 @@ from web.challenges.models import Challenge, ChallengeVersion
 
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):
-    list_display = ("slug", "title", "track", "difficulty", "published", "order", "current_version", "updated_at")
-    list_filter = ("track", "difficulty", "published")
+    list_display = ("slug", "title", "track", "difficulty", "source", "published", "order", "current_version", "updated_at")
+    list_filter = ("source", "track", "difficulty", "published")
     list_editable = ("published", "order")
     search_fields = ("slug", "title", "summary")
     list_select_related = ("current_version__challenge",)
     # Metadata comes from the package (sync_challenges); only what the site
     # decides on its own is editable here.
-    readonly_fields = ("slug", "track", "title", "difficulty", "tags", "summary", "created_at", "updated_at")
+    # Source, author and draft belong to web.authoring (a browser-authored package is published there).
+    readonly_fields = (
+        "slug", "track", "title", "difficulty", "tags", "summary", "source", "author", "draft_version", "created_at", "updated_at",
+    )  # fmt: skip
     raw_id_fields = ("current_version",)
 
 
