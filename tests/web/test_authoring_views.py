@@ -132,6 +132,8 @@ def test_create_then_edit_saves_versions_and_shows_them(coach_client: Client, co
     assert response.status_code == 302 and response["Location"] == reverse("author-edit", args=["add-three"])
     challenge = Challenge.objects.get(slug="add-three")
     assert challenge.author == coach and not challenge.published
+    # A draft is nobody's challenge page, not even its author's, until it is published.
+    assert coach_client.get(reverse("challenge-detail", args=["add-three"])).status_code == 404
     page = coach_client.get(response["Location"]).content.decode()
     assert 'value="Add two integers"' in page and "def add(a, b):" in page and 'id="validate"' in page
 

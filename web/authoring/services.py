@@ -35,7 +35,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from grader.errors import GraderError
@@ -160,13 +160,17 @@ def _create(user: AbstractBaseUser, package: Package) -> SaveOutcome:
     if not is_coach(user):
         raise AuthoringError("Only coaches author challenges.")
     _require_free_slug(package.slug)
-    with transaction.atomic():
-        challenge = Challenge.objects.create(
-            slug=package.slug, source=Source.BROWSER, author=user, published=False, **_metadata(package)  # type: ignore[arg-type]
-        )
-        version, _ = _store(challenge, package, user)
-        challenge.draft_version = version
-        challenge.save(update_fields=["draft_version", "updated_at"])
+    try:
+        with transaction.atomic():
+            challenge = Challenge.objects.create(
+                slug=package.slug, source=Source.BROWSER, author=user, published=False, **_metadata(package)  # type: ignore[arg-type]
+            )
+            version, _ = _store(challenge, package, user)
+            challenge.draft_version = version
+            challenge.save(update_fields=["draft_version", "updated_at"])
+    except IntegrityError:
+        # Someone took the slug between the check above and the insert.
+        raise AuthoringError(f"The slug '{package.slug}' is already used by another challenge; choose another slug.") from None
     logger.info("challenge authored", extra={"event": "authoring.created", "challenge": challenge.slug, "user_id": user.pk})
     return SaveOutcome(challenge, version, created=True)
 
