@@ -87,9 +87,18 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     if package.common_source is not None:
         sources["common"] = package.common_source.decode("utf-8")
     job["sources"] = sources
+    return run_job(backend, package.runtime, limits, job, {s.name for s in specs})
+
+
+def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str, Any], names: set[str]) -> Execution:
+    """Run one job (sources, probes_list, limits) in a new sandbox of ``runtime``; decode the probes named ``names``.
+
+    :func:`execute` builds the job for a package's probes; ``sandboxed_checks``
+    builds one that runs a package's custom checks.
+    """
     t0 = time.monotonic()
     try:
-        sandbox = backend.start(package.runtime, limits)
+        sandbox = backend.start(runtime, limits)
         sandbox.wait_ready()  # instant for a warm sandbox; the whole start for a cold one
         startup_ms = int((time.monotonic() - t0) * 1000)
         outcome = sandbox.run(job)
@@ -119,7 +128,6 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     if not frames or frames[0][0].get("type") != "ready":
         raise PlatformError(f"the sandbox runner did not start (exit {outcome.exit_code}): {outcome.stderr_tail[-1500:]}")
 
-    names = {s.name for s in specs}
     done = False
     pending_arrays: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
     for header, blob in frames[1:]:

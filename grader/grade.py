@@ -24,6 +24,7 @@ from grader.execute import Execution, ProbeRun, execute
 from grader.hints import unlocked_hints
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
+from grader.sandboxed_checks import CheckRaised, SandboxedChecks, needs_sandbox, run_sandboxed_checks
 from grader.scoring import Scored, score
 from grader.verdicts import Verdict, most_severe
 from sandbox import Backend
@@ -202,7 +203,7 @@ def _missing_probe(execution: Execution, name: str) -> ProbeRun:
     return ProbeRun(name, "crashed", message="the probe did not run")
 
 
-def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Exception) -> CheckResult | None:
+def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Exception, sandboxed: SandboxedChecks | None = None) -> CheckResult | None:
     """Whose fault is a custom check that raised: the candidate's observation, or the check?
 
     A check that accepts the reference's own observation is sound; if it
@@ -213,16 +214,37 @@ def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Excepti
     reference's observation is the package's bug: None, an internal error.
     """
     try:
-        sound = run_check(package, spec, expected, expected).passed
+        if sandboxed is not None and needs_sandbox(package, spec):
+            sound = sandboxed.reference(spec.name).passed
+        else:
+            sound = run_check(package, spec, expected, expected).passed
     except Exception:  # noqa: BLE001 - any failure on the reference means the check is broken
         return None
     if not sound:
         return None
-    return CheckResult(False, f"the result does not have the structure this probe expects ({type(exc).__name__}: {str(exc)[:200]})")
+    return CheckResult(False, f"the result does not have the structure this probe expects ({_exc_type(exc)}: {_exc_text(exc)[:200]})")
 
 
-def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *, public: bool) -> GradeResult:
-    """Compare an execution with expectations and build the result (pure: no sandbox)."""
+def _exc_type(exc: Exception) -> str:
+    """The exception's type name; for a check that raised in its sandbox, the type it raised there."""
+    return exc.exc_type if isinstance(exc, CheckRaised) else type(exc).__name__
+
+
+def _exc_text(exc: Exception) -> str:
+    return exc.text if isinstance(exc, CheckRaised) else str(exc)
+
+
+def evaluate(
+    package: Package, execution: Execution, expected: dict[str, Any], *, public: bool, sandboxed: SandboxedChecks | None = None
+) -> GradeResult:
+    """Compare an execution with expectations and build the result (pure: no sandbox).
+
+    ``sandboxed`` holds the outcomes of custom checks that ran in a sandbox
+    (``judge`` runs them for a package with ``checks_in_sandbox``); without
+    it, custom checks run here, in the worker.
+    """
+    if package.checks_in_sandbox and sandboxed is None and any(needs_sandbox(package, s) for s in package.probes(public)):
+        raise PackageError("this package's checks must run in a sandbox: grade it with judge(), not evaluate()", path=package.slug)
     specs = package.probes(public)
     if execution.syntax_error:
         err = execution.syntax_error
@@ -233,9 +255,7 @@ def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *
             for s in specs
         ]
         _, categories = score([Scored(s.category, s.weight, False) for s in specs])
-        return GradeResult(
-            Verdict.SYNTAX_ERROR, 0.0, {k: asdict(v) for k, v in categories.items()}, probes, [], message, package.version, public
-        )
+        return GradeResult(Verdict.SYNTAX_ERROR, 0.0, {k: asdict(v) for k, v in categories.items()}, probes, [], message, package.version, public)
 
     results: list[ProbeResult] = []
     for spec in specs:
@@ -246,14 +266,17 @@ def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *
         )  # fmt: skip
         if run.status == "ok":
             try:
-                outcome = run_check(package, spec, run.observation, expected[spec.name])
+                if sandboxed is not None and needs_sandbox(package, spec):
+                    outcome = sandboxed.candidate(spec.name)
+                else:
+                    outcome = run_check(package, spec, run.observation, expected[spec.name])
             except Exception as exc:
-                candidates_fault = _failed_check(package, spec, expected[spec.name], exc)
+                candidates_fault = _failed_check(package, spec, expected[spec.name], exc, sandboxed)
                 if candidates_fault is not None:
                     outcome = candidates_fault
                 else:
                     log.exception("check %s of %s failed", spec.check, package.slug)
-                    outcome = CheckResult(False, f"the check itself failed ({type(exc).__name__}); this is the platform's fault")
+                    outcome = CheckResult(False, f"the check itself failed ({_exc_type(exc)}); this is the platform's fault")
                     result.status = Verdict.INTERNAL_ERROR.value
             result.passed = outcome.passed
             result.status = result.status or (Verdict.ACCEPTED.value if outcome.passed else Verdict.WRONG_ANSWER.value)
@@ -294,13 +317,15 @@ def evaluate(package: Package, execution: Execution, expected: dict[str, Any], *
     else:
         verdict = most_severe([Verdict(r.status) for r in results])
     failed_tags = [tag for r, s in zip(results, specs, strict=True) if not r.passed for tag in s.hints]
-    hints = [
-        {"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)
-    ]
+    hints = [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)]
     message = f"{len(passed)} of {len(results)} probes passed"
-    return GradeResult(
-        verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public
-    )
+    return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
+
+
+def judge(package: Package, execution: Execution, expected: dict[str, Any], *, public: bool, backend: Backend | None = None) -> GradeResult:
+    """``evaluate``, after running the package's custom checks in a sandbox if it asks for that."""
+    sandboxed = run_sandboxed_checks(package, execution, expected, public=public, backend=backend) if package.checks_in_sandbox else None
+    return evaluate(package, execution, expected, public=public, sandboxed=sandboxed)
 
 
 def grade_submission(package: Package, code: str | bytes, *, public: bool, backend: Backend | None = None) -> GradeResult:
@@ -314,7 +339,7 @@ def grade_submission(package: Package, code: str | bytes, *, public: bool, backe
     expected, cached = expected_observations(package, public, backend)
     t1 = time.monotonic()
     execution = execute(package, raw, public=public, backend=backend)
-    result = evaluate(package, execution, expected, public=public)
+    result = judge(package, execution, expected, public=public, backend=backend)
     result.timings = {
         "total_ms": int((time.monotonic() - t0) * 1000),
         "reference_ms": int((t1 - t0) * 1000),
@@ -324,4 +349,3 @@ def grade_submission(package: Package, code: str | bytes, *, public: bool, backe
         "probes_ms": sum(r.duration_ms for r in result.probes),
     }
     return result
-

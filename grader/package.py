@@ -88,6 +88,10 @@ class Package:
     # Compiler caches the sandbox environment pre-fills from this package's
     # reference (sandbox/warm.py); only "inductor" exists.
     warm: tuple[str, ...] = ()
+    # Run probes/checks.py in a sandbox rather than in the worker
+    # (grader/sandboxed_checks.py): set by whoever loads a package from a less
+    # trusted author (the web, for challenges coaches wrote in the browser).
+    checks_in_sandbox: bool = False
 
     def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
         return self.public_probes if public else self.hidden_probes

@@ -13,6 +13,7 @@ score of 100 proves both correctness of the wiring and determinism.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from grader import expected as expected_cache
 from grader.errors import GraderError, PackageError
 from grader.execute import execute, probe_timeout
-from grader.grade import evaluate, grade_submission, reference_failures
+from grader.grade import grade_submission, judge, reference_failures
 from grader.package import Package, load_package_dir
 from grader.verdicts import Verdict
 from sandbox import Backend
@@ -40,11 +41,17 @@ class Report:
         self.lines.append(f"  ok {line}")
 
 
-def validate_package(folder: Path | str, backend: Backend | None = None) -> Report:
-    """Run every check on the package in ``folder`` and report."""
+def validate_package(folder: Path | str, backend: Backend | None = None, *, checks_in_sandbox: bool = False) -> Report:
+    """Run every check on the package in ``folder`` and report.
+
+    ``checks_in_sandbox`` validates it as the web grades a browser-authored
+    package: its custom checks run in a sandbox (grader/sandboxed_checks.py).
+    """
     report = Report(str(folder))
     try:
         package = load_package_dir(folder)
+        if checks_in_sandbox:
+            package = dataclasses.replace(package, checks_in_sandbox=True)
     except GraderError as exc:
         report.fail(f"package: {exc}")
         return report
@@ -69,7 +76,7 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None) 
             continue
         expected = {name: run.observation for name, run in first.probes.items()}
         second = execute(package, package.reference_code.encode(), public=public, backend=backend)
-        result = evaluate(package, second, expected, public=public)
+        result = judge(package, second, expected, public=public, backend=backend)
         elapsed = time.monotonic() - t0
         if result.score != 100:
             for probe in result.probes:

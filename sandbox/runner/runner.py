@@ -49,7 +49,9 @@ import wire  # noqa: E402  (after the path fix: this file runs as a script)
 from profiles import PROFILES  # noqa: E402
 
 PR_SET_DUMPABLE = 4
-MAX_JOB_BYTES = 8 * 1024 * 1024
+# A job carries its sources; the largest is a sandboxed-checks job
+# (grader/sandboxed_checks.py), which carries two observations of up to 32 MiB, base64-encoded.
+MAX_JOB_BYTES = 96 * 1024 * 1024
 KEEP_OUTPUT_BYTES = 8 * 1024
 SEED = 0
 

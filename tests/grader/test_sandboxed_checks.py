@@ -1,0 +1,165 @@
+"""Custom checks run in a sandbox for packages from less trusted authors (grader/sandboxed_checks.py).
+
+The package is add-numbers with a probes/checks.py that uses what checks in
+the worker use (``grader.checks.check`` and ``CheckResult``, ``TaggedArray``
+attributes) plus probes to exercise every way a check can end. Each case is
+graded twice, with the checks in the worker and in a sandbox, on real
+backends: the results must be the same, and what a check does to the file
+system must stay in its sandbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from grader import Package
+from grader.sandboxed_checks import BATCH_BYTES, encode_value
+from sandbox.runner.wire import TaggedArray, decode_observation
+from tests.helpers import grade, package_with, real_backends
+
+CHECKS = '''
+from __future__ import annotations
+
+from typing import Any
+
+from grader.checks import CheckResult, check
+
+
+def close_with_dtype(actual: Any, expected: Any) -> CheckResult:
+    """The library's own comparison, plus the logical dtype from the TaggedArray."""
+    if actual.dtype != expected.dtype:
+        return CheckResult(False, f"dtype {actual.dtype}, expected {expected.dtype}", {"worst": 1.5})
+    return check(actual, expected, mode="auto")
+
+
+def same_length(actual: Any, expected: Any) -> tuple[bool, str]:
+    # Raises on a candidate's non-list (their fault: a wrong answer), never on the reference's list.
+    return len(actual) == len(expected), f"{len(actual)} values, expected {len(expected)}"
+
+
+def leaves_a_mark(actual: Any, expected: Any) -> bool:
+    with open(MARKER, "w") as fh:  # in the worker this is the host's /tmp; in a sandbox its own
+        fh.write("written by a check")
+    return actual == expected
+
+
+def always_broken(actual: Any, expected: Any) -> bool:
+    raise RuntimeError("this check is broken")
+'''
+
+HIDDEN = """
+import numpy as np
+from probekit import probe
+
+
+@probe(category="values", check="close_with_dtype")
+def keeps_float16(solution):
+    return solution.add(np.ones(3, dtype=np.float16), np.ones(3, dtype=np.float16))
+
+
+@probe(category="values", check="same_length")
+def lengths(solution):
+    out = solution.add(np.array([1, 2, 3]), np.array([4, 5, 6]))
+    return out.tolist() if hasattr(out, "tolist") else out
+
+
+@probe(category="values", check="leaves_a_mark")
+def marked(solution):
+    return int(np.sum(solution.add(np.array([1]), np.array([2]))))
+"""
+
+BROKEN_HIDDEN = (
+    HIDDEN
+    + """
+
+@probe(category="values", check="always_broken")
+def broken(solution):
+    return 1
+"""
+)
+
+REFERENCE = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
+WIDENS = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b).astype(np.float32) if a.dtype == np.float16 else np.add(a, b)\n"
+NOT_A_LIST = "import numpy as np\n\ndef add(a, b):\n    return 7 if a.dtype.kind == 'i' and len(a) == 3 else np.add(a, b)\n"
+
+
+@pytest.fixture
+def marker() -> Path:
+    path = Path(f"/tmp/mlprep-check-marker-{uuid.uuid4().hex}")
+    yield path
+    path.unlink(missing_ok=True)
+
+
+def packages(tmp_path: Path, marker: Path, hidden: str = HIDDEN) -> tuple[Package, Package]:
+    trusted = package_with(tmp_path, probes__checks_py=CHECKS.replace("MARKER", repr(str(marker))), probes__hidden_py=hidden)
+    return trusted, dataclasses.replace(trusted, checks_in_sandbox=True)
+
+
+def outcome(result: Any) -> list[tuple[str, bool, str, str]]:
+    return [(p.name, p.passed, p.status, p.message) for p in result.probes]
+
+
+@pytest.mark.parametrize("backend", real_backends())
+@pytest.mark.parametrize("code", [REFERENCE, WIDENS, NOT_A_LIST], ids=["reference", "widens-dtype", "not-a-list"])
+def test_sandboxed_checks_judge_as_the_worker_does(backend: str, code: str, tmp_path: Path, marker: Path) -> None:
+    trusted, untrusted = packages(tmp_path, marker)
+    in_worker = grade(code, backend=backend, package=trusted)
+    marker.unlink(missing_ok=True)
+
+    in_sandbox = grade(code, backend=backend, package=untrusted)
+
+    assert outcome(in_sandbox) == outcome(in_worker)
+    assert (in_sandbox.verdict, in_sandbox.score) == (in_worker.verdict, in_worker.score)
+    assert not marker.exists(), "a sandboxed check wrote to the worker's file system"
+
+
+@pytest.mark.parametrize("backend", real_backends())
+def test_the_verdicts_name_what_the_check_said(backend: str, tmp_path: Path, marker: Path) -> None:
+    _, untrusted = packages(tmp_path, marker)
+
+    widened = {p.name: p for p in grade(WIDENS, backend=backend, package=untrusted).probes}
+    assert widened["keeps_float16"].message == "dtype float32, expected float16"
+    assert widened["keeps_float16"].details == {"worst": 1.5}
+    assert widened["lengths"].passed and widened["marked"].passed
+
+    misshaped = {p.name: p for p in grade(NOT_A_LIST, backend=backend, package=untrusted).probes}
+    assert misshaped["lengths"].status == "wrong_answer"
+    assert "does not have the structure this probe expects (TypeError" in misshaped["lengths"].message
+
+
+@pytest.mark.parametrize("backend", real_backends())
+def test_a_check_broken_on_the_reference_too_is_an_internal_error(backend: str, tmp_path: Path, marker: Path) -> None:
+    _, untrusted = packages(tmp_path, marker, hidden=BROKEN_HIDDEN)
+    result = grade(REFERENCE, backend=backend, package=untrusted)
+    broken = next(p for p in result.probes if p.name == "broken")
+    assert broken.status == "internal_error" and "the platform's fault" in broken.message
+    assert [p.passed for p in result.probes if p.name != "broken"] == [True, True, True]
+
+
+def test_decoded_observations_travel_back_unchanged() -> None:
+    value = {
+        "half": TaggedArray(np.arange(6, dtype=np.float32).reshape(2, 3), "bfloat16", "torch"),
+        "scalar": TaggedArray(np.array(2.5), "float64", "numpy"),
+        "nested": [1, -(2**70), math.inf, -math.inf, None, True, "text", {"k": [0.5]}],
+    }
+    blobs: list[bytes] = []
+    back = decode_observation(encode_value(value, blobs), blobs)
+    assert back["half"].dtype == "bfloat16" and back["half"].source == "torch" and back["half"].data.shape == (2, 3)
+    np.testing.assert_array_equal(back["half"].data, value["half"].data)
+    assert back["scalar"].data.shape == () and float(back["scalar"].data) == 2.5
+    assert back["nested"][:4] == [1, -(2**70), math.inf, -math.inf] and back["nested"][4:] == [None, True, "text", {"k": [0.5]}]
+
+
+def test_a_batch_fits_the_runners_job_limit_and_two_observations_at_the_wire_cap_fit_a_batch() -> None:
+    from grader.execute import OBSERVATION_BYTES
+    from sandbox.runner.runner import MAX_JOB_BYTES
+
+    assert BATCH_BYTES + 2 * 1024 * 1024 < MAX_JOB_BYTES  # plus the data module's code and grader/checks.py
+    assert 2 * OBSERVATION_BYTES * 4 // 3 + 64 * 1024 < BATCH_BYTES
