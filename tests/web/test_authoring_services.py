@@ -1,4 +1,4 @@
-"""Authoring services: versions, import, the validation run (real sandbox), the checks.py policy, publishing, sync."""
+"""Authoring services: versions, import, the validation run (real sandbox), sandboxed custom checks, publishing, sync."""
 
 from __future__ import annotations
 
@@ -244,28 +244,43 @@ def test_the_task_goes_to_the_runtimes_grading_queue(coach: User, settings: Any,
     assert calls == [{"args": (run.pk,), "queue": "grade-python"}]
 
 
-# --- probes/checks.py: staff only --------------------------------------------------------------------
+# --- probes/checks.py: run in a sandbox of their own ------------------------------------------------
+
+MARKING_CHECKS = """
+def same(actual, expected):
+    # In the worker this would write to the host's /tmp; in its sandbox, to the sandbox's own.
+    with open(MARKER, "w") as fh:
+        fh.write("a browser author's check ran here")
+    return actual == expected
+"""
 
 
-def test_a_coach_may_save_checks_py_but_not_validate_or_publish_it(coach: User, staff: User, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "_enqueue_validation", lambda run_id, runtime: None)
-    outcome = services.package_import(user=coach, data=zip_of(fixture_draft(), {"probes/checks.py": CHECKS}))
-    version = outcome.version
-    with pytest.raises(AuthoringError, match=r"probes/checks.py.*only staff.*check=\"exact\"") as refused:
-        services.validation_request(user=coach, version=version)
-    assert 'check="auto"' in str(refused.value)
-    validated(version)  # even with a passed validation (by staff), the coach may not publish it
-    with pytest.raises(AuthoringError, match=r"probes/checks\.py"):
-        services.challenge_publish(user=coach, challenge=outcome.challenge, version=version)
-    assert services.validation_request(user=staff, version=version).status == RunStatus.QUEUED
-    assert services.challenge_publish(user=staff, challenge=outcome.challenge, version=version).published
+def test_a_coachs_custom_checks_validate_and_grade_in_a_sandbox_not_in_the_worker(
+    coach: User, tmp_path: Path, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    from web.challenges.services import challenge_package
+
+    marker = Path(f"/tmp/author-marker-{tmp_path.name}-{id(coach)}")
+    checks = MARKING_CHECKS.replace("MARKER", repr(str(marker))).encode()
+    hidden = FIXTURE.joinpath("probes", "hidden.py").read_text().replace('hints=["sum"])', 'hints=["sum"], check="same")')
+    outcome = services.package_import(
+        user=coach, data=zip_of(fixture_draft(hidden_probes=hidden), {"probes/checks.py": checks})
+    )  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.validation_request(user=coach, version=outcome.version)  # no staff needed any more
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE and run.ok, [*run.lines, run.message]
+    assert not marker.exists(), "a browser author's check ran in the worker"
+    assert services.challenge_publish(user=coach, challenge=outcome.challenge, version=outcome.version).published
+    # Grading a submission takes the same road: the web's Package asks for sandboxed checks.
+    assert challenge_package(outcome.version).checks_in_sandbox
 
 
-def test_the_worker_refuses_checks_py_from_a_non_staff_request_too(coach: User) -> None:
-    outcome = services.package_import(user=coach, data=zip_of(fixture_draft(), {"probes/checks.py": CHECKS}))
-    run = ValidationRun.objects.create(version=outcome.version, requested_by=coach)
-    finished = services.validation_execute(run.pk)
-    assert finished is not None and finished.status == RunStatus.FAILED and "probes/checks.py" in finished.message
+def test_repository_packages_keep_their_checks_in_the_worker(challenge: Challenge) -> None:
+    from web.challenges.services import challenge_package
+
+    assert challenge.source == Source.REPOSITORY and not challenge_package(challenge.current_version).checks_in_sandbox
 
 
 # --- Publish ------------------------------------------------------------------------------------------
@@ -317,9 +332,7 @@ def test_publish_refuses_a_version_of_another_challenge_and_unpublish_hides_it(c
 # --- Sync never clobbers a browser-authored challenge --------------------------------------------------
 
 
-def test_sync_reports_a_repository_folder_with_a_browser_authored_slug(
-    coach: User, package_root: Path, settings: Any, tmp_path: Path
-) -> None:
+def test_sync_reports_a_repository_folder_with_a_browser_authored_slug(coach: User, package_root: Path, settings: Any, tmp_path: Path) -> None:
     # The coach took the slug before a repository folder with it appeared.
     settings.CHALLENGES_DIR = tmp_path / "empty"
     outcome = services.challenge_create(user=coach, draft=fixture_draft("add-two"))

@@ -91,9 +91,7 @@ class VersionRow:
 def version_rows(challenge: Challenge, limit: int = 20) -> list[VersionRow]:
     versions = list(challenge.versions.select_related("created_by").order_by("-created_at", "-pk")[:limit])
     runs = _latest_runs([v.pk for v in versions])
-    return [
-        VersionRow(v, runs.get(v.pk), v.pk == challenge.draft_version_id, v.pk == challenge.current_version_id) for v in versions
-    ]
+    return [VersionRow(v, runs.get(v.pk), v.pk == challenge.draft_version_id, v.pk == challenge.current_version_id) for v in versions]
 
 
 def validation_run_for(user: AbstractBaseUser, pk: int) -> ValidationRun | None:

@@ -19,9 +19,12 @@ on the version's files in a temporary folder with the configured sandbox,
 and also fails a package that still holds the new-challenge template's
 statement, reference or probes (the template itself is a valid package).
 
-Trust: probes/checks.py runs in the trusted worker, not in the sandbox. A
-package that has one may be saved by any coach, but only staff (the
-operators) may validate or publish it.
+Trust: a browser-authored package is code from a less trusted author than
+the repository's reviewed packages. Its reference and probes run in the
+sandbox like every package's; its probes/checks.py, which the worker runs
+for repository packages, runs in a sandbox of its own
+(``Package.checks_in_sandbox``, grader/sandboxed_checks.py), both when it is
+validated here and when a submission is graded (web.challenges.services.challenge_package).
 """
 
 from __future__ import annotations
@@ -51,18 +54,6 @@ from web.submissions.services import grading_queue
 
 logger = logging.getLogger(__name__)
 
-CHECKS_FILE = "probes/checks.py"
-BUILT_IN_CHECKS = (
-    'check="auto" (the default: exact for non-floats, dtype-aware tolerance for floats and float arrays)',
-    'check="auto" with rtol=/atol= (your own tolerance)',
-    'check="exact" (equality, floats included)',
-)
-CHECKS_POLICY_MESSAGE = (
-    "This package has probes/checks.py: custom checks run in the trusted grading worker, outside the sandbox, "
-    "so only staff may validate or publish it. Ask an operator, or remove probes/checks.py and use a built-in "
-    "check in the @probe decorator instead: " + "; ".join(BUILT_IN_CHECKS) + "."
-)
-
 
 class AuthoringError(Exception):
     """The request is refused; the message is for the coach."""
@@ -90,11 +81,6 @@ def _require_edit(user: AbstractBaseUser, challenge: Challenge) -> None:
         raise AuthoringError(f"'{challenge.slug}' is a repository package (challenges/): change it there, not in the browser.")
     if not can_edit(user, challenge):
         raise AuthoringError(f"Only the coach who wrote '{challenge.slug}' (or staff) may change it.")
-
-
-def _require_trusted_for(user: AbstractBaseUser | None, files: dict[str, bytes]) -> None:
-    if CHECKS_FILE in files and not (user is not None and getattr(user, "is_staff", False)):
-        raise AuthoringError(CHECKS_POLICY_MESSAGE)
 
 
 # --- Packages and versions --------------------------------------------------------------
@@ -163,7 +149,11 @@ def _create(user: AbstractBaseUser, package: Package) -> SaveOutcome:
     try:
         with transaction.atomic():
             challenge = Challenge.objects.create(
-                slug=package.slug, source=Source.BROWSER, author=user, published=False, **_metadata(package)  # type: ignore[arg-type]
+                slug=package.slug,
+                source=Source.BROWSER,
+                author=user,
+                published=False,
+                **_metadata(package),  # type: ignore[arg-type]
             )
             version, _ = _store(challenge, package, user)
             challenge.draft_version = version
@@ -238,7 +228,6 @@ def _enqueue_validation(run_id: int, runtime: str) -> None:
 def validation_request(*, user: AbstractBaseUser, version: ChallengeVersion) -> ValidationRun:
     """Queue a validation of ``version``; a run already waiting or running for it is returned instead."""
     _require_edit(user, version.challenge)
-    _require_trusted_for(user, files_decode(version.files))
     pending = ValidationRun.objects.filter(version=version, status__in=(RunStatus.QUEUED, RunStatus.RUNNING)).first()
     if pending is not None and not _expire_if_stale(pending):
         return pending
@@ -251,20 +240,17 @@ def validation_request(*, user: AbstractBaseUser, version: ChallengeVersion) -> 
 
 def validation_execute(run_id: int) -> ValidationRun | None:
     """Claim a queued run, validate its version and store the report; None if it was not ours to run."""
-    claimed = ValidationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-        status=RunStatus.RUNNING, started_at=timezone.now()
-    )
+    claimed = ValidationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING, started_at=timezone.now())
     if not claimed:
         return None  # a second delivery, or already expired: nothing to do
     run = ValidationRun.objects.select_related("version__challenge", "requested_by").get(pk=run_id)
     try:
         files = files_decode(run.version.files)
-        # Checked again here: the worker is where checks.py would run.
-        _require_trusted_for(run.requested_by, files)
         package = package_from_files(files)
         with tempfile.TemporaryDirectory(prefix="author-validate-") as tmp:
             folder = _materialise(Path(tmp), package)
-            report = validate_package(folder)
+            # As it will be graded: its custom checks, if any, in a sandbox of their own.
+            report = validate_package(folder, checks_in_sandbox=True)
     except AuthoringError as exc:
         return _finish_failed(run_id, str(exc))
     except Exception as exc:  # any crash must end the run, with its reason
@@ -334,7 +320,6 @@ def challenge_publish(*, user: AbstractBaseUser, challenge: Challenge, version: 
     if version.challenge_id != challenge.pk:
         raise AuthoringError("That version belongs to another challenge.")
     files = files_decode(version.files)
-    _require_trusted_for(user, files)
     latest = ValidationRun.objects.filter(version=version).exclude(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)).first()
     if latest is None:
         raise AuthoringError(f"Version {version.short_version} has not been validated; press Validate and publish once it passes.")

@@ -86,9 +86,6 @@ def _form_page(
             "run": run,
             "versions": selectors.version_rows(challenge) if challenge else [],
             "errors": errors,
-            "checks_policy": services.CHECKS_POLICY_MESSAGE
-            if draft and services.CHECKS_FILE in draft.files and not getattr(request.user, "is_staff", False)
-            else "",
             "tracks": selectors.track_slugs(),
             "page_config": config,
         },

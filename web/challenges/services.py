@@ -13,6 +13,7 @@ stored version, which is what a submission is graded against.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,9 +66,7 @@ def challenge_sync_from_dir(root: Path) -> SyncReport:
         if package.slug in seen:
             # Slugs are the URL; two folders with one slug would overwrite
             # each other on every sync.
-            report.errors.append(
-                SyncError(path, f"challenge.toml: slug {package.slug!r} is already used by {seen[package.slug]}")
-            )
+            report.errors.append(SyncError(path, f"challenge.toml: slug {package.slug!r} is already used by {seen[package.slug]}"))
             continue
         seen[package.slug] = path
         if Challenge.objects.filter(slug=package.slug, source=Source.BROWSER).exists():
@@ -154,12 +153,16 @@ def challenge_upsert_package(package: Package) -> SyncOutcome:
 
 
 def challenge_package(version: ChallengeVersion) -> Package:
-    """The grader's Package for a stored version (validated again by the grader)."""
+    """The grader's Package for a stored version (validated again by the grader).
+
+    A browser-authored challenge's custom checks run in a sandbox of their
+    own (grader/sandboxed_checks.py); the repository's reviewed ones in the worker.
+    """
     package = package_from_files(files_decode(version.files))
+    if version.challenge.source == Source.BROWSER:
+        package = dataclasses.replace(package, checks_in_sandbox=True)
     if package.version != version.version:
         # Same files, other hash: the grader's hashing changed or the row was
         # edited by hand. Grading still uses exactly the stored files.
-        logger.warning(
-            "stored version %s of %s rebuilds with hash %s", version.version, version.challenge_id, package.version
-        )
+        logger.warning("stored version %s of %s rebuilds with hash %s", version.version, version.challenge_id, package.version)
     return package
