@@ -309,5 +309,21 @@ def test_admin_lists_every_model(admin_client: Client, challenge: Challenge) -> 
         "challenges/challengeversion",
         "submissions/submission",
         "submissions/hintreveal",
+        "authoring/validationrun",
+        "interviews/interview",
     ):
         assert admin_client.get(f"/admin/{name}/").status_code == 200, name
+
+
+def test_the_interview_admin_shows_state_but_not_the_assessment_or_the_link(admin_client: Client, challenge: Challenge) -> None:
+    from web.interviews.models import Interview
+
+    coach = User.objects.create_user("grace", password="pw-grace-1234", is_staff=True)
+    candidate = User.objects.create_user("ada", password="pw-ada-12345")
+    interview = Interview.objects.create(coach=coach, candidate=candidate, duration_minutes=30, token="SECRET-TOKEN-xyz",
+                                         notes="PRIVATE-NOTES-abc")  # fmt: skip
+    listing = admin_client.get("/admin/interviews/interview/").content.decode()
+    assert "grace" in listing and "ada" in listing and "Scheduled" in listing
+    page = admin_client.get(f"/admin/interviews/interview/{interview.pk}/change/")
+    assert page.status_code == 200
+    assert "SECRET-TOKEN-xyz" not in page.content.decode() and "PRIVATE-NOTES-abc" not in page.content.decode()
