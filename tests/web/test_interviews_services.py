@@ -370,6 +370,22 @@ def test_live_state_and_scorecard_show_code_runs_submits_hints_and_rubric(
     assert card.ended_at is not None
 
 
+def test_a_hint_revealed_after_the_end_is_not_counted_as_used(
+    interview: Interview, user: User, coach: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+) -> None:
+    started(interview, user)
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS, public=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = interview_submission_create(interview, user, "add-two", "def add(a, b):\n    return a\n", "run")
+    run.refresh_from_db()
+    interview_end(interview, coach)
+    hint_reveal(user, run, "concept")  # the challenge page's reveal stays open after the interview
+
+    card = selectors.interview_scorecard(interview)
+    assert card.challenges[0].hints == 1  # the tier-1 hint that came with the result, not the later reveal
+    assert [h["hint_id"] for h in selectors.interview_live_state(interview)["challenges"][0]["hints"]] == ["nudge"]
+
+
 def test_candidate_lists_show_only_unfinished_interviews(interview: Interview, user: User, coach: User, challenge: Challenge) -> None:
     done = interview_create(coach, candidate_username="alice", challenges=[challenge], duration_minutes=10)
     interview_end(done, coach)
