@@ -14,7 +14,9 @@ score of 100 proves both correctness of the wiring and determinism.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,17 +97,30 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None) 
     if not report.ok:
         return
 
-    starter = grade_submission(package, package.starter_code, public=False, backend=backend)
+    # The starter and the solutions are independent gradings of code whose
+    # expectations are now cached: run them side by side. Each sandbox is held
+    # to one CPU by its cgroup, so two at once take about the time of one on
+    # a machine with two cores, and no probe gets less CPU than it would alone.
+    # The reference runs above stay one at a time: they measure probe times.
+    jobs: list[tuple[str, bytes | str, bool]] = [
+        ("starter", package.starter_code, False),
+        ("starter-public", package.starter_code, True),
+        *((f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"], False) for s in package.solutions),
+    ]
+    with ThreadPoolExecutor(max_workers=max(1, validate_jobs()), thread_name_prefix="validate") as pool:
+        futures = {name: pool.submit(grade_submission, package, code, public=public, backend=backend) for name, code, public in jobs}
+        results = {name: future.result() for name, future in futures.items()}
+
+    starter = results["starter"]
     if starter.score >= 100:
         report.fail("starter: scores 100% on the hidden probes; it must score less")
     else:
         report.info(f"starter: {starter.verdict.value}, {starter.score:g}% on hidden probes")
-    public_starter = grade_submission(package, package.starter_code, public=True, backend=backend)
+    public_starter = results["starter-public"]
     report.info(f"starter: {public_starter.verdict.value}, {public_starter.score:g}% on public probes")
 
     for solution in package.solutions:
-        code = package.files[f"solutions/{solution.name}.py"]
-        result = grade_submission(package, code, public=False, backend=backend)
+        result = results[f"solutions/{solution.name}.py"]
         problems = []
         if result.verdict.value != solution.verdict:
             problems.append(f"verdict {result.verdict.value}, expected {solution.verdict}")
@@ -122,6 +137,17 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None) 
             report.fail(f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else ""))
         else:
             report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected")
+
+
+def validate_jobs() -> int:
+    """How many gradings a validation runs at once (GRADER_VALIDATE_JOBS; default: the host's cores, at most 4)."""
+    configured = os.environ.get("GRADER_VALIDATE_JOBS", "").strip()
+    if configured:
+        try:
+            return max(1, int(configured))
+        except ValueError:
+            raise PackageError(f"GRADER_VALIDATE_JOBS must be a whole number, not {configured!r}") from None
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def validate_all(folders: list[Path], backend: Backend | None = None) -> list[Report]:

@@ -1,0 +1,61 @@
+"""grader/validate.py: what a validation reports, the same whether it grades one or several at once.
+
+Real sandbox (bwrap) on the add-numbers fixture; a copy whose expected.toml
+lies about a solution must fail naming that solution.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.errors import PackageError
+from grader.validate import validate_jobs, validate_package
+from sandbox import get_backend
+from tests.helpers import ADD_NUMBERS
+
+WRONG_SOLUTION = "def add(a, b):\n    return a\n"
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """add-numbers with a second solution whose stated verdict is wrong (it is a wrong answer, not accepted)."""
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    (folder / "solutions" / "first-only.py").write_text(WRONG_SOLUTION)
+    expected = folder / "solutions" / "expected.toml"
+    expected.write_text(expected.read_text() + '\n[first-only]\nverdict = "accepted"\nwhy = "It is not."\n')
+    return folder
+
+
+def test_the_report_is_the_same_graded_one_at_a_time_or_side_by_side(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reports = []
+    for jobs in ("1", "3"):
+        monkeypatch.setenv("GRADER_VALIDATE_JOBS", jobs)
+        reports.append(validate_package(package, get_backend("bwrap")))
+    serial, parallel = reports
+    assert not serial.ok and not parallel.ok
+
+    def without_timings(lines: list[str]) -> list[str]:
+        return [line.split(";")[0] for line in lines]
+
+    assert without_timings(parallel.lines) == without_timings(serial.lines)
+    assert [line for line in parallel.lines if line.startswith("FAIL")] == [
+        "FAIL solutions/first-only.py: verdict wrong_answer, expected accepted; failed: floats (wrong_answer), "
+        "keeps_float16 (wrong_answer), integers (wrong_answer)"
+    ]
+    assert "  ok solutions/float64.py: partial" in " ".join(parallel.lines)
+
+
+def test_validate_jobs_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "3")
+    assert validate_jobs() == 3
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "0")
+    assert validate_jobs() == 1
+    monkeypatch.delenv("GRADER_VALIDATE_JOBS")
+    assert 1 <= validate_jobs() <= 4
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "two")
+    with pytest.raises(PackageError, match="GRADER_VALIDATE_JOBS must be a whole number, not 'two'"):
+        validate_jobs()
