@@ -5,8 +5,9 @@
 // load and from state.json every 5 s) and only counts down between polls.
 // When the interview is over the page locks the editor and the buttons; the
 // server refuses runs, submits and autosaves by then anyway (409). Results
-// come from the same submission status URLs as the challenge page; what came
-// from a sandbox is inserted with textContent, hint texts are server-sanitised HTML.
+// come from the same submission status URLs as the challenge page and are
+// shown by the same result panel (result-panel.js): what came from a sandbox is
+// inserted with textContent, hint texts are server-sanitised HTML.
 (function () {
   "use strict";
 
@@ -51,14 +52,7 @@
     c.saved = c.code; // what the server has (the latest snapshot, or the starter)
   });
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
   function showError(message) { $("form-error").textContent = message; $("form-error").hidden = !message; }
-  function formatScore(s) { return s === null || s === undefined ? "–" : Number(s).toFixed(1); }
 
   function postRaw(url, body) {
     return fetch(url, {
@@ -196,84 +190,27 @@
       });
   }
 
-  var STATUS_LABEL = { queued: "Queued", running: "Running…", done: "Done" };
-  function clearResult() {
-    var panel = $("result");
-    panel.dataset.status = "idle";
-    delete panel.dataset.submission;
-    delete panel.dataset.kind;
-    $("status").textContent = "No run yet";
-    $("verdict").textContent = "";
-    $("score").textContent = "–";
-    $("result-message").textContent = "";
-    ["categories", "probes", "hints"].forEach(function (id) { $(id).replaceChildren(); });
+  // --- The result panel: result-panel.js, shared with the challenge page ---
+  function clearResult() { ResultPanel.clear(); }
+  function render(data) { ResultPanel.render(data, { reveal: reveal, regrade: regrade }); }
+  function reveal(url, button) {
+    button.disabled = true;
+    postRaw(url, "").then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not reveal the hint."); button.disabled = false; return; }
+      showError("");
+      render(answer.data);
+    }).catch(function () { showError("Could not reach the server."); button.disabled = false; });
   }
-  function render(data) {
-    var panel = $("result");
-    panel.dataset.status = data.status;
-    panel.dataset.submission = data.id;
-    panel.dataset.kind = data.kind;
-    $("status").textContent = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · " + (STATUS_LABEL[data.status] || data.status);
-    $("status").className = "status-pill status-" + data.status;
-    var verdict = $("verdict");
-    verdict.textContent = data.verdict_label || "";
-    verdict.dataset.verdict = data.verdict || "";
-    verdict.className = "verdict" + (data.verdict ? " verdict-" + data.verdict : "");
-    $("score").textContent = data.done ? formatScore(data.score) : "–";
-    $("result-message").textContent = data.message || "";
-    var categories = $("categories");
-    categories.replaceChildren();
-    Object.keys(data.categories || {}).forEach(function (name) {
-      var cat = data.categories[name];
-      var li = el("li", "category");
-      li.dataset.category = name;
-      li.appendChild(el("span", "category-name", name));
-      li.appendChild(el("span", "category-score", formatScore(cat.score) + " · " + cat.passed + "/" + cat.total));
-      categories.appendChild(li);
-    });
-    var probes = $("probes");
-    probes.replaceChildren();
-    (data.probes || []).forEach(function (p) {
-      var li = el("li", "probe " + (p.passed ? "probe-pass" : "probe-fail"));
-      li.dataset.probe = p.name;
-      li.dataset.passed = p.passed ? "true" : "false";
-      var head = el("div", "probe-head");
-      head.appendChild(el("span", "probe-mark", p.passed ? "✓" : "✗"));
-      head.appendChild(el("span", "probe-name", p.name));
-      head.appendChild(el("span", "tag", p.category));
-      li.appendChild(head);
-      if (p.description) li.appendChild(el("p", "probe-desc", p.description));
-      if (p.message) li.appendChild(el("pre", "probe-message", p.message));
-      if (data.kind === "run" && !p.passed && ("observation" in p || "expected" in p)) {
-        li.appendChild(el("pre", "", "your result: " + JSON.stringify(p.observation) + "\nexpected:    " + JSON.stringify(p.expected)));
-      }
-      if (p.stdout) li.appendChild(el("pre", "probe-stdout", p.stdout));
-      probes.appendChild(li);
-    });
-    var box = $("hints");
-    box.replaceChildren();
-    (data.hints || []).forEach(function (h) {
-      var card = el("div", "hint hint-tier-" + h.tier + (h.shown ? "" : " hint-locked"));
-      card.dataset.hintId = h.id;
-      card.appendChild(el("span", "hint-tier", ["", "Nudge", "Concept", "Near-solution"][h.tier] || "Hint"));
-      if (h.shown) {
-        var body = el("div", "hint-body prose");
-        body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
-        card.appendChild(body);
-      } else if (h.can_reveal) {
-        var button = el("button", "button button-small button-secondary reveal-hint", "Reveal next hint");
-        button.type = "button";
-        button.addEventListener("click", function () {
-          button.disabled = true;
-          postRaw(h.reveal_url, "").then(function (answer) {
-            if (!answer.ok) { showError(answer.data.error || "Could not reveal the hint."); button.disabled = false; return; }
-            render(answer.data);
-          });
-        });
-        card.appendChild(button);
-      }
-      box.appendChild(card);
-    });
+  function regrade(url, button) {
+    // A submission the platform failed to grade; allowed after the end too (it was sent in time).
+    if (!url || busy) return;
+    button.disabled = true;
+    postRaw(url, "").then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not regrade."); button.disabled = false; return; }
+      showError("");
+      render(answer.data);
+      poll(answer.data.url, 0);
+    }).catch(function () { showError("Could not reach the server."); button.disabled = false; });
   }
 
   var first = current.history[current.history.length - 1];
