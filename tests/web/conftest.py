@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from grader.errors import PlatformError
+from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
 
@@ -61,6 +62,26 @@ def user(db: Any) -> User:
 @pytest.fixture
 def other_user(db: Any) -> User:
     return User.objects.create_user("mallory", password="pw-mallory-123")
+
+
+@pytest.fixture
+def coach(db: Any) -> User:
+    """A coach by the coach group (not staff: no admin)."""
+    user = User.objects.create_user("cora", password="pw-cora-12345")
+    coach_grant(user)
+    return user
+
+
+@pytest.fixture
+def other_coach(db: Any) -> User:
+    user = User.objects.create_user("otto", password="pw-otto-12345")
+    coach_grant(user)
+    return user
+
+
+@pytest.fixture
+def staff(db: Any) -> User:
+    return User.objects.create_user("sam", password="pw-sam-123456", is_staff=True)
 
 
 @pytest.fixture

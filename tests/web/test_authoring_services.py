@@ -12,7 +12,6 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from grader.package import package_from_files, read_package_files
-from web.accounts.roles import coach_grant
 from web.authoring import services
 from web.authoring.draft import Draft, draft_from_package, draft_to_files, new_draft
 from web.authoring.models import RunStatus, ValidationRun
@@ -26,25 +25,6 @@ from web.submissions.models import Submission
 
 FIXTURE = Path(__file__).parent / "fixtures" / "challenges" / "basics" / "add-two"
 CHECKS = b"def same(actual, expected):\n    return actual == expected\n"
-
-
-@pytest.fixture
-def coach(db: Any) -> User:
-    user = User.objects.create_user("cora", password="pw-cora-12345")
-    coach_grant(user)
-    return user
-
-
-@pytest.fixture
-def other_coach(db: Any) -> User:
-    user = User.objects.create_user("otto", password="pw-otto-12345")
-    coach_grant(user)
-    return user
-
-
-@pytest.fixture
-def staff(db: Any) -> User:
-    return User.objects.create_user("sam", password="pw-sam-123456", is_staff=True)
 
 
 def fixture_draft(slug: str = "add-three", **changes: Any) -> Draft:

@@ -15,27 +15,12 @@ from django.urls import reverse
 
 from grader.package import package_from_files
 from tests.web.test_authoring_services import CHECKS, fixture_draft, validated, zip_of
-from web.accounts.roles import coach_grant
 from web.authoring import services
 from web.authoring.draft import Draft, draft_to_files
 from web.authoring.forms import form_initial, hint_inputs_from_draft
 from web.authoring.models import RunStatus
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.storage import files_decode
-
-
-@pytest.fixture
-def coach(db: Any) -> User:
-    user = User.objects.create_user("cora", password="pw-cora-12345")
-    coach_grant(user)
-    return user
-
-
-@pytest.fixture
-def other_coach(db: Any) -> User:
-    user = User.objects.create_user("otto", password="pw-otto-12345")
-    coach_grant(user)
-    return user
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge, ChallengeVersion
 from web.submissions.models import Status, Submission, Verdict
 
@@ -30,15 +29,12 @@ def done(challenge: Challenge, user: User, *, verdict: str = Verdict.INTERNAL_ER
     return sub
 
 
-def coach(client: Client) -> User:
-    person = User.objects.create_user("cora", password="pw-cora-1234")  # a coach by group, not staff: no admin
-    coach_grant(person)
-    client.force_login(person)
-    return person
+def log_in(client: Client, coach: User) -> None:
+    client.force_login(coach)  # a coach by group, not staff: no admin
 
 
-def test_preview_lists_what_matches_and_changes_nothing(client: Client, challenge: Challenge, user: User) -> None:
-    coach(client)
+def test_preview_lists_what_matches_and_changes_nothing(client: Client, coach: User, challenge: Challenge, user: User) -> None:
+    log_in(client, coach)
     failed = done(challenge, user)
     old = done(challenge, user, age_hours=5)
     queued = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code="x\n")
@@ -53,9 +49,9 @@ def test_preview_lists_what_matches_and_changes_nothing(client: Client, challeng
 
 
 def test_regrade_by_time_queues_only_those_and_reports_them(
-    client: Client, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    client: Client, coach: User, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
 ) -> None:
-    coach(client)
+    log_in(client, coach)
     recent = done(challenge, user, age_hours=1)
     old = done(challenge, user, age_hours=30)
     fake_grader.result = grade_result("accepted", 100.0)
@@ -73,9 +69,9 @@ def test_regrade_by_time_queues_only_those_and_reports_them(
 
 
 def test_regrade_on_the_current_version_moves_submissions_to_it(
-    client: Client, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    client: Client, coach: User, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
 ) -> None:
-    coach(client)
+    log_in(client, coach)
     current = challenge.current_version
     older = ChallengeVersion.objects.create(
         challenge=challenge, version="0" * 64, files=current.files, statement="s", starter_code="", runtime=current.runtime
@@ -91,8 +87,8 @@ def test_regrade_on_the_current_version_moves_submissions_to_it(
     assert fake_grader.calls[0]["version"] == current.version
 
 
-def test_bad_criteria_are_named_and_nothing_is_regraded(client: Client, challenge: Challenge, user: User) -> None:
-    coach(client)
+def test_bad_criteria_are_named_and_nothing_is_regraded(client: Client, coach: User, challenge: Challenge, user: User) -> None:
+    log_in(client, coach)
     sub = done(challenge, user)
     for data, message in [
         ({"regrade": "1"}, "Name what to regrade: submission numbers, a version or a time."),
@@ -105,16 +101,16 @@ def test_bad_criteria_are_named_and_nothing_is_regraded(client: Client, challeng
     assert Submission.objects.get(pk=sub.pk).verdict == Verdict.INTERNAL_ERROR
 
 
-def test_the_dashboard_links_each_failure_to_the_regrade_page(client: Client, challenge: Challenge, user: User, settings: Any) -> None:
+def test_the_dashboard_links_each_failure_to_the_regrade_page(client: Client, coach: User, challenge: Challenge, user: User, settings: Any) -> None:
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:9/0"  # the dashboard reports the broker; it need not be up here
-    coach(client)
+    log_in(client, coach)
     failed = done(challenge, user)
     Submission.objects.filter(pk=failed.pk).update(finished_at=timezone.now())
     html = client.get(reverse("coach-grading")).content.decode()
     assert f'href="{reverse("coach-regrade")}?ids={failed.pk}"' in html
 
 
-def test_candidates_and_visitors_cannot_regrade(client: Client, challenge: Challenge, user: User) -> None:
+def test_candidates_and_visitors_cannot_regrade(client: Client, coach: User, challenge: Challenge, user: User) -> None:
     sub = done(challenge, user)
     anonymous = client.post(reverse("coach-regrade"), {"ids": str(sub.pk), "regrade": "1"})
     assert anonymous.status_code == 302 and anonymous["Location"].startswith(reverse("login"))

@@ -16,7 +16,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
 from web.interviews import selectors, services
@@ -39,13 +38,6 @@ from web.submissions.services import MAX_CODE_BYTES, RateLimitExceeded, Submissi
 from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
 
 CODE = "def add(a, b):\n    return a + b\n"
-
-
-@pytest.fixture
-def coach(db: Any) -> User:
-    user = User.objects.create_user("grace", password="pw-grace-123")
-    coach_grant(user)
-    return user
 
 
 @pytest.fixture
@@ -98,7 +90,7 @@ def test_create_keeps_the_order_given(coach: User, user: User, challenge: Challe
     [
         ({"candidate_username": "nobody"}, "No active user 'nobody'"),
         ({"candidate_username": ""}, "Name the candidate"),
-        ({"candidate_username": "grace"}, "cannot interview yourself"),
+        ({"candidate_username": "cora"}, "cannot interview yourself"),
         ({"duration_minutes": 5}, "between 10 and 180 minutes"),
         ({"duration_minutes": 181}, "between 10 and 180 minutes"),
         ({"challenges": []}, "at least one challenge"),

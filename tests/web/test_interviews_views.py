@@ -32,13 +32,6 @@ NOTES_SECRET = "PRIVATE-NOTE-4e1b"
 
 
 @pytest.fixture
-def coach(db: Any) -> User:
-    user = User.objects.create_user("grace", password="pw-grace-123")
-    coach_grant(user)
-    return user
-
-
-@pytest.fixture
 def interview(coach: User, user: User, challenge: Challenge) -> Interview:
     made = interview_create(coach, candidate_username="alice", challenges=[challenge], duration_minutes=30)
     interview_assess(made, coach, notes=NOTES_SECRET, rubric={"communication": {"score": 2, "comment": "terse"}}, recommendation="no")

@@ -15,13 +15,6 @@ from rest_framework.test import APIRequestFactory, force_authenticate
 from web.accounts.roles import COACH_GROUP, IsCoach, coach_grant, is_coach
 
 
-@pytest.fixture
-def coach(db: None) -> User:
-    user = User.objects.create_user("carol", password="pw-carol-123")
-    coach_grant(user)
-    return user
-
-
 def test_who_is_a_coach(user: User, coach: User) -> None:
     staff = User.objects.create_user("sam", is_staff=True)
     inactive = User.objects.create_user("ina")
