@@ -14,18 +14,14 @@ import tomllib
 from dataclasses import dataclass, field
 
 from grader.errors import GraderError
-from grader.package import Package, package_from_files
+from grader.package import Hint, Package, package_from_files
 from web.authoring.toml_writer import toml_string, toml_table_lines
 
 COMMON_PROBES = "probes/common.py"
 
 
-@dataclass(frozen=True)
-class HintRow:
-    id: str
-    tier: int
-    tags: tuple[str, ...]
-    text: str
+# A hint row of the form is exactly a package hint.
+HintRow = Hint
 
 
 @dataclass(frozen=True)
@@ -149,7 +145,7 @@ def draft_from_package(package: Package) -> Draft:
         public_probes=package.probe_source(True).decode("utf-8"),
         hidden_probes=package.probe_source(False).decode("utf-8"),
         common_probes=common.decode("utf-8") if common is not None else "",
-        hints=tuple(HintRow(h.id, h.tier, h.tags, h.text) for h in package.hints),
+        hints=tuple(package.hints),
         warm=package.warm,
     )
 
