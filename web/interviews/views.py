@@ -31,8 +31,8 @@ from web.interviews import presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm
 from web.interviews.models import Criterion, Interview, Recommendation, State
 from web.submissions.models import Kind
+from web.submissions.request_code import BadRequestBody, code_from_request
 from web.submissions.services import MAX_CODE_BYTES, RateLimitExceeded, SubmissionRejected
-from web.submissions.views import BadRequestBody, _code_from_request
 
 
 def _error(message: str, status: int, **extra: Any) -> JsonResponse:
@@ -245,7 +245,7 @@ def _candidate_post(request: HttpRequest, token: str) -> tuple[Interview, str | 
     if interview is None:
         raise _Refused(_error("No such interview.", 404))
     try:
-        return interview, _code_from_request(request)
+        return interview, code_from_request(request)
     except RequestDataTooBig:
         raise _Refused(_error(f"Your code is far too large; the limit is {MAX_CODE_BYTES // 1024} KiB.", 400)) from None
     except BadRequestBody as exc:

@@ -8,7 +8,6 @@ one that does not exist, so ids cannot be probed. Errors are
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -20,9 +19,8 @@ from web.challenges.selectors import challenge_get_visible
 from web.submissions import services
 from web.submissions.models import Kind
 from web.submissions.presenters import submission_payload
+from web.submissions.request_code import BadRequestBody, code_from_request
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
-
-_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def _error(message: str, status: int, **extra: Any) -> JsonResponse:
@@ -35,31 +33,6 @@ def _login_required(request: HttpRequest) -> JsonResponse | None:
     return _error("Log in to run or submit code.", 401, login_url=reverse("login"))
 
 
-class BadRequestBody(Exception):
-    pass
-
-
-def _code_from_request(request: HttpRequest) -> str | bytes:
-    """The submitted code, as sent: the raw body (the page, curl), a form field, or JSON.
-
-    The page sends the raw body so that its bytes reach the service as they
-    are, and a non-UTF-8 file is reported as such instead of being decoded
-    with replacement characters.
-    """
-    content_type = request.content_type or ""
-    if content_type in _FORM_TYPES:
-        return request.POST.get("code", "")
-    if content_type == "application/json":
-        try:
-            data = json.loads(request.body)
-        except ValueError:
-            raise BadRequestBody("The request body is not valid JSON.") from None
-        if not isinstance(data, dict) or not isinstance(data.get("code", ""), str):
-            raise BadRequestBody('Send {"code": "..."}.')
-        return str(data.get("code", ""))
-    return request.body
-
-
 def _create(request: HttpRequest, slug: str, kind: str) -> JsonResponse:
     if (denied := _login_required(request)) is not None:
         return denied
@@ -67,7 +40,7 @@ def _create(request: HttpRequest, slug: str, kind: str) -> JsonResponse:
     if challenge is None:
         return _error(f"No challenge {slug!r}.", 404)
     try:
-        code = _code_from_request(request)
+        code = code_from_request(request)
     except RequestDataTooBig:
         return _error(f"Your code is far too large; the limit is {services.MAX_CODE_BYTES // 1024} KiB.", 400)
     except BadRequestBody as exc:
