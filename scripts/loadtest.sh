@@ -36,6 +36,9 @@ export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0"
 export CACHE_URL="redis://127.0.0.1:$redis_port/1"
 export SECRET_KEY="$($PY -c 'import secrets; print(secrets.token_urlsafe(50))')"
 export DEBUG=0 ALLOWED_HOSTS=127.0.0.1
+# Every simulated candidate signs up from 127.0.0.1: lift the per-address sign-up limit
+# (web/accounts/throttle.py) that would stop the eleventh. A running service (LOADTEST_URL) needs the same.
+export SIGNUPS_PER_IP=100000
 export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
 export SANDBOX_POOL="${SANDBOX_POOL:-python=1,torch=1}"
 # The challenges the candidates use (python and torch profiles: what most of the catalogue is).

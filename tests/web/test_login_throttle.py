@@ -116,3 +116,31 @@ def test_an_unreachable_cache_lets_logins_through(client: Client, user: User, se
     assert throttle.login_blocked("alice", "10.0.0.1") is None
     assert login(client, "alice", "wrong").status_code == 200
     assert login(client, "alice", "pw-alice-123").status_code == 302
+
+
+# --- Sign-ups ---------------------------------------------------------------------------------
+
+
+def signup(client: Client, username: str, ip: str) -> Any:
+    data = {"username": username, "password1": "pw-long-enough-123", "password2": "pw-long-enough-123"}
+    return client.post(reverse("signup"), data, REMOTE_ADDR=ip)
+
+
+def test_an_address_that_made_its_accounts_is_refused_more_with_a_clear_429(cache_backend: str, settings: Any, db: None) -> None:
+    settings.SIGNUPS_PER_IP = 2
+    for name in ("new1", "new2"):
+        assert signup(Client(), name, "10.0.0.7").status_code == 302
+
+    refused = signup(Client(), "new3", "10.0.0.7")
+
+    assert refused.status_code == 429 and refused["Retry-After"] == str(settings.SIGNUP_THROTTLE_SECONDS)
+    assert "Too many new accounts from your network address. Try again in 60 minutes." in refused.content.decode()
+    assert not User.objects.filter(username="new3").exists()
+    assert signup(Client(), "new3", "10.0.0.8").status_code == 302  # another address is not affected
+
+
+def test_a_sign_up_the_form_rejects_is_not_counted(cache_backend: str, settings: Any, db: None) -> None:
+    settings.SIGNUPS_PER_IP = 1
+    bad = Client().post(reverse("signup"), {"username": "x", "password1": "a", "password2": "b"}, REMOTE_ADDR="10.0.0.9")
+    assert bad.status_code == 200
+    assert signup(Client(), "fine", "10.0.0.9").status_code == 302

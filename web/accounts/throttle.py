@@ -1,4 +1,4 @@
-"""Login throttling: failed attempts counted per username and per client IP in Django's cache.
+"""Login and sign-up throttling: failed logins per username and per client IP, accounts made per IP, in Django's cache.
 
 The login forms (``web.accounts.forms``) ask ``login_blocked`` before they
 check a password, report each failure with ``login_failed`` and each success
@@ -8,6 +8,11 @@ for ``LOGIN_THROTTLE_SECONDS`` counted from its first failure (a fixed
 window: the counter expires as a whole). The username limit stops guessing
 one account's password from many addresses; the IP limit stops one address
 trying many accounts.
+
+Sign-ups: an address that made ``SIGNUPS_PER_IP`` accounts within
+``SIGNUP_THROTTLE_SECONDS`` is refused more until the window ends (each
+account costs a password hash and a row; a script would otherwise make
+thousands, each with its own submission limits).
 
 The counts live in the cache, so every web process must share one cache:
 Redis in production (``CACHE_URL``; settings_production refuses anything
@@ -116,3 +121,38 @@ def login_succeeded(username: str) -> None:
         cache.delete(_username_key(username))
     except Exception:
         logger.exception("login throttle: the cache is unreachable; count not cleared")
+
+
+# --- Sign-ups -------------------------------------------------------------------------
+
+
+def _signup_key(ip: str) -> str:
+    return f"signups:ip:{hashlib.sha256(ip.encode('utf-8')).hexdigest()[:32]}"
+
+
+def signup_blocked(ip: str) -> LoginBlocked | None:
+    """Why another account from this address must be refused now, or None."""
+    try:
+        made = int(cache.get(_signup_key(ip)) or 0)
+    except Exception:
+        logger.exception("sign-up throttle: the cache is unreachable; not limiting this sign-up")
+        return None
+    if made < settings.SIGNUPS_PER_IP:
+        return None
+    window = int(settings.SIGNUP_THROTTLE_SECONDS)
+    return LoginBlocked("ip", f"Too many new accounts from your network address. Try again in {_minutes(window)}.", window)
+
+
+def signup_done(ip: str) -> None:
+    key = _signup_key(ip)
+    try:
+        cache.add(key, 0, timeout=int(settings.SIGNUP_THROTTLE_SECONDS))
+        made = int(cache.incr(key))
+    except ValueError:  # expired between add() and incr()
+        cache.add(key, 1, timeout=int(settings.SIGNUP_THROTTLE_SECONDS))
+        return
+    except Exception:
+        logger.exception("sign-up throttle: the cache is unreachable; sign-up not counted")
+        return
+    if made == settings.SIGNUPS_PER_IP:
+        logger.warning("sign-up throttle engaged (%s accounts from %s)", made, ip)

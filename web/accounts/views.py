@@ -13,6 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from web.accounts.forms import THROTTLED, ThrottledAuthenticationForm
 from web.accounts.services import api_token_ensure, api_token_get, api_token_revoke
+from web.accounts.throttle import client_ip, signup_blocked, signup_done
 
 
 def _safe_next(request: HttpRequest) -> str:
@@ -26,10 +27,20 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("catalogue")
     form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_safe_next(request))
+    if request.method == "POST":
+        ip = client_ip(request)
+        blocked = signup_blocked(ip)
+        if blocked is not None:
+            form.is_valid()  # show the form's own errors too
+            form.add_error(None, blocked.message)
+            response = render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")}, status=429)
+            response["Retry-After"] = str(blocked.retry_after)
+            return response
+        if form.is_valid():
+            user = form.save()
+            signup_done(ip)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(_safe_next(request))
     return render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")})
 
 
