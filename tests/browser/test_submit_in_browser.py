@@ -57,9 +57,7 @@ def type_into_editor(page: Page, code: str) -> None:
     page.keyboard.insert_text(code)
 
 
-def test_candidate_submits_in_the_browser_and_sees_the_score(
-    live_server: Any, settings: Any, celery_worker: Worker, browser: Browser
-) -> None:
+def test_candidate_submits_in_the_browser_and_sees_the_score(live_server: Any, settings: Any, celery_worker: Worker, browser: Browser) -> None:
     settings.CHALLENGES_DIR = FIXTURES
     assert challenge_sync_from_dir(FIXTURES).ok
     User.objects.create_user("ada", password="pw-ada-lovelace-1")
@@ -78,3 +76,36 @@ def test_candidate_submits_in_the_browser_and_sees_the_score(
     page.click("#run")
     expect(page.locator("#verdict")).to_contain_text("Wrong answer", timeout=120_000)
     expect(page.locator("#hints")).to_contain_text("Check what your function returns")
+
+
+def test_a_platform_failure_offers_regrade_and_the_page_shows_the_new_result(
+    live_server: Any, settings: Any, celery_worker: Worker, browser: Browser
+) -> None:
+    """A submission the platform failed to grade (internal_error): the result panel offers Regrade,
+    which grades the same code again in the real worker and shows the new result in place."""
+    from web.challenges.models import Challenge
+    from web.submissions.models import Status, Submission, Verdict
+
+    settings.CHALLENGES_DIR = FIXTURES
+    assert challenge_sync_from_dir(FIXTURES).ok
+    ada = User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    challenge = Challenge.objects.get(slug="add-numbers")
+    failed = Submission.objects.create(
+        user=ada, challenge=challenge, version=challenge.current_version, kind="submit", status=Status.DONE,
+        code="import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n", verdict=Verdict.INTERNAL_ERROR,
+        message="The platform could not grade this submission; press Regrade.",
+    )  # fmt: skip
+    page = browser.new_page()
+    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
+
+    page.goto(f"{live_server.url}/challenges/add-numbers/")  # the latest submission is shown on load
+    expect(page.locator("#verdict")).to_contain_text("Internal error")
+    regrade = page.locator("#regrade")
+    expect(regrade).to_be_visible()
+    regrade.click()
+
+    expect(page.locator("#verdict")).to_contain_text("Accepted", timeout=120_000)
+    expect(page.locator("#score")).to_contain_text("100")
+    expect(regrade).to_be_hidden()
+    failed.refresh_from_db()
+    assert (failed.verdict, failed.score, Submission.objects.count()) == ("accepted", 100.0, 1)  # graded in place
