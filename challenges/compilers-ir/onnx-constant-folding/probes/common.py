@@ -12,7 +12,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+F32 = TensorProto.FLOAT
 
 
 def vi(name: str, shape: list[Any], elem: int = F32) -> onnx.ValueInfoProto:
