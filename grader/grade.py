@@ -97,10 +97,11 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def decode_submission(code: str | bytes) -> bytes:
+def decode_submission(code: str | bytes, *, allow_empty: bool = False) -> bytes:
     """Validate the submitted code and return it as UTF-8 bytes; InvalidSubmission otherwise.
 
     The messages are for the candidate: the web shows them as they are.
+    ``allow_empty`` keeps every rule but "not empty" (an autosave of a cleared editor).
     """
     if isinstance(code, str):
         try:
@@ -118,7 +119,7 @@ def decode_submission(code: str | bytes) -> bytes:
         raise InvalidSubmission(
             f"Your code is not valid UTF-8 text (invalid byte at position {exc.start}). Save it as UTF-8 and try again."
         ) from None
-    if not text.strip():
+    if not allow_empty and not text.strip():
         raise InvalidSubmission("Your code is empty.")
     if "\x00" in text:
         raise InvalidSubmission("Your code contains a NUL byte; it is not a Python source file.")
@@ -203,6 +204,17 @@ def _missing_probe(execution: Execution, name: str) -> ProbeRun:
     return ProbeRun(name, "crashed", message="the probe did not run")
 
 
+def _checked(package: Package, spec: ProbeSpec, actual: Any, expected: Any, sandboxed: SandboxedChecks | None, *, reference: bool) -> CheckResult:
+    """The probe's check on (actual, expected): run here, or read from the sandbox that ran it.
+
+    A sandbox ran each custom check twice, on the candidate's observation and
+    on the reference's own (``reference``), the two calls ``evaluate`` makes.
+    """
+    if sandboxed is not None and needs_sandbox(package, spec):
+        return sandboxed.reference(spec.name) if reference else sandboxed.candidate(spec.name)
+    return run_check(package, spec, actual, expected)
+
+
 def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Exception, sandboxed: SandboxedChecks | None = None) -> CheckResult | None:
     """Whose fault is a custom check that raised: the candidate's observation, or the check?
 
@@ -214,10 +226,7 @@ def _failed_check(package: Package, spec: ProbeSpec, expected: Any, exc: Excepti
     reference's observation is the package's bug: None, an internal error.
     """
     try:
-        if sandboxed is not None and needs_sandbox(package, spec):
-            sound = sandboxed.reference(spec.name).passed
-        else:
-            sound = run_check(package, spec, expected, expected).passed
+        sound = _checked(package, spec, expected, expected, sandboxed, reference=True).passed
     except Exception:  # noqa: BLE001 - any failure on the reference means the check is broken
         return None
     if not sound:
@@ -266,10 +275,7 @@ def evaluate(
         )  # fmt: skip
         if run.status == "ok":
             try:
-                if sandboxed is not None and needs_sandbox(package, spec):
-                    outcome = sandboxed.candidate(spec.name)
-                else:
-                    outcome = run_check(package, spec, run.observation, expected[spec.name])
+                outcome = _checked(package, spec, run.observation, expected[spec.name], sandboxed, reference=False)
             except Exception as exc:
                 candidates_fault = _failed_check(package, spec, expected[spec.name], exc, sandboxed)
                 if candidates_fault is not None:

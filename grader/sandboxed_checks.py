@@ -264,11 +264,11 @@ def _limits(package: Package, n: int) -> SandboxLimits:
 
 
 def _read(execution: Execution, items: list[_Item], outcomes: dict[str, dict[str, Any]]) -> None:
+    if execution.syntax_error:
+        raise PackageError(f"the sandboxed checks did not compile: {execution.syntax_error.get('message')}", path="probes/checks.py")
     for i, item in enumerate(items):
         run = execution.probes.get(f"check_{i}")
         if run is None or run.status != "ok" or not isinstance(run.observation, dict):
-            if execution.syntax_error:
-                raise PackageError(f"the sandboxed checks did not compile: {execution.syntax_error.get('message')}", path="probes/checks.py")
             why = f"{run.status}: {run.message}" if run is not None else "it did not run"
             failed = {"error": f"the check did not finish in its sandbox ({why})"[:500]}
             outcomes[item.name] = {"candidate": failed, "reference": failed}

@@ -93,14 +93,16 @@ def login_blocked(username: str, ip: str) -> LoginBlocked | None:
     return None
 
 
-def _count(key: str) -> int:
+def _count(key: str, timeout: int | None = None) -> int:
+    """Add one to the counter ``key`` (made with a ``timeout``-second life, the login window by default)."""
+    timeout = _window() if timeout is None else timeout
     # add() only creates the counter (with its expiry) if it is absent; incr()
-    # is atomic in Redis, so concurrent failures are all counted.
-    cache.add(key, 0, timeout=_window())
+    # is atomic in Redis, so concurrent events are all counted.
+    cache.add(key, 0, timeout=timeout)
     try:
         return int(cache.incr(key))
     except ValueError:  # expired between add() and incr()
-        cache.add(key, 1, timeout=_window())
+        cache.add(key, 1, timeout=timeout)
         return 1
 
 
@@ -144,13 +146,8 @@ def signup_blocked(ip: str) -> LoginBlocked | None:
 
 
 def signup_done(ip: str) -> None:
-    key = _signup_key(ip)
     try:
-        cache.add(key, 0, timeout=int(settings.SIGNUP_THROTTLE_SECONDS))
-        made = int(cache.incr(key))
-    except ValueError:  # expired between add() and incr()
-        cache.add(key, 1, timeout=int(settings.SIGNUP_THROTTLE_SECONDS))
-        return
+        made = _count(_signup_key(ip), int(settings.SIGNUP_THROTTLE_SECONDS))
     except Exception:
         logger.exception("sign-up throttle: the cache is unreachable; sign-up not counted")
         return

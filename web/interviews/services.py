@@ -42,7 +42,7 @@ from web.interviews.models import (
     State,
 )
 from web.submissions.models import Submission
-from web.submissions.services import MAX_CODE_BYTES, submission_create
+from web.submissions.services import SubmissionRejected, code_clean, submission_create
 
 DURATION_MIN_MINUTES = 10
 DURATION_MAX_MINUTES = 180
@@ -208,16 +208,11 @@ def _snapshot_store(interview: Interview, challenge: Challenge, code: str, now: 
 
 
 def _snapshot_text(code: str | bytes) -> str:
-    raw = code if isinstance(code, bytes) else code.encode("utf-8", "surrogatepass")
-    if len(raw) > MAX_CODE_BYTES:
-        raise InterviewError(f"The code is {len(raw) // 1024} KiB; the limit is {MAX_CODE_BYTES // 1024} KiB.")
+    """The submissions' rules for code (size, UTF-8, no NUL byte), except that an empty editor may be saved."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InterviewError("The code is not valid UTF-8 text.") from None
-    if "\x00" in text:
-        raise InterviewError("The code contains a NUL byte.")
-    return text
+        return code_clean(code, allow_empty=True)
+    except SubmissionRejected as exc:
+        raise InterviewError(str(exc)) from None
 
 
 def snapshot_save(interview: Interview, user: AbstractBaseUser, slug: str, code: str | bytes) -> SnapshotSaved:

@@ -85,14 +85,15 @@ class HintUnavailable(Exception):
 # --- Input ----------------------------------------------------------------------
 
 
-def code_clean(raw: str | bytes) -> str:
+def code_clean(raw: str | bytes, *, allow_empty: bool = False) -> str:
     """The code as text, or SubmissionRejected saying what is wrong with it.
 
     The grader's own rules (UTF-8, not empty, size, no NUL byte), applied
     before the submission is saved so that a bad paste is never queued.
+    ``allow_empty`` drops "not empty" only (the interview's autosave).
     """
     try:
-        return decode_submission(raw).decode("utf-8")
+        return decode_submission(raw, allow_empty=allow_empty).decode("utf-8")
     except InvalidSubmission as exc:
         raise SubmissionRejected(str(exc)) from None
 
