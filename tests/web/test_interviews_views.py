@@ -290,3 +290,13 @@ def test_a_hostile_statement_is_inert_on_the_candidate_page(interview: Interview
     html = as_user(user).get(join_url(interview)).content.decode()
     statement = html[html.index('id="statement-add-two"') : html.index("</article>")]
     assert "<script>" not in statement and "onerror" not in statement and "<h1>Add</h1>" in statement
+
+
+def test_a_body_beyond_the_upload_limit_gets_the_code_limit_message(interview: Interview, user: User, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    client = as_user(user)
+    client.get(join_url(interview))  # the clock starts
+    for name in ("interview-autosave", "interview-submit"):
+        response = client.post(join_url(interview, name, "add-two"), "#" * 4096, content_type="text/plain")
+        assert response.status_code == 400 and "far too large" in response.json()["error"], name
+    assert not Snapshot.objects.exists() and not Submission.objects.exists()

@@ -18,7 +18,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,7 +31,7 @@ from web.interviews.forms import InterviewCreateForm
 from web.interviews.models import Criterion, Interview, Recommendation, State
 from web.submissions.models import Kind
 from web.submissions.request_code import BadRequestBody, code_from_request
-from web.submissions.services import MAX_CODE_BYTES, RateLimitExceeded, SubmissionRejected
+from web.submissions.services import RateLimitExceeded, SubmissionRejected
 
 
 def _error(message: str, status: int, **extra: Any) -> JsonResponse:
@@ -246,8 +245,6 @@ def _candidate_post(request: HttpRequest, token: str) -> tuple[Interview, str | 
         raise _Refused(_error("No such interview.", 404))
     try:
         return interview, code_from_request(request)
-    except RequestDataTooBig:
-        raise _Refused(_error(f"Your code is far too large; the limit is {MAX_CODE_BYTES // 1024} KiB.", 400)) from None
     except BadRequestBody as exc:
         raise _Refused(_error(str(exc), 400)) from None
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
+
+from grader.grade import MAX_CODE_BYTES
 
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -23,9 +26,16 @@ def code_from_request(request: HttpRequest) -> str | bytes:
 
     The page sends the raw body so that its bytes reach the service as they
     are, and a non-UTF-8 file is reported as such instead of being decoded
-    with replacement characters. Django raises RequestDataTooBig for a body
-    over DATA_UPLOAD_MAX_MEMORY_SIZE; the caller answers it.
+    with replacement characters. A body over Django's
+    DATA_UPLOAD_MAX_MEMORY_SIZE is a BadRequestBody too, naming the code limit.
     """
+    try:
+        return _code(request)
+    except RequestDataTooBig:
+        raise BadRequestBody(f"Your code is far too large; the limit is {MAX_CODE_BYTES // 1024} KiB.") from None
+
+
+def _code(request: HttpRequest) -> str | bytes:
     content_type = request.content_type or ""
     if content_type in _FORM_TYPES:
         return request.POST.get("code", "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -41,8 +40,6 @@ def _create(request: HttpRequest, slug: str, kind: str) -> JsonResponse:
         return _error(f"No challenge {slug!r}.", 404)
     try:
         code = code_from_request(request)
-    except RequestDataTooBig:
-        return _error(f"Your code is far too large; the limit is {services.MAX_CODE_BYTES // 1024} KiB.", 400)
     except BadRequestBody as exc:
         return _error(str(exc), 400)
     try:
