@@ -383,3 +383,18 @@ def test_candidate_lists_show_only_unfinished_interviews(interview: Interview, u
     interview_end(done, coach)
     assert selectors.interviews_for_candidate(user) == [interview]
     assert list(selectors.interviews_for_coach(coach)) == [done, interview]
+
+
+def test_the_candidate_is_told_who_ended_it_even_before_the_clock_started(interview: Interview, user: User, coach: User) -> None:
+    interview_end(interview, coach)  # the candidate never opened the link
+    state = selectors.interview_candidate_state(interview)
+    assert state["state"] == "ended" and state["message"] == "The interviewer ended the interview."
+    with pytest.raises(InterviewError, match="The interviewer ended the interview"):
+        snapshot_save(interview, user, "add-two", CODE)
+
+
+def test_the_latest_snapshot_per_challenge_is_the_newest_by_time(interview: Interview, user: User, challenge: Challenge) -> None:
+    started(interview, user)
+    snapshot_save(interview, user, "add-two", "x = 1\n")
+    snapshot_save(interview, user, "add-two", "x = 2\n")
+    assert {cid: s.code for cid, s in selectors.latest_snapshots(interview).items()} == {challenge.pk: "x = 2\n"}

@@ -68,6 +68,12 @@ class Interview(models.Model):
         """When the clock runs out (None until it starts)."""
         return self.started_at + timedelta(minutes=self.duration_minutes) if self.started_at else None
 
+    @property
+    def ended_by_coach(self) -> bool:
+        """The coach ended it before the clock ran out (or before it started)."""
+        deadline = self.deadline
+        return self.ended_at is not None and (deadline is None or self.ended_at < deadline)
+
     def ends_at(self) -> datetime | None:
         """When it ended or will end: the early end if there was one, else the deadline."""
         deadline = self.deadline

@@ -89,12 +89,19 @@ def interview_hint_reveals(interview: Interview) -> QuerySet[HintReveal]:
     return rows.select_related("challenge", "submission").order_by("revealed_at", "id")
 
 
+def latest_snapshot(interview: Interview, challenge_id: int) -> Snapshot | None:
+    return Snapshot.objects.filter(interview=interview, challenge_id=challenge_id).order_by("-created_at", "-id").first()
+
+
 def latest_snapshots(interview: Interview) -> dict[int, Snapshot]:
-    """{challenge id: the latest autosave}."""
-    latest: dict[int, Snapshot] = {}
-    for snap in Snapshot.objects.filter(interview=interview).order_by("created_at", "id"):
-        latest[snap.challenge_id] = snap
-    return latest
+    """{challenge id: the latest autosave}.
+
+    One indexed row per challenge (at most MAX_CHALLENGES): the live view
+    asks every 2 s, and reading every snapshot of a long interview to keep
+    the last would move hundreds of code copies each time.
+    """
+    ids = InterviewChallenge.objects.filter(interview=interview).values_list("challenge_id", flat=True)
+    return {cid: snap for cid in ids if (snap := latest_snapshot(interview, cid)) is not None}
 
 
 def snapshot_timeline(interview: Interview, challenge: Challenge, *, after_id: int = 0) -> list[dict[str, Any]]:
@@ -160,8 +167,7 @@ def interview_candidate_state(interview: Interview) -> dict[str, Any]:
     state = interview.state(now)
     message = ""
     if state == State.ENDED:
-        early = interview.ended_at is not None and interview.deadline is not None and interview.ended_at < interview.deadline
-        message = "The interviewer ended the interview." if early else "Time is up."
+        message = "The interviewer ended the interview." if interview.ended_by_coach else "Time is up."
     return {"state": state, "remaining_seconds": interview.remaining_seconds(now), "message": message}
 
 

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from web.accounts.roles import is_coach
 from web.challenges.models import Challenge
+from web.interviews import selectors
 from web.interviews.models import (
     Criterion,
     Interview,
@@ -141,7 +142,7 @@ def interview_open(interview: Interview, user: AbstractBaseUser) -> Interview:
 def _locked_message(interview: Interview) -> str:
     if interview.started_at is None and interview.ended_at is None:
         return "The interview has not started; open its page to start the clock."
-    if interview.ended_at is not None and (interview.deadline is None or interview.ended_at < interview.deadline):
+    if interview.ended_by_coach:
         return "The interviewer ended the interview; your work is saved and can no longer change."
     return "Time is up: the interview is over and your work can no longer change."
 
@@ -201,7 +202,7 @@ class SnapshotSaved:
 
 
 def _snapshot_store(interview: Interview, challenge: Challenge, code: str, now: Any) -> SnapshotSaved:
-    latest = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("-created_at", "-id").first()
+    latest = selectors.latest_snapshot(interview, challenge.pk)
     if latest is not None and latest.code == code:
         return SnapshotSaved(latest, False)
     return SnapshotSaved(Snapshot.objects.create(interview=interview, challenge=challenge, code=code, created_at=now), True)
@@ -234,7 +235,7 @@ def snapshot_save(interview: Interview, user: AbstractBaseUser, slug: str, code:
         .values_list("created_at", flat=True)[:SNAPSHOTS_PER_MINUTE]
     )
     if len(recent) >= SNAPSHOTS_PER_MINUTE:
-        latest = Snapshot.objects.filter(interview=interview, challenge=challenge).order_by("-created_at", "-id").first()
+        latest = selectors.latest_snapshot(interview, challenge.pk)
         if latest is not None and latest.code == text:
             return SnapshotSaved(latest, False)
         wait = max(1, int((recent[-1] + timedelta(seconds=60) - now).total_seconds()) + 1)
