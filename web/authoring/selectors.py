@@ -56,8 +56,11 @@ def _browser_challenges(user: AbstractBaseUser) -> QuerySet[Challenge]:
 
 def authoring_rows(user: AbstractBaseUser) -> tuple[list[ChallengeRow], list[ChallengeRow]]:
     """(the browser-authored challenges the user may edit, the repository packages), each with state."""
-    browser = list(_browser_challenges(user).select_related("draft_version", "author").order_by("track", "slug"))
-    repository = list(Challenge.objects.filter(source=Source.REPOSITORY).select_related("current_version").order_by("track", "slug"))
+    # Without the versions' files: a list needs hashes and dates, not every package's content.
+    browser = list(_browser_challenges(user).select_related("draft_version", "author").defer("draft_version__files").order_by("track", "slug"))
+    repository = list(
+        Challenge.objects.filter(source=Source.REPOSITORY).select_related("current_version").defer("current_version__files").order_by("track", "slug")
+    )
     runs = _latest_runs([c.draft_version_id for c in browser if c.draft_version_id is not None])
     rows = [ChallengeRow(c, c.draft_version, runs.get(c.draft_version_id or 0), True) for c in browser]
     repo_rows = [ChallengeRow(c, c.current_version, None, False) for c in repository]
@@ -89,7 +92,7 @@ class VersionRow:
 
 
 def version_rows(challenge: Challenge, limit: int = 20) -> list[VersionRow]:
-    versions = list(challenge.versions.select_related("created_by").order_by("-created_at", "-pk")[:limit])
+    versions = list(challenge.versions.select_related("created_by").defer("files").order_by("-created_at", "-pk")[:limit])
     runs = _latest_runs([v.pk for v in versions])
     return [VersionRow(v, runs.get(v.pk), v.pk == challenge.draft_version_id, v.pk == challenge.current_version_id) for v in versions]
 
