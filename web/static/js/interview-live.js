@@ -14,14 +14,11 @@
   var POLL_MS = 2000;
   var timelines = {}; // slug -> {count, snapshots}
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
+  // The result panel's helpers: the same text-only element builder and score format as the candidate's pages.
+  var el = ResultPanel.el;
+  var formatScore = ResultPanel.formatScore;
+  var STATUS_LABEL = ResultPanel.STATUS_LABEL;
   function time(iso) { return iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : ""; }
-  function formatScore(s) { return s === null || s === undefined ? "–" : Number(s).toFixed(1); }
   function showCode(pre, code) {
     pre.textContent = "";
     CodeMirror.runMode(code, "python", pre); // runMode builds text nodes and spans, no HTML parsing
@@ -31,8 +28,6 @@
     var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
     return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
   }
-
-  var STATUS_LABEL = { queued: "Queued", running: "Running…", done: "Done" };
 
   function renderChallenge(c) {
     var section = document.querySelector('.live-challenge[data-slug="' + c.slug + '"]');
