@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.owners import pid_alive
+from sandbox.owners import owner_alive, owner_token
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
 
@@ -54,10 +54,8 @@ def sweep_orphan_host_dirs() -> int:
     removed = 0
     for folder in Path(tempfile.gettempdir()).glob(f"{HOST_DIR_PREFIX}*-*"):
         owner = folder.name[len(HOST_DIR_PREFIX) :].split("-", 1)[0]
-        if not owner.isdigit():
-            continue
-        if pid_alive(int(owner)):
-            continue  # its worker lives
+        if owner_alive(owner) is not False:
+            continue  # its worker lives, or the name is not one of ours
         shutil.rmtree(folder, ignore_errors=True)
         removed += 1
     return removed
@@ -122,15 +120,51 @@ class Sandbox(ABC):
         """Whether the sandbox is still running (a warm one may have died)."""
 
 
+# How often a running backend looks again for what killed workers left. Its
+# first look, at start, can come too early: the worker it replaces may still
+# be exiting (a process tearing down gigabytes of torch takes a while).
+SWEEP_INTERVAL_SECONDS = 300.0
+
+
 class Backend(ABC):
     name: str
+
+    def __init__(self) -> None:
+        self._last_sweep: float | None = None
+        self._sweep_lock = threading.Lock()
 
     @abstractmethod
     def start(self, profile: str, limits: SandboxLimits) -> Sandbox:
         """Start a sandbox for ``profile``; raise SandboxStartError on failure."""
 
-    def close(self) -> None:  # noqa: B027 - most backends hold nothing between sandboxes
-        """Release what the backend holds between sandboxes (a warm pool's sandboxes)."""
+    def close(self) -> None:
+        """Release what the backend holds between sandboxes (a warm pool's sandboxes).
+
+        A worker stopping cleanly also sweeps: what a dead one left goes too.
+        """
+        self.sweep()
+
+    def sweep_orphans(self) -> int:
+        """Remove what the sandboxes of dead workers left (scratch folders, cgroups, containers); how many."""
+        return 0
+
+    def sweep(self) -> int:
+        """:meth:`sweep_orphans` now, unless another thread is at it."""
+        if not self._sweep_lock.acquire(blocking=False):
+            return 0
+        try:
+            self._last_sweep = time.monotonic()
+            return self.sweep_orphans()
+        except Exception:  # a failed sweep leaves leftovers for the next one; it must not fail a grading
+            log.exception("sweeping the leftovers of dead workers failed", extra={"event": "sandbox.sweep_failed"})
+            return 0
+        finally:
+            self._sweep_lock.release()
+
+    def sweep_if_due(self) -> None:
+        """Sweep if :data:`SWEEP_INTERVAL_SECONDS` have passed since the last sweep (backends call it as they start a sandbox)."""
+        if self._last_sweep is None or time.monotonic() - self._last_sweep >= SWEEP_INTERVAL_SECONDS:
+            self.sweep()
 
 
 _destroying: set[threading.Thread] = set()
@@ -303,7 +337,7 @@ class ProcessSandbox(Sandbox):
         self.limits = limits
         # Host-side scratch of this sandbox (bwrap's /etc files, the local backend's tmp).
         # Named after this worker process, so that a successor can remove what a killed one left.
-        self.host_dir = Path(tempfile.mkdtemp(prefix=f"{HOST_DIR_PREFIX}{os.getpid()}-"))
+        self.host_dir = Path(tempfile.mkdtemp(prefix=f"{HOST_DIR_PREFIX}{owner_token()}-"))
         os.chmod(self.host_dir, 0o755)  # noqa: S103 - read by the sandbox user; holds nothing secret
         self._destroyed = False
         self.proc: subprocess.Popen[bytes] | None = None

@@ -197,6 +197,7 @@ class BwrapBackend(Backend):
     name = "bwrap"
 
     def __init__(self) -> None:
+        super().__init__()
         found = shutil.which("bwrap")
         if not found:
             raise SandboxStartError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
@@ -205,14 +206,18 @@ class BwrapBackend(Backend):
         # that compile with inductor are only slower, never wrong.
         self.warm_dir = ready_host_cache()
         self.use_cgroups = cgroups.available()
-        sweep_orphan_host_dirs()  # scratch folders of sandboxes whose worker was killed
-        if self.use_cgroups:
-            # Groups left by workers that died (SIGKILL, OOM) without destroying their sandboxes.
-            removed = cgroups.sweep_orphans()
-            if removed:
-                log.info("removed orphaned sandbox cgroups", extra={"event": "sandbox.cgroups_swept", "count": removed})
+        self.sweep()
+
+    def sweep_orphans(self) -> int:
+        # Scratch folders and groups left by workers that died (SIGKILL, OOM) without destroying their sandboxes.
+        folders = sweep_orphan_host_dirs()
+        groups = cgroups.sweep_orphans() if self.use_cgroups else 0
+        if folders or groups:
+            log.info("removed orphaned sandbox leftovers", extra={"event": "sandbox.orphans_swept", "folders": folders, "cgroups": groups})
+        return folders + groups
 
     def start(self, profile: str, limits: SandboxLimits) -> BwrapSandbox:
+        self.sweep_if_due()
         sandbox = BwrapSandbox(profile, limits, self)
         sandbox.launch()
         return sandbox

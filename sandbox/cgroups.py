@@ -22,7 +22,7 @@ import time
 import uuid
 from pathlib import Path
 
-from sandbox.owners import pid_alive
+from sandbox.owners import owner_alive, owner_token
 
 ROOT = Path(os.environ.get("SANDBOX_CGROUP_ROOT", "/sys/fs/cgroup"))
 # One parent for every sandbox of this installation; a test can pick its own
@@ -42,7 +42,7 @@ class Cgroup:
     """One sandbox's group(s); ``procs_files`` are what the launcher writes its pid to."""
 
     def __init__(self, memory_mb: int, pids: int, cpus: float) -> None:
-        self.name = f"{PARENT_NAME}/{os.getpid()}-{uuid.uuid4().hex[:16]}"
+        self.name = f"{PARENT_NAME}/{owner_token()}-{uuid.uuid4().hex[:16]}"
         self.dirs: list[Path] = []
         self.v2 = (ROOT / "cgroup.controllers").exists()
         memory = memory_mb * 1024 * 1024
@@ -154,8 +154,9 @@ def _parent_dirs() -> list[Path]:
 
 def _orphaned(group: Path) -> bool:
     owner, sep, _ = group.name.partition("-")
-    if sep and owner.isdigit():
-        return not pid_alive(int(owner))
+    alive = owner_alive(owner) if sep else None
+    if alive is not None:
+        return not alive
     # A legacy name: only an old, empty group is surely nobody's.
     try:
         empty = not (group / "cgroup.procs").read_text().split()

@@ -28,7 +28,7 @@ from typing import Any
 
 from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer, destroy_soon
 from sandbox.bwrap import BASE_ENV, PASSTHROUGH_ENV
-from sandbox.owners import pid_alive
+from sandbox.owners import owner_alive, owner_token
 
 LABEL = "mlprep.sandbox"
 LABEL_WORKER = "mlprep.worker"
@@ -36,7 +36,7 @@ STDERR_TAIL_BYTES = 16 * 1024
 
 
 def _worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{socket.gethostname()}:{owner_token()}"
 
 
 def remove_stale_containers(client: Any) -> int:
@@ -45,8 +45,8 @@ def remove_stale_containers(client: Any) -> int:
     host = socket.gethostname()
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         owner = container.labels.get(LABEL_WORKER, "")
-        owner_host, _, owner_pid = owner.rpartition(":")
-        if owner_host != host or (owner_pid.isdigit() and pid_alive(int(owner_pid))):
+        owner_host, _, owner_process = owner.rpartition(":")
+        if owner_host != host or owner_alive(owner_process) is True:
             continue
         # Already gone, or being removed by the engine: either way not ours to fix.
         with contextlib.suppress(Exception):
@@ -256,6 +256,7 @@ class DockerBackend(Backend):
     name = "docker"
 
     def __init__(self) -> None:
+        super().__init__()
         try:
             import docker
 
@@ -271,7 +272,11 @@ class DockerBackend(Backend):
         except Exception as exc:
             raise SandboxStartError(f"the sandbox image {self.image} is missing: run `make sandbox-image`") from exc
         self.runtime = os.environ.get("SANDBOX_DOCKER_RUNTIME") or None
-        remove_stale_containers(self.client)
+        self.sweep()
+
+    def sweep_orphans(self) -> int:
+        return remove_stale_containers(self.client)
 
     def start(self, profile: str, limits: SandboxLimits) -> DockerSandbox:
+        self.sweep_if_due()
         return DockerSandbox(self, profile, limits)

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits
+from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, sweep_orphan_host_dirs
 from sandbox.bwrap import BASE_ENV
 
 
@@ -44,7 +44,11 @@ class LocalSandbox(ProcessSandbox):
 class LocalBackend(Backend):
     name = "local"
 
+    def sweep_orphans(self) -> int:
+        return sweep_orphan_host_dirs()
+
     def start(self, profile: str, limits: SandboxLimits) -> LocalSandbox:
+        self.sweep_if_due()
         sandbox = LocalSandbox(profile, limits)
         sandbox.launch()
         return sandbox

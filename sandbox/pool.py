@@ -47,6 +47,7 @@ def parse_sizes(text: str) -> dict[str, int]:
 
 class PooledBackend(Backend):
     def __init__(self, inner: Backend, sizes: dict[str, int]) -> None:
+        super().__init__()
         self.inner = inner
         self.name = inner.name
         self.sizes = {p: n for p, n in sizes.items() if n > 0}
@@ -157,4 +158,5 @@ class PooledBackend(Backend):
                 while queue:
                     with contextlib.suppress(Exception):
                         queue.popleft().destroy()
+        self.inner.close()
 

@@ -30,6 +30,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
+from sandbox.backend import HOST_DIR_PREFIX
+from tests.helpers import dead_owner_token
 from tests.services import RedisServer, Worker, _reset_producer_pool, worker_env
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -256,6 +258,11 @@ def test_every_submission_is_graded_exactly_once_through_a_fault(fault: str, pip
     stored = _stored_results(pipeline.logs)
     assert {pk: n for pk, n in stored.items() if n != 1} == {}
     assert set(stored) == set(expected)
+
+    # A leftover whose owner died after the workers' first sweep (as a SIGKILLed
+    # worker still exiting when its successor starts): a clean stop sweeps again.
+    late = pipeline.sandbox_tmp() / f"{HOST_DIR_PREFIX}{dead_owner_token()}-late"
+    (late / "etc").mkdir(parents=True)
 
     # Nothing left behind once the workers stop: no sandbox process, scratch folder or cgroup.
     for worker in pipeline.workers:
