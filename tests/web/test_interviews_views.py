@@ -234,6 +234,7 @@ def test_end_redirects_to_the_scorecard_which_shows_it_all(
     assert 'id="scorecard" data-state="ended"' in html
     assert 'data-recommendation="no"' in html and NOTES_SECRET in html and "terse" in html
     assert '<td class="best">100.0</td>' in html and 'data-kind="submit"' in html and "Ended by the interviewer" in html
+    assert '<span id="time-zone">all times UTC</span>' in html  # the clock times say which clock
     assert "@media print" in (Path(__file__).parents[2] / "web" / "static" / "css" / "site.css").read_text()
     # Ending twice is refused, and says so.
     again = client.post(reverse("interview-end", args=[interview.pk]), HTTP_ACCEPT="application/json")
