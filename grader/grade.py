@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 import types
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -160,12 +162,20 @@ def expected_observations(package: Package, public: bool, backend: Backend | Non
 
 # ---------------------------------------------------------------- custom checks
 
-_checks_modules: dict[str, types.ModuleType] = {}
+# Loaded checks modules by package version, the most recently used last. A
+# long-lived worker sees every version a re-synced repository ever had: keep
+# only the recent ones.
+CHECKS_MODULES_KEPT = 64
+_checks_modules: OrderedDict[str, types.ModuleType] = OrderedDict()
+_checks_modules_lock = threading.Lock()  # validation grades solutions on threads
 
 
 def custom_check(package: Package, name: str) -> Callable[[Any, Any], Any]:
     """The function ``name`` of the package's probes/checks.py, loaded here (trusted content)."""
-    module = _checks_modules.get(package.version)
+    with _checks_modules_lock:
+        module = _checks_modules.get(package.version)
+        if module is not None:
+            _checks_modules.move_to_end(package.version)
     if module is None:
         source = package.checks_source
         if source is None:
@@ -173,7 +183,10 @@ def custom_check(package: Package, name: str) -> Callable[[Any, Any], Any]:
         module = types.ModuleType(f"challenge_checks_{package.version[:12]}")
         module.__dict__["__file__"] = f"{package.slug}/probes/checks.py"
         exec(compile(source, f"{package.slug}/probes/checks.py", "exec"), module.__dict__)  # noqa: S102 - coach content, trusted
-        _checks_modules[package.version] = module
+        with _checks_modules_lock:
+            _checks_modules[package.version] = module
+            while len(_checks_modules) > CHECKS_MODULES_KEPT:
+                _checks_modules.popitem(last=False)
     fn = getattr(module, name, None)
     if not callable(fn):
         raise PackageError(f"no function '{name}'", path=f"{package.slug}/probes/checks.py")
