@@ -120,7 +120,8 @@ def pipeline(transactional_db: Any, settings: Any, tmp_path: Path) -> Iterator[P
         db_name, redis.url, FIXTURES,
         TMPDIR=str(sandbox_tmp),  # every sandbox's host scratch dir lands here: easy to find, easy to check
         SANDBOX_CGROUP_PARENT=cgroup_parent,
-        GRADING_STALE_SECONDS="20",  # a claim older than this is a dead worker's
+        GRADING_HEARTBEAT_SECONDS="3",
+        GRADING_STALE_SECONDS="15",  # a running one without a heartbeat for this long is a dead worker's
         GRADING_QUEUED_SECONDS="20",  # a queued message older than this may be lost
         GRADING_SWEEP_SECONDS="1",
         GRADING_MAX_ATTEMPTS="10",

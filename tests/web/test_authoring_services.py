@@ -193,13 +193,27 @@ def test_the_task_failure_handler_and_the_stale_rule_end_a_run(coach: User, sett
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "TimeoutError: hard limit" in run.message
 
-    stuck = ValidationRun.objects.create(version=version, requested_by=coach, status=RunStatus.RUNNING)
-    stuck.started_at = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 61)
-    stuck.save()
+    # Running, but its worker's heartbeat stopped: it died, and the page says so within a minute.
+    silent_since = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 1)
+    stuck = ValidationRun.objects.create(
+        version=version, requested_by=coach, status=RunStatus.RUNNING, started_at=silent_since, heartbeat_at=silent_since
+    )
     assert services.validation_run_status(stuck).status == RunStatus.FAILED
-    assert "without a report" in ValidationRun.objects.get(pk=stuck.pk).message
-    fresh = ValidationRun.objects.create(version=version, requested_by=coach, status=RunStatus.RUNNING, started_at=timezone.now())
-    assert services.validation_run_status(fresh).status == RunStatus.RUNNING
+    message = ValidationRun.objects.get(pk=stuck.pk).message
+    assert "without a report" in message and f"stopped answering {settings.GRADING_STALE_SECONDS} s ago" in message
+    # A long validation whose worker still beats is left alone, however old its start.
+    long_ago = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    slow = ValidationRun.objects.create(
+        version=version, requested_by=coach, status=RunStatus.RUNNING, started_at=long_ago, heartbeat_at=timezone.now()
+    )
+    assert services.validation_run_status(slow).status == RunStatus.RUNNING
+    # Queued, never taken: only past the task's time limit is its message surely lost.
+    queued = ValidationRun.objects.create(version=version, requested_by=coach)
+    assert services.validation_run_status(queued).status == RunStatus.QUEUED
+    ValidationRun.objects.filter(pk=queued.pk).update(created_at=timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 61))
+    queued.refresh_from_db()
+    assert services.validation_run_status(queued).status == RunStatus.FAILED
+    assert "waited in the queue" in ValidationRun.objects.get(pk=queued.pk).message
 
 
 def test_a_pending_run_is_reused_instead_of_queueing_another(coach: User, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -257,6 +258,47 @@ def test_a_stale_running_submission_is_taken_over(user: User, challenge: Challen
     assert submission.status == Status.DONE and submission.attempts == 2
 
 
+def test_a_long_grading_whose_worker_still_beats_is_not_taken_over(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    # Claimed long ago, but its worker stamped it a moment ago: slow, not dead.
+    long_ago = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS * 10)
+    submission = make_submission(user, challenge, status=Status.RUNNING, started_at=long_ago, heartbeat_at=timezone.now(), attempts=1)
+
+    assert submission_grade(submission.pk).state == "busy"
+    assert services.submission_requeue_stale() == []
+    assert fake_grader.calls == []
+
+
+def test_a_grading_whose_heartbeat_stopped_is_taken_over(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    silent_since = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 5)
+    submission = make_submission(user, challenge, status=Status.RUNNING, started_at=silent_since, heartbeat_at=silent_since, attempts=1)
+
+    assert services.submission_requeue_stale() == [submission.pk]
+    submission.refresh_from_db()
+    assert submission.status == Status.DONE and submission.attempts == 2
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread has its own connection: it must see committed rows
+def test_the_worker_stamps_its_heartbeat_while_it_grades(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
+    settings.GRADING_HEARTBEAT_SECONDS = 0.05
+    submission = make_submission(user, challenge)
+    seen: list[Any] = []
+
+    def grade_slowly() -> None:
+        claimed_at = Submission.objects.get(pk=submission.pk).heartbeat_at
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(set(seen)) < 3:
+            seen.append(Submission.objects.get(pk=submission.pk).heartbeat_at)
+            time.sleep(0.02)
+        assert claimed_at is not None and min(seen) >= claimed_at
+
+    fake_grader.side_effect = grade_slowly
+    assert submission_grade(submission.pk).state == "graded"
+    assert len(set(seen)) >= 3, "the heartbeat did not move while the grading ran"
+    finished = Submission.objects.get(pk=submission.pk)
+    time.sleep(0.2)  # a beat after the result would have landed by now
+    assert Submission.objects.get(pk=submission.pk).heartbeat_at == finished.heartbeat_at
+
+
 def test_a_worker_that_lost_its_claim_does_not_overwrite(user: User, challenge: Challenge, fake_grader: FakeGrader) -> None:
     submission = make_submission(user, challenge)
 
@@ -388,7 +430,7 @@ def test_only_unlocked_hints_of_ones_own_finished_submission(
 
 
 def test_requeue_stale_grades_lost_submissions_and_skips_live_ones(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
-    long_ago = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS + 5)
+    long_ago = timezone.now() - timedelta(seconds=max(settings.GRADING_STALE_SECONDS, settings.GRADING_QUEUED_SECONDS) + 5)
     lost_queued = make_submission(user, challenge)
     Submission.objects.filter(pk=lost_queued.pk).update(created_at=long_ago)
     lost_running = make_submission(user, challenge, status=Status.RUNNING, started_at=long_ago, attempts=1)

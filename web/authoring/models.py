@@ -31,6 +31,7 @@ class ValidationRun(models.Model):
     message = models.TextField(blank=True, help_text="Why a failed run failed.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="The validating worker's last sign of life.")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -50,6 +50,7 @@ from web.authoring.models import RunStatus, ValidationRun
 from web.authoring.zipfiles import ZipRefused, read_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
 from web.challenges.storage import files_decode, files_encode
+from web.submissions.heartbeat import heartbeat
 from web.submissions.services import grading_queue
 
 logger = logging.getLogger(__name__)
@@ -240,14 +241,19 @@ def validation_request(*, user: AbstractBaseUser, version: ChallengeVersion) -> 
 
 def validation_execute(run_id: int) -> ValidationRun | None:
     """Claim a queued run, validate its version and store the report; None if it was not ours to run."""
-    claimed = ValidationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING, started_at=timezone.now())
+    now = timezone.now()
+    claimed = ValidationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING, started_at=now, heartbeat_at=now)
     if not claimed:
         return None  # a second delivery, or already expired: nothing to do
     run = ValidationRun.objects.select_related("version__challenge", "requested_by").get(pk=run_id)
+
+    def stamp() -> int:
+        return ValidationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(heartbeat_at=timezone.now())
+
     try:
         files = files_decode(run.version.files)
         package = package_from_files(files)
-        with tempfile.TemporaryDirectory(prefix="author-validate-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="author-validate-") as tmp, heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS):
             folder = _materialise(Path(tmp), package)
             # As it will be graded: its custom checks, if any, in a sandbox of their own.
             report = validate_package(folder, checks_in_sandbox=True)
@@ -287,20 +293,23 @@ def validation_fail(run_id: int, message: str) -> ValidationRun:
     return _finish_failed(run_id, message)
 
 
-def _stale_after() -> timedelta:
-    # Past the task's hard time limit nothing can still be working on the run.
-    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-
-
 def _expire_if_stale(run: ValidationRun) -> bool:
+    """End a run nobody can still be working on as failed; whether it did."""
     if run.finished:
         return False
-    since = run.started_at or run.created_at
-    if timezone.now() - since < _stale_after():
+    if run.status == RunStatus.RUNNING:
+        # Its worker stamps it while it validates (heartbeat.py): silence means the worker died.
+        since = run.heartbeat_at or run.started_at or run.created_at
+        limit = settings.GRADING_STALE_SECONDS
+        why = f"its worker stopped answering {limit} s ago: it may have died"
+    else:
+        # Past the task's hard time limit a queued run's message is surely lost.
+        since = run.created_at
+        limit = settings.CELERY_TASK_TIME_LIMIT + 60
+        why = f"it waited in the queue for {limit} s"
+    if timezone.now() - since < timedelta(seconds=limit):
         return False
-    state = "running" if run.status == RunStatus.RUNNING else "waiting in the queue"
-    limit = int(_stale_after().total_seconds())
-    _finish_failed(run.pk, f"The validation stopped without a report (still {state} after {limit} s): the worker may have died; validate again.")
+    _finish_failed(run.pk, f"The validation stopped without a report ({why}); validate again.")
     return True
 
 

@@ -213,14 +213,21 @@ CHALLENGES_DIR = Path(os.environ.get("CHALLENGES_DIR", str(REPO_DIR / "challenge
 if os.environ.get("SANDBOX_BACKEND") == "local" and not DEBUG:
     raise ImproperlyConfigured("SANDBOX_BACKEND=local runs code without isolation; use bwrap or docker (or DEBUG=1 for development).")
 
-# A submission "running" for longer than this is taken to belong to a worker
-# that died; the next delivery of its task takes it over. It must exceed the
-# longest grading run (package wall limit plus sandbox start).
-GRADING_STALE_SECONDS = env_int("GRADING_STALE_SECONDS", 600)
+# A worker stamps the submission (or validation) it is working on every
+# GRADING_HEARTBEAT_SECONDS (web/submissions/heartbeat.py). One "running"
+# whose last stamp is older than GRADING_STALE_SECONDS is taken to belong to a
+# worker that died; the next delivery of its task takes it over. Several
+# beats must fit in it, so that a database busy for a few seconds is not
+# taken for a death.
+GRADING_HEARTBEAT_SECONDS = env_int("GRADING_HEARTBEAT_SECONDS", 10)
+GRADING_STALE_SECONDS = env_int("GRADING_STALE_SECONDS", 60)
+if GRADING_STALE_SECONDS < 3 * GRADING_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("GRADING_STALE_SECONDS must be at least three GRADING_HEARTBEAT_SECONDS")
 # The sweeper (submissions.requeue_stale, run by Celery beat every
 # GRADING_SWEEP_SECONDS) queues again a submission queued for longer than
 # GRADING_QUEUED_SECONDS (its message may have been lost with the broker or
-# with a killed worker) or running for longer than GRADING_STALE_SECONDS.
+# with a killed worker) or running with a heartbeat older than
+# GRADING_STALE_SECONDS.
 GRADING_QUEUED_SECONDS = env_int("GRADING_QUEUED_SECONDS", 300)
 GRADING_SWEEP_SECONDS = env_int("GRADING_SWEEP_SECONDS", 60)
 # How many times a submission may be started before it is given up on with

@@ -7,6 +7,8 @@ token: a worker may only store its result if the submission is still running
 under the attempt it started, so a worker that was presumed dead and taken
 over cannot overwrite the newer result. ``queued_at`` is when its grading was
 last sent to the broker: the sweeper re-sends one whose message seems lost.
+``heartbeat_at`` is stamped every few seconds while a worker grades it
+(heartbeat.py): a running one whose stamp is old belongs to a dead worker.
 A regrade (``services.submissions_regrade``) puts a done submission back to
 queued; ``attempts_base`` then holds the attempts made before it, so the
 give-up limit counts the new round only while the fencing token keeps rising.
@@ -62,6 +64,7 @@ class Submission(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True, help_text="When its grading was last sent to the broker.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="The grading worker's last sign of life (heartbeat.py).")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Literal
 
@@ -46,6 +46,7 @@ from grader.grade import decode_submission
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.services import challenge_package
 from web.config.logs import submission_context
+from web.submissions.heartbeat import heartbeat
 from web.submissions.hints import hint_can_reveal, hint_is_shown
 from web.submissions.limits import rate_limited
 from web.submissions.models import HintReveal, Kind, Status, Submission, Verdict
@@ -112,9 +113,7 @@ def submission_create(user: AbstractBaseUser, challenge: Challenge, code: str | 
     if (limited := rate_limited(user, kind)) is not None:
         raise RateLimitExceeded(limited.message, limited.retry_after)
 
-    stale_before = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS)
-    pending = Submission.objects.filter(user=user, created_at__gte=stale_before).exclude(status=Status.DONE).count()
-    if pending >= settings.SUBMISSIONS_MAX_PENDING:
+    if (pending := _pending_count(user)) >= settings.SUBMISSIONS_MAX_PENDING:
         raise TooManyPending(f"You already have {pending} runs waiting to be graded; wait for one to finish.")
 
     with transaction.atomic():
@@ -187,21 +186,36 @@ def submission_grade(submission_id: int) -> GradeOutcome:
         return outcome
 
 
+def _abandoned(stale_before: datetime) -> Q:
+    """Running, and its worker's last sign of life (heartbeat, else the claim) is older than ``stale_before``."""
+    return Q(status=Status.RUNNING) & (
+        Q(heartbeat_at__lt=stale_before) | Q(heartbeat_at__isnull=True, started_at__lt=stale_before)
+    )
+
+
+def _pending_count(user: AbstractBaseUser) -> int:
+    """The user's submissions not yet graded, leaving out any stuck for longer than a grading can take."""
+    recent = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    return Submission.objects.filter(user=user, created_at__gte=recent).exclude(status=Status.DONE).count()
+
+
 def _grade(submission_id: int) -> GradeOutcome:
     now = timezone.now()
     stale_before = now - timedelta(seconds=settings.GRADING_STALE_SECONDS)
-    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, started_at__lt=stale_before)
+    claimable = Q(status=Status.QUEUED) | _abandoned(stale_before)
     # A conditional UPDATE is the claim: atomic on SQLite and PostgreSQL alike,
     # so two workers cannot both move the same row to running.
-    claimed = Submission.objects.filter(claimable, pk=submission_id).update(status=Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    claimed = Submission.objects.filter(claimable, pk=submission_id).update(
+        status=Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1
+    )
     if not claimed:
-        current = Submission.objects.filter(pk=submission_id).values("status", "started_at").first()
+        current = Submission.objects.filter(pk=submission_id).values("status", "started_at", "heartbeat_at").first()
         if current is None:
             return GradeOutcome("missing")
         if current["status"] == Status.DONE:
             return GradeOutcome("already_done")
-        started = current["started_at"] or now
-        return GradeOutcome("busy", retry_after=max(1.0, (started - stale_before).total_seconds() + 1))
+        alive_at = current["heartbeat_at"] or current["started_at"] or now
+        return GradeOutcome("busy", retry_after=max(1.0, (alive_at - stale_before).total_seconds() + 1))
 
     submission = Submission.objects.select_related("version").get(pk=submission_id)
     attempt = submission.attempts
@@ -212,8 +226,12 @@ def _grade(submission_id: int) -> GradeOutcome:
         _finish_with_internal_error(submission_id, PLATFORM_FAILURE_MESSAGE, attempt=attempt)
         return GradeOutcome("given_up")
 
+    def stamp() -> int:
+        return Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(heartbeat_at=timezone.now())
+
     try:
-        result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN)
+        with heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS):
+            result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN)
     except PlatformError as exc:
         logger.warning(
             "the platform failed; handing the submission back", extra={"event": "grading.platform_error", "attempt": attempt, "error": str(exc)}
@@ -320,8 +338,8 @@ def submission_requeue_stale(*, older_than_seconds: float | None = None) -> list
     queued or running forever. Celery beat runs this every
     GRADING_SWEEP_SECONDS (``submissions.requeue_stale``): queued ones are
     sent again once their last send is GRADING_QUEUED_SECONDS old, running
-    ones once their claim is GRADING_STALE_SECONDS old (the next claim takes
-    them over). Grading is idempotent, so a submission that was merely slow
+    ones once their worker's last heartbeat is GRADING_STALE_SECONDS old (the
+    next claim takes them over). Grading is idempotent, so a submission that was merely slow
     or waiting in a long queue only costs its duplicate a no-op.
     ``older_than_seconds`` overrides both ages.
     """
@@ -332,7 +350,7 @@ def submission_requeue_stale(*, older_than_seconds: float | None = None) -> list
     stale = (
         Q(status=Status.QUEUED, queued_at__lt=queued_cutoff)
         | Q(status=Status.QUEUED, queued_at__isnull=True, created_at__lt=queued_cutoff)
-        | Q(status=Status.RUNNING, started_at__lt=now - timedelta(seconds=running_age))
+        | _abandoned(now - timedelta(seconds=running_age))
     )
     ids = list(Submission.objects.filter(stale).order_by("created_at").values_list("pk", flat=True))
     for submission_id in ids:
@@ -380,7 +398,7 @@ def submissions_regrade(rows: QuerySet[Submission], *, on_current_version: bool 
         for submission in rows.select_related("challenge"):
             fields: dict[str, Any] = {
                 "status": Status.QUEUED, "verdict": "", "score": None, "categories": {}, "probes": [], "hints": [],
-                "message": "", "timings": {}, "started_at": None, "finished_at": None, "queued_at": now,
+                "message": "", "timings": {}, "started_at": None, "heartbeat_at": None, "finished_at": None, "queued_at": now,
                 "attempts_base": F("attempts"),
             }  # fmt: skip
             if on_current_version and submission.challenge.current_version_id:
@@ -402,9 +420,7 @@ def submission_regrade_own(user: AbstractBaseUser, submission: Submission) -> Su
         raise RegradeRefused("This is not your submission.")
     if submission.status != Status.DONE or submission.verdict != Verdict.INTERNAL_ERROR:
         raise RegradeRefused("Only a submission the platform failed to grade can be regraded; run or submit your code again instead.")
-    stale_before = timezone.now() - timedelta(seconds=settings.GRADING_STALE_SECONDS)
-    pending = Submission.objects.filter(user=user, created_at__gte=stale_before).exclude(status=Status.DONE).count()
-    if pending >= settings.SUBMISSIONS_MAX_PENDING:
+    if (pending := _pending_count(user)) >= settings.SUBMISSIONS_MAX_PENDING:
         raise TooManyPending(f"You already have {pending} runs waiting to be graded; wait for one to finish.")
     submissions_regrade(Submission.objects.filter(pk=submission.pk))
     submission.refresh_from_db()
