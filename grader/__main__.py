@@ -63,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{result.verdict.label}: {result.score:g}% ({result.message})")
         for probe in result.probes:
             mark = "PASS" if probe.passed else probe.status.upper()
-            print(f"  {mark:14} {probe.category:14} {probe.name}  {probe.message.splitlines()[0] if probe.message else ''}")
+            print(f"  {mark:14} {probe.category:14} {probe.name}")
+            # The whole message: a traceback's last line is the one that says what went wrong.
+            for line in probe.message.splitlines():
+                print(f"      {line}")
         for hint in result.hints:
             if hint["tier"] == 1:
                 print(f"  hint: {hint['text']}")

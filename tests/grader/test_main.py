@@ -31,3 +31,14 @@ def test_a_broken_package_fails_its_check_with_the_field_named(capsys: pytest.Ca
     out = capsys.readouterr().out
     assert out.startswith("FAIL")
     assert "challenge.toml" in out
+
+
+def test_a_probes_whole_message_is_printed_down_to_the_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = tmp_path / "raises.py"
+    code.write_text("def add(a, b):\n    def inner():\n        raise ValueError('boom: the sum is wrong')\n    return inner()\n")
+    assert main(["grade", str(ADD_NUMBERS), str(code), "--public"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Runtime error: 0%")
+    # Each probe's traceback, indented under it, ends with the exception the code raised.
+    assert "      ValueError: boom: the sum is wrong" in out
+    assert '      File "solution.py", line 3, in inner' in out
