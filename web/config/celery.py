@@ -30,9 +30,9 @@ app.autodiscover_tasks()
 def _prepare_sandboxes(**_: object) -> None:
     """In each pool process, after the fork: create the sandbox backend now.
 
-    Creating it removes containers left by a crashed worker (docker) and
-    starts the warm pool's refill thread (``SANDBOX_POOL``), so the first
-    submission does not pay for either. A backend that cannot start is
+    Creating it removes what crashed workers left (scratch folders, cgroups,
+    containers) and starts the warm pool's refill thread (``SANDBOX_POOL``),
+    so the first submission does not pay for either. A backend that cannot start is
     logged here and reported again, as a platform error, by each grading.
     """
     from sandbox import SandboxStartError, get_backend
