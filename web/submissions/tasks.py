@@ -60,8 +60,8 @@ def grade_submission(self: Task, submission_id: int) -> str:
     with submission_context(submission_id, task_id=self.request.id):
         outcome = submission_grade(submission_id)
         if outcome.state == "busy" and not self.request.is_eager:
-            # Another worker holds it. Look again when its claim turns stale: by
-            # then it has either finished (and this is a no-op) or died. Not in
+            # Another worker holds it. Look again when its heartbeat would turn
+            # stale: by then it has finished (a no-op), died, or beaten on. Not in
             # eager mode (tests), where it would run again at once, forever.
             # Back to the queue it came from (GRADING_QUEUES routes by runtime).
             queue = (self.request.delivery_info or {}).get("routing_key")
