@@ -38,6 +38,7 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.rendering import markdown_to_html
 from web.challenges.services import challenge_package
 from web.challenges.storage import files_decode
+from web.config.uploads import upload_stopped
 
 MAX_PREVIEW_CHARS = 200_000
 CODE_FIELDS = (
@@ -169,7 +170,9 @@ def import_package(request: HttpRequest) -> HttpResponse:
         return render(request, "authoring/import.html", {"form": ImportForm(), "max_bytes": MAX_ZIP_BYTES})
     form = ImportForm(request.POST, request.FILES)
     error = None
-    if not form.is_valid():
+    if (cap := upload_stopped(request)) is not None:
+        error = f"The upload passed {cap:,} bytes and was stopped; the limit for a zip is {MAX_ZIP_BYTES:,} bytes."
+    elif not form.is_valid():
         error = "Choose a .zip file to upload."
     else:
         upload = form.cleaned_data["package"]

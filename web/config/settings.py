@@ -196,6 +196,14 @@ WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
 # reaches the service and gets its message ("your code is 10.0 MB; the limit
 # is 256 KiB") instead of Django's bare 400.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 * 1024)
+# The file parts of one request may not pass this many bytes (web/config/uploads.py):
+# the largest upload is a package zip (5 MiB, authoring/zipfiles.py).
+FILE_UPLOAD_MAX_BYTES = env_int("FILE_UPLOAD_MAX_BYTES", 8 * 1024 * 1024)
+FILE_UPLOAD_HANDLERS = [
+    "web.config.uploads.CappedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # --- Security headers that cost nothing in development ----------------------
 
