@@ -66,7 +66,7 @@ def _history(name: str, run: dict) -> None:
         raise Failed(f"augmenter {name}: np.asarray(aug.history) failed: {history}")
     if len(history) != len(means):
         raise Failed(f"augmenter {name}: the history has {len(history)} entries after {len(means)} calls")
-    for i, (h, m) in enumerate(zip(history, means)):
+    for i, (h, m) in enumerate(zip(history, means, strict=True)):
         if not isinstance(h, float) or abs(h - m) > HISTORY_ATOL + HISTORY_RTOL * abs(m):
             raise Failed(f"augmenter {name}: history[{i}] is {h!r}, but batch {i + 1} came back with mean {m:.7g}")
 
@@ -90,7 +90,7 @@ def _log(actual: dict, expected: dict) -> None:
     if not isinstance(log, list) or len(log) != len(order):
         n = len(log) if isinstance(log, list) else 0
         raise Failed(f"the output has {n} 'batch <n>: delta=<value>' line(s) for {len(order)} calls; expected one per call")
-    for i, ((name, k), line) in enumerate(zip(order, log)):
+    for i, ((name, k), line) in enumerate(zip(order, log, strict=True)):
         n, printed = line
         applied = actual["runs"][name]["deltas"][k - 1]
         if n != k:
@@ -102,7 +102,7 @@ def _log(actual: dict, expected: dict) -> None:
 def _same(actual: dict, pairs: list) -> None:
     for a, b in pairs:
         da, db = actual["runs"][a]["deltas"], actual["runs"][b]["deltas"]
-        for i, (x, y) in enumerate(zip(da, db)):
+        for i, (x, y) in enumerate(zip(da, db, strict=True)):
             if abs(x - y) > SAME:
                 raise Failed(
                     f"augmenters {a} and {b} have the same seed but their call {i + 1} applied {x:.7g} and {y:.7g}; "
@@ -113,7 +113,7 @@ def _same(actual: dict, pairs: list) -> None:
 def _different(actual: dict, pairs: list) -> None:
     for a, b in pairs:
         da, db = actual["runs"][a]["deltas"], actual["runs"][b]["deltas"]
-        if max(abs(x - y) for x, y in zip(da, db)) <= 1e-4:
+        if max((abs(x - y) for x, y in zip(da, db, strict=True)), default=0.0) <= 1e-4:
             raise Failed(f"augmenters {a} and {b} have different seeds but applied the same deltas")
 
 

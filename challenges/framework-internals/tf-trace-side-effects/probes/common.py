@@ -73,7 +73,6 @@ class Session:
         self.runs: dict[str, dict[str, Any]] = {}
         self.order: list[list[Any]] = []
         self.lines: list[str] = []
-        self.pairs: dict[str, list[list[str]]] = {}
 
     def augmenter(self, name: str, seed: int, max_delta: float | None = None) -> None:
         args = () if max_delta is None else (max_delta,)
