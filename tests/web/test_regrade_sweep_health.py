@@ -221,6 +221,19 @@ def test_log_lines_are_json_with_the_submission_id_of_the_context() -> None:
     assert line["event"] == "sandbox.started" and line["sandbox_pid"] == 123 and line["message"] == "sandbox started"
 
 
+def test_celerys_own_task_lines_carry_the_submission_and_task_ids() -> None:
+    # As Celery's worker logs a grading task it received: outside any submission context.
+    received = logging.LogRecord("celery.worker.strategy", logging.INFO, __file__, 1, "Task received", None, None)
+    received.data = {"id": "t-9", "name": "submissions.grade_submission", "args": "(24,)", "kwargs": "{}", "eta": None}
+    ContextFilter().filter(received)
+    assert (received.submission_id, received.task_id) == (24, "t-9")  # type: ignore[attr-defined]
+    # Another task's arguments are not a submission id; its task id still is its own.
+    sweep = logging.LogRecord("celery.worker.strategy", logging.INFO, __file__, 1, "Task received", None, None)
+    sweep.data = {"id": "t-10", "name": "authoring.validate_version", "args": "(3,)"}
+    ContextFilter().filter(sweep)
+    assert (sweep.submission_id, sweep.task_id) == (None, "t-10")  # type: ignore[attr-defined]
+
+
 def test_every_grading_event_carries_the_submission_id(user: User, challenge: Challenge, fake_grader: FakeGrader,
                                                        caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
     caplog.handler.addFilter(ContextFilter())

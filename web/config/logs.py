@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,14 +49,35 @@ def current_submission_id() -> int | None:
     return _submission_id.get()
 
 
+# Celery's own lines about a task ("received", "succeeded", "retry") come from
+# its main process, outside any submission context; their ``data`` names the
+# task. These tasks take the submission id as their one argument.
+_SUBMISSION_TASKS = frozenset({"submissions.grade_submission"})
+_ONE_INT_ARGUMENT = re.compile(r"^\((\d+),\)$")
+
+
+def _from_celery_data(record: logging.LogRecord) -> tuple[int | None, str | None]:
+    """The submission and task ids a Celery record's ``data`` names, if any."""
+    data = getattr(record, "data", None)
+    if not isinstance(data, dict):
+        return None, None
+    task_id = data.get("id") if isinstance(data.get("id"), str) else None
+    submission_id = None
+    if data.get("name") in _SUBMISSION_TASKS and (match := _ONE_INT_ARGUMENT.match(str(data.get("args", "")))):
+        submission_id = int(match.group(1))
+    return submission_id, task_id
+
+
 class ContextFilter(logging.Filter):
-    """Adds ``submission_id`` and ``task_id`` from the context unless the record names them itself."""
+    """Adds ``submission_id`` and ``task_id`` from the context (or from a Celery record's ``data``)
+    unless the record names them itself."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        celery_submission, celery_task = _from_celery_data(record)
         if getattr(record, "submission_id", None) is None:
-            record.submission_id = _submission_id.get()
+            record.submission_id = _submission_id.get() or celery_submission
         if getattr(record, "task_id", None) is None:
-            record.task_id = _task_id.get()
+            record.task_id = _task_id.get() or celery_task
         return True
 
 
