@@ -108,6 +108,7 @@ class Worker:
 
     def stop(self) -> None:
         if self.proc.returncode is not None:
+            self._log_file.close()  # a worker that died at start: its log must not leak (ResourceWarning)
             return
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -137,7 +138,8 @@ def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path
         "CELERY_BROKER_URL": redis_url,
         "CHALLENGES_DIR": str(settings.CHALLENGES_DIR),
         "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
-        "GRADING_STALE_SECONDS": "3",
+        "GRADING_HEARTBEAT_SECONDS": "1",
+        "GRADING_STALE_SECONDS": "3",  # a claim without a heartbeat for this long is a dead worker's
         "PYTHONPATH": str(REPO),
     }
     old = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
@@ -162,7 +164,8 @@ def worker_env(db_name: str, broker_url: str, challenges_dir: Path, **extra: str
         "CELERY_BROKER_URL": broker_url,
         "CHALLENGES_DIR": str(challenges_dir),
         "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
-        "GRADING_STALE_SECONDS": "3",
+        "GRADING_HEARTBEAT_SECONDS": "1",
+        "GRADING_STALE_SECONDS": "3",  # a claim without a heartbeat for this long is a dead worker's
         "PYTHONPATH": str(REPO),
         **extra,
     }
