@@ -73,6 +73,13 @@ def coach(db: Any) -> User:
 
 
 @pytest.fixture
+def coach_client(client: Client, coach: User) -> Client:
+    """The test client, signed in as the coach."""
+    client.force_login(coach)
+    return client
+
+
+@pytest.fixture
 def other_coach(db: Any) -> User:
     user = User.objects.create_user("otto", password="pw-otto-12345")
     coach_grant(user)

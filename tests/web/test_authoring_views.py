@@ -23,12 +23,6 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.storage import files_decode
 
 
-@pytest.fixture
-def coach_client(client: Client, coach: User) -> Client:
-    client.force_login(coach)
-    return client
-
-
 def form_data(draft: Draft) -> dict[str, Any]:
     data: dict[str, Any] = {k: v for k, v in form_initial(draft).items()}
     hints = hint_inputs_from_draft(draft)

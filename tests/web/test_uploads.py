@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.test import Client
@@ -14,12 +13,6 @@ from django.urls import reverse
 from web.authoring.zipfiles import MAX_ZIP_BYTES
 
 MiB = 1024 * 1024
-
-
-@pytest.fixture
-def coach_client(client: Client, coach: User) -> Client:
-    client.force_login(coach)
-    return client
 
 
 @pytest.fixture
