@@ -33,16 +33,24 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rfind(")") + 2 :].split()
 
 
-def _start_ticks(pid: int) -> str:
-    fields = _stat_fields(pid)
-    # fields[0] is field 3 (state), so field 22 (starttime) is fields[19].
+def _start_ticks(fields: list[str] | None) -> str:
+    """The start time among :func:`_stat_fields`, "" if absent: fields[0] is field 3 (state), so field 22 is fields[19]."""
     return fields[19] if fields and len(fields) > 19 else ""
+
+
+# This process's own token, by pid: it never changes, but a fork's child has its own.
+_own_token: tuple[int, str] | None = None
 
 
 def owner_token(pid: int | None = None) -> str:
     """The token naming process ``pid`` (default: this process) as the owner of what it creates."""
-    pid = os.getpid() if pid is None else pid
-    start = _start_ticks(pid)
+    global _own_token
+    if pid is None:
+        pid = os.getpid()
+        if _own_token is None or _own_token[0] != pid:
+            _own_token = (pid, owner_token(pid))
+        return _own_token[1]
+    start = _start_ticks(_stat_fields(pid))
     return f"{pid}.{start}" if start else str(pid)
 
 
@@ -65,7 +73,7 @@ def owner_alive(token: str) -> bool | None:
         return True  # unreadable: assume it lives, never remove what might be in use
     if fields[0] in ("Z", "X"):
         return False
-    return not start or (len(fields) > 19 and fields[19] == start)
+    return not start or _start_ticks(fields) == start
 
 
 def pid_alive(pid: int) -> bool:
