@@ -42,6 +42,17 @@ class Report:
     def info(self, line: str) -> None:
         self.lines.append(f"  ok {line}")
 
+    def detail(self, line: str) -> None:
+        """A line explaining the one before it."""
+        self.lines.append(f"       {line}")
+
+
+def _gist(message: str, limit: int = 600) -> str:
+    """The end of a probe's message on one line: for a traceback, its last lines, where the error is."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    text = " | ".join(lines[-3:]) if lines else "(no message)"
+    return text if len(text) <= limit else "..." + text[-limit:]
+
 
 def validate_package(folder: Path | str, backend: Backend | None = None, *, checks_in_sandbox: bool = False) -> Report:
     """Run every check on the package in ``folder`` and report.
@@ -135,6 +146,11 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None) 
         if problems:
             failed = ", ".join(f"{p.name} ({p.status})" for p in result.probes if not p.passed)
             report.fail(f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else ""))
+            first_failed = next((p for p in result.probes if not p.passed), None)
+            if first_failed is not None:
+                # The verdict alone cannot tell a wrong solution from a sandbox that
+                # broke under it: the first failure's own words can.
+                report.detail(f"first failure, '{first_failed.name}': {_gist(first_failed.message)}")
         else:
             report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected")
 

@@ -46,6 +46,10 @@ def test_the_report_is_the_same_graded_one_at_a_time_or_side_by_side(package: Pa
         "FAIL solutions/first-only.py: verdict wrong_answer, expected accepted; failed: floats (wrong_answer), "
         "keeps_float16 (wrong_answer), integers (wrong_answer)"
     ]
+    # The failing line is followed by the first failure's own message, so a
+    # report read later (a CI log) says why, not only which probes.
+    detail = parallel.lines[parallel.lines.index(next(line for line in parallel.lines if line.startswith("FAIL"))) + 1]
+    assert detail.startswith("       first failure, 'floats': ") and "\n" not in detail
     assert "  ok solutions/float64.py: partial" in " ".join(parallel.lines)
 
 
