@@ -367,6 +367,20 @@ def _oom_kills() -> int:
     return 0
 
 
+# What a signal from native code usually means, said to the candidate: a
+# compiled kernel that indexes past its buffers shows up as one of these, and
+# "killed by signal SIGABRT" alone does not point there.
+_NATIVE_CRASHES: dict[int, str] = {
+    signal.SIGSEGV: "a crash in native code, which read or wrote memory it does not own "
+    "(a compiled kernel indexing past the end of a buffer, a pointer to freed memory)",
+    signal.SIGABRT: "native code aborted: a library's internal check failed, or the C heap was found corrupted, "
+    "which usually follows a write past the end of a buffer",
+    signal.SIGBUS: "a crash in native code on a misaligned or unmapped memory access",
+    signal.SIGFPE: "an arithmetic fault in native code (an integer division by zero)",
+    signal.SIGILL: "native code ran an instruction this CPU does not have (code compiled for another CPU?)",
+}
+
+
 def _describe_exit(status: int) -> tuple[str, str]:
     """(runner status, message) for a child that gave no result."""
     if os.WIFSIGNALED(status):
@@ -377,7 +391,12 @@ def _describe_exit(status: int) -> tuple[str, str]:
             return "killed", "killed by SIGKILL"
         if sig == signal.SIGXFSZ:
             return "crashed", "file size limit exceeded"
-        return "crashed", f"killed by signal {signal.Signals(sig).name}"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:  # a real-time signal has no name; the runner must not die on it
+            name = str(sig)
+        why = _NATIVE_CRASHES.get(sig)
+        return "crashed", f"killed by {name}: {why}" if why else f"killed by signal {name}"
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     return "no_result", f"the process exited with code {code} before returning a result (did the code call exit()?)"
 

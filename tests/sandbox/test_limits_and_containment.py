@@ -331,7 +331,29 @@ def test_segfault_fails_alone(backend: str) -> None:
         backend=backend,
     )
     assert statuses(result)["keeps_float16"] == "runtime_error"
-    assert "SIGSEGV" in next(p.message for p in result.probes if p.name == "keeps_float16")
+    message = next(p.message for p in result.probes if p.name == "keeps_float16")
+    # The signal, and what it usually means: the candidate is pointed at memory, not left with a name.
+    assert "SIGSEGV" in message and "past the end of a buffer" in message
+    assert result.verdict == "partial"
+
+
+def test_a_probe_killed_by_a_signal_without_a_name_fails_alone(backend: str) -> None:
+    # Real-time signals have no name in Python's signal.Signals: describing one
+    # must not crash the runner and fail every probe after it.
+    result = grade(
+        """
+        import os
+        import numpy as np
+
+        def add(a, b):
+            if a.dtype == np.float16:
+                os.kill(os.getpid(), 40)
+            return np.add(a, b)
+        """,
+        backend=backend,
+    )
+    assert statuses(result)["keeps_float16"] == "runtime_error"
+    assert "killed by signal 40" in next(p.message for p in result.probes if p.name == "keeps_float16")
     assert result.verdict == "partial"
 
 
