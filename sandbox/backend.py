@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sandbox import cpus
 from sandbox.owners import owner_alive, owner_token
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
@@ -399,12 +400,15 @@ class ProcessSandbox(Sandbox):
         return self.proc is not None and self.proc.poll() is None and not self._destroyed
 
     def run(self, job: dict[str, Any]) -> RunOutcome:
+        cores = cpus.CpuLease([], [])
         try:
             self.wait_ready()
+            cores = cpus.lease(self.limits.cpus)
             job = {
                 **job,
                 "sweep_strays": self.sweep_strays,
                 "limits": {**job.get("limits", {}), **self.job_limits()},
+                "cpus": cores.cpus,
             }
             assert self.proc is not None and self.proc.stdin is not None
             t0 = time.monotonic()
@@ -447,6 +451,7 @@ class ProcessSandbox(Sandbox):
             )  # fmt: skip
             return outcome
         finally:
+            cores.release()
             destroy_soon(self)
 
     def _stderr_tail(self) -> str:

@@ -26,6 +26,7 @@ import threading
 import time
 from typing import Any
 
+from sandbox import cpus
 from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer, destroy_soon
 from sandbox.bwrap import BASE_ENV, PASSTHROUGH_ENV
 from sandbox.owners import owner_alive, owner_token
@@ -161,9 +162,11 @@ class DockerSandbox(Sandbox):
         return bool(self.container.status == "running")
 
     def run(self, job: dict[str, Any]) -> RunOutcome:
+        cores = cpus.CpuLease([], [])
         try:
             self.wait_ready()
-            job = {**job, "sweep_strays": True}
+            cores = cpus.lease(self.limits.cpus)
+            job = {**job, "sweep_strays": True, "cpus": cores.cpus}
             t0 = time.monotonic()
             try:
                 # One line is the whole job; no half-close: the engine drops the
@@ -193,6 +196,7 @@ class DockerSandbox(Sandbox):
                 killed_externally=not done and not oom_killed and not self._killed_by_us and self._kill_requested(),
             )
         finally:
+            cores.release()
             destroy_soon(self)
 
     def _oom_killed(self, done: bool) -> bool:

@@ -476,6 +476,19 @@ def _load_warm_caches(profile: str) -> None:
         shutil.copytree(source, target, dirs_exist_ok=True)
 
 
+def _pin(cpus: Any) -> None:
+    """Run on the cores the backend leased for this job (sandbox/cpus.py); the probes' children inherit them.
+
+    Thread pools that a probe starts (TensorFlow's, IREE's, LLVM's) size
+    themselves to these cores, not to the host's. Before any child is forked:
+    only the calling thread is pinned, and children copy it.
+    """
+    if not isinstance(cpus, list) or not cpus:
+        return
+    with contextlib.suppress(OSError, ValueError, TypeError, OverflowError):  # a core outside our cpuset: run unpinned
+        os.sched_setaffinity(0, {int(c) for c in cpus})
+
+
 def main(argv: list[str]) -> int:
     profile = argv[1] if len(argv) > 1 else "python"
     _load_warm_caches(profile)
@@ -495,6 +508,7 @@ def main(argv: list[str]) -> int:
     job = json.loads(line)
     global SWEEP_STRAYS
     SWEEP_STRAYS = bool(job.get("sweep_strays"))
+    _pin(job.get("cpus"))
     limits = job["limits"]
     workroot = str(limits.get("workdir", "/tmp/work"))
     job_dir = f"{workroot}/job"
