@@ -11,6 +11,7 @@ after.
 from __future__ import annotations
 
 import io
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from grader.probe_meta import ProbeSpec
 from sandbox import Backend, SandboxLimits, SandboxStartError, get_backend
 from sandbox.runner.profiles import PIDS_LIMIT
 from sandbox.runner.wire import WireError, decode_observation, read_frames
+
+log = logging.getLogger(__name__)
 
 OUTPUT_BYTES = 1024 * 1024  # what one probe may print
 OBSERVATION_BYTES = 32 * 1024 * 1024  # one probe's encoded result
@@ -158,6 +161,13 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
     result.runner_died = not done and not outcome.timed_out and not outcome.stream_overflow
     if stream_broken and not (outcome.timed_out or outcome.stream_overflow):
         result.runner_died = True
+    if result.runner_died:
+        # Graded as the candidate's doing (they can kill it), but when they did
+        # not, the runner's own last words (a traceback) are the only clue.
+        log.warning(
+            "the sandbox runner died during the run",
+            extra={"event": "sandbox.runner_died", "exit_code": outcome.exit_code, "stderr_tail": outcome.stderr_tail[-2000:]},
+        )
     return result
 
 

@@ -221,7 +221,7 @@ def test_rewriting_the_job_files_does_not_change_later_probes(backend: str) -> N
     assert all(p.status == "wrong_answer" for p in result.probes)
 
 
-def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str) -> None:
+def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str, caplog: pytest.LogCaptureFixture) -> None:
     result = grade(
         """
         import os, signal
@@ -233,6 +233,8 @@ def test_killing_the_runner_is_a_runtime_error_not_a_platform_error(backend: str
     )
     assert result.verdict == "runtime_error"
     assert "killed" in result.probes[0].message
+    # The platform's log says so too, with what the runner last wrote.
+    assert [r for r in caplog.records if getattr(r, "event", "") == "sandbox.runner_died"]
     assert_still_grades(backend)
 
 
