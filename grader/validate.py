@@ -144,13 +144,13 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None) 
         if result.verdict == Verdict.INTERNAL_ERROR:
             problems.append("the platform failed")
         if problems:
-            failed = ", ".join(f"{p.name} ({p.status})" for p in result.probes if not p.passed)
+            failures = [p for p in result.probes if not p.passed]
+            failed = ", ".join(f"{p.name} ({p.status})" for p in failures)
             report.fail(f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else ""))
-            first_failed = next((p for p in result.probes if not p.passed), None)
-            if first_failed is not None:
+            if failures:
                 # The verdict alone cannot tell a wrong solution from a sandbox that
                 # broke under it: the first failure's own words can.
-                report.detail(f"first failure, '{first_failed.name}': {_gist(first_failed.message)}")
+                report.detail(f"first failure, '{failures[0].name}': {_gist(failures[0].message)}")
         else:
             report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected")
 

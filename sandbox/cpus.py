@@ -90,9 +90,11 @@ def lease(share: float) -> CpuLease:
             fd = os.open(LOCK_DIR / f"{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
+            except OSError as exc:
+                os.close(fd)  # held elsewhere, or no locks here: either way this file is not ours
+                if isinstance(exc, BlockingIOError):
+                    continue
+                raise
             taken.append(cpu)
             fds.append(fd)
     except OSError:
