@@ -46,8 +46,16 @@ lint: venv
 check-challenges: venv
 	$(PY) manage.py check_challenges
 
-test: deps venv lint sandbox-image
-	scripts/run-tests.sh
+# The suite over every core (pytest-xdist, work stealing; tests/conftest.py
+# puts the longest first), lint while the sandbox image builds. Package
+# validations that passed before on the same code and backend are remembered
+# in var/cache/validated (grader/validation_cache.py). The 30 slowest tests
+# are listed at the end (docs/performance.md).
+TEST_JOBS ?= $(shell nproc)
+
+test: deps venv
+	@$(MAKE) --no-print-directory -j2 lint sandbox-image
+	scripts/run-tests.sh -n $(TEST_JOBS) --dist worksteal --durations=30
 
 clean:
 	rm -rf var/cache var/log var/run staticfiles

@@ -1,6 +1,7 @@
 """Command line for the grader library, without Django.
 
-    python -m grader check [PACKAGE_DIR ...]        validate packages (default: all under challenges/)
+    python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
+                                                    one that passed before on this code and backend is not run again)
     python -m grader grade PACKAGE_DIR FILE [--public] [--json]
 
 The web app's ``manage.py grade`` and ``manage.py check_challenges`` wrap the
@@ -29,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="validate challenge packages")
     check.add_argument("packages", nargs="*", type=Path)
+    check.add_argument("--fresh", action="store_true", help="validate even packages that passed before on this code and backend")
     grade = sub.add_parser("grade", help="grade one file against a package")
     grade.add_argument("package", type=Path)
     grade.add_argument("file", type=Path)
@@ -40,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             folders = args.packages or discover_packages(ROOT / "challenges")
             failed = 0
-            for report in validate_all(folders):
+            for report in validate_all(folders, remember=not args.fresh):
                 print(f"{'PASS' if report.ok else 'FAIL'} {report.name}")
                 for line in report.lines:
                     print(f"    {line}")

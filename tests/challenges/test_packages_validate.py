@@ -6,6 +6,11 @@ inside the package's limits (grader/validate.py). One test per package and
 real backend (bwrap and docker in CI: production grades in docker, so a
 package that only works under bwrap must fail here), so a failure names the
 package and the backend and prints the whole report.
+
+A package that passed before on the same version, platform code, runtime and
+backend is not validated again (grader/validation_cache.py; its key is tested
+in tests/grader/test_validation_cache.py): a second ``make test`` re-validates
+only what changed. A fresh clone has no record and validates everything.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ def test_the_catalogue_is_not_empty() -> None:
 @pytest.mark.parametrize("backend", real_backends())
 @pytest.mark.parametrize("folder", PACKAGES, ids=[f"{p.parent.name}/{p.name}" for p in PACKAGES])
 def test_package_is_valid(folder: Path, backend: str) -> None:
-    report = validate_package(folder, get_backend(backend))
+    report = validate_package(folder, get_backend(backend), remember=True)
     assert report.ok, "\n".join([report.name, f"backend: {backend}", *report.lines])
 
 

@@ -63,3 +63,30 @@ def test_validate_jobs_comes_from_the_environment(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("GRADER_VALIDATE_JOBS", "two")
     with pytest.raises(PackageError, match="GRADER_VALIDATE_JOBS must be a whole number, not 'two'"):
         validate_jobs()
+
+
+def test_a_recorded_expectation_is_checked_by_one_run_that_must_agree_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With this version's expectations already recorded (an earlier run, maybe on the other backend), the
+    reference runs once and is judged against them: a run that disagrees fails as non-deterministic."""
+    from grader import expected as expected_cache
+    from grader.package import load_package_dir
+
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    version = load_package_dir(folder).version
+
+    first = validate_package(folder, get_backend("bwrap"))
+    assert first.ok, first.lines
+    assert "two runs agree" in first.lines[0]
+    again = validate_package(folder, get_backend("bwrap"))
+    assert again.ok, again.lines
+    assert "one run agrees with the recorded run" in again.lines[0]
+
+    recorded = expected_cache.load(version, True)
+    assert recorded is not None
+    name = sorted(recorded)[0]
+    expected_cache.store(version, True, {**recorded, name: "not what the reference returns"})
+    report = validate_package(folder, get_backend("bwrap"))
+    assert not report.ok
+    assert any(line.startswith(f"FAIL reference, public: probe '{name}' is not deterministic or fails") for line in report.lines)

@@ -4,6 +4,8 @@ Runs grader.validate.validate_package on every package under CHALLENGES_DIR
 (or only the named slugs): the reference must score 100% and be
 deterministic, the starter must score less, shipped solutions must get their
 stated verdicts. Prints each report; exits non-zero if any package fails.
+A package that passed before on the same version, platform code, runtime and
+backend is not run again (grader/validation_cache.py) unless ``--fresh``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slugs", nargs="*", help="only these challenges (folder names)")
         parser.add_argument("--dir", type=Path, default=None, help="folder of <track>/<slug> packages")
+        parser.add_argument("--fresh", action="store_true", help="validate even packages that passed before on this code and backend")
 
     def handle(self, *args: Any, **options: Any) -> None:
         root: Path = options["dir"] or Path(settings.CHALLENGES_DIR)
@@ -39,7 +42,7 @@ class Command(BaseCommand):
 
         failed = 0
         for folder in folders:
-            report = validate_package(folder)
+            report = validate_package(folder, remember=not options["fresh"])
             self.stdout.write(f"{'PASS' if report.ok else 'FAIL'} {report.name}")
             for line in report.lines:
                 self.stdout.write(f"    {line}")
