@@ -1,7 +1,7 @@
 """Checks: compare an observation with its expectation, in the trusted worker.
 
 Pure functions ``check(actual, expected, **options) -> CheckResult``. Both
-sides are decoded observations (see ``sandbox/runner/wire.py``): plain
+sides are decoded observations (see ``sandbox/runner/codec.py``): plain
 values and :class:`TaggedArray`. The message of a failed check is what the
 candidate reads, so it says *where* (a path such as ``result['grad'][2]``),
 *what* (shape, dtype, type, value) and *by how much* (max abs and rel error,
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.runner.wire import TaggedArray
+from sandbox.runner.codec import TaggedArray
 
 # dtype -> (rtol, atol)
 DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {

@@ -20,8 +20,9 @@ from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from sandbox import Backend, SandboxLimits, SandboxStartError, get_backend
+from sandbox.runner.codec import ObservationError, decode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
-from sandbox.runner.wire import WireError, decode_observation, read_frames
+from sandbox.runner.wire import WireError, read_frames
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +190,7 @@ def _decode_probe(name: str, header: dict[str, Any], blobs: list[bytes]) -> Prob
     if status == "ok":
         try:
             run.observation = decode_observation(header.get("tree"), blobs)
-        except WireError as exc:
+        except ObservationError as exc:
             run.status = "bad_observation"
             run.message = f"the result could not be read: {exc}"
     return run

@@ -30,7 +30,7 @@ from grader.sandboxed_checks import CheckRaised, SandboxedChecks, needs_sandbox,
 from grader.scoring import Scored, score
 from grader.verdicts import Verdict, most_severe
 from sandbox import Backend
-from sandbox.runner.wire import to_jsonable
+from sandbox.runner.codec import to_jsonable
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
 
 MAX_PACKAGE_BYTES = 16 * 1024 * 1024
-# Files and folders a package folder may hold; anything else is refused so
-# that a stray file (a virtualenv, a secret) never becomes package content.
+# Tool output a package folder may hold that is not package content: skipped
+# when the folder is read, so a test run or an editor cannot change the version.
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"}
 
 

@@ -1,6 +1,6 @@
 """Validate a challenge package: what ``check_challenges`` runs.
 
-A package is valid only if (DESIGN.md): the reference scores 100% on public
+A package is valid only if the reference scores 100% on public
 and hidden probes, the starter scores below 100%, every probe is
 deterministic (two runs of the reference agree under the probe's own check),
 every run finishes inside its limits, and every shipped solution in

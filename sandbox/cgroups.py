@@ -111,13 +111,6 @@ class Cgroup:
             return 0
         return 0
 
-    def peak_memory_bytes(self) -> int:
-        name = "memory.peak" if self.v2 else "memory.max_usage_in_bytes"
-        try:
-            return int((self.dirs[0] / name).read_text())
-        except (OSError, ValueError):
-            return 0
-
     def destroy(self) -> None:
         """Kill what is left in the group, then remove it."""
         for group in self.dirs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -9,8 +10,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from grader import GradeResult, Package, grade_submission, load_package_dir
+from sandbox.runner.codec import TaggedArray
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packages"
 ADD_NUMBERS = FIXTURES / "demo" / "add-numbers"
@@ -81,3 +86,46 @@ def dead_owner_token() -> str:
     proc.kill()
     proc.wait()
     return token
+
+
+def same_observation(a: Any, b: Any) -> bool:
+    """Structural equality that understands TaggedArray (dtype, source, numpy dtype, shape, values), NaN and -0.0."""
+    if isinstance(a, TaggedArray) or isinstance(b, TaggedArray):
+        return (
+            isinstance(a, TaggedArray)
+            and isinstance(b, TaggedArray)
+            and (a.dtype, a.source, a.data.dtype, a.data.shape) == (b.dtype, b.source, b.data.dtype, b.data.shape)
+            and np.array_equal(a.data, b.data, equal_nan=a.data.dtype.kind in "fc")
+        )
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_observation(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_observation(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+# Every kind of value a decoded observation holds (sandbox/runner/codec.py).
+DECODED_OBSERVATIONS: dict[str, Any] = {
+    "plain": [None, True, False, 0, -7, 2**70, -(2**64), 1.5, -0.0, "text", ""],
+    "specials": [math.nan, math.inf, -math.inf],
+    "float32": TaggedArray(np.arange(6, dtype=np.float32).reshape(2, 3), "float32", "torch"),
+    "bfloat16": TaggedArray(np.array([1.0, np.nan, -np.inf], dtype=np.float32), "bfloat16", "torch"),  # widened data, real name
+    "float16": TaggedArray(np.array([0.5, 65504.0], dtype=np.float16), "float16", "numpy"),
+    "int64": TaggedArray(np.array([1, -(2**62)], dtype=np.int64), "int64", "numpy"),
+    "bool": TaggedArray(np.array([True, False]), "bool", "numpy"),
+    "complex": TaggedArray(np.array([1 + 2j]), "complex128", "tensorflow"),
+    "zero_d": TaggedArray(np.array(2.5), "float64", "numpy"),
+    "empty": TaggedArray(np.zeros((0, 4), dtype=np.float16), "float16", "numpy"),
+    "nested": {
+        "grad": [TaggedArray(np.ones(2), "float64", "numpy"), {"deep": {"x": [1, math.nan]}}],
+        # keys that look like the codec's markers stay plain keys
+        "$array": 0,
+        "$map": {},
+        "$float": "nan",
+        "$bigint": "1",
+    },
+    "empty_dict": {},
+    "empty_list": [],
+}

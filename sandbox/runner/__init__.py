@@ -1,1 +1,1 @@
-"""Code that runs inside the sandbox: the runner, the probe API, the wire format."""
+"""Code that runs inside the sandbox: the runner, the probe API, the observation codec and the frames that carry it."""

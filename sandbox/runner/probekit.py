@@ -66,8 +66,3 @@ def raises(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | None:
     except Exception as exc:  # noqa: BLE001 - any exception is the observation
         return type(exc).__name__
     return None
-
-
-def raises_any(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
-    """Call ``fn`` and return whether it raised at all (the type may differ)."""
-    return raises(fn, *args, **kwargs) is not None

@@ -3,8 +3,9 @@
 Imported by the in-sandbox runner (to pre-import) and by the trusted side
 (to validate names and size limits), so it depends on nothing. Importing the
 heavy modules before the job arrives is what makes a warm sandbox fast; the
-runner must not run any torch or tensorflow op before it forks probes (see
-ML-STACK.md: OpenMP's pool does not survive fork).
+runner must not run any torch or tensorflow op before it forks probes: a
+child forked after its parent ran even one op hangs, because OpenMP's
+thread pool does not survive fork.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ fresh sandbox; the runner pre-imports the profile's heavy modules, writes a
 ``ready`` frame, then reads exactly one job (one JSON line on stdin), runs
 each probe in a child process forked from itself, and streams frames (see
 ``wire.py``) on its stdout: one ``probe`` frame per probe (plus ``array``
-frames), or one ``syntax_error`` frame, then ``done``.
+frames, the observation encoded by ``codec.py``), or one ``syntax_error``
+frame, then ``done``.
 
 Why a child per probe: the candidate's code is imported afresh in every
 child, so a probe that crashes, hangs, exits or changes global state fails
@@ -45,7 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import wire  # noqa: E402  (after the path fix: this file runs as a script)
+import codec  # noqa: E402  (after the path fix: this file runs as a script)
+import wire  # noqa: E402
 from profiles import PROFILES  # noqa: E402
 
 PR_SET_DUMPABLE = 4
@@ -54,10 +56,6 @@ PR_SET_DUMPABLE = 4
 MAX_JOB_BYTES = 96 * 1024 * 1024
 KEEP_OUTPUT_BYTES = 8 * 1024
 SEED = 0
-
-
-def _out_frame(out: io.BufferedWriter, header: dict[str, Any], blob: bytes | None = None) -> None:
-    wire.write_frame(out, header, blob)
 
 
 def _make_undumpable() -> None:
@@ -146,7 +144,7 @@ def _import_source(name: str, path: str, source: str) -> types.ModuleType:
     """Import ``source`` as module ``name`` from memory, as if it were the file ``path``.
 
     The sources come from the job held in the parent's memory, not from the
-    files in /tmp/job: a probe's code could rewrite those files for the next
+    files in /tmp/work/job: a probe's code could rewrite those files for the next
     probe. The files exist only for ``inspect`` and tracebacks, and linecache
     is primed so tracebacks show the submitted lines even if they were changed.
     """
@@ -185,7 +183,8 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
         if fn is None:
             raise LookupError(f"probe {name!r} is not registered")
         value = fn(solution)
-        tree, blobs = wire.encode_observation(value)
+        blobs: list[bytes] = []
+        tree = codec.encode_observation(value, blobs)
         size = sum(len(b) for b in blobs) + len(json.dumps(tree))
         if size > int(job["limits"]["observation_bytes"]):
             # Refuse here, before the bytes cross a pipe and double in memory.
@@ -194,7 +193,7 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
     except MemoryError:
         wire.write_frame(out, {"type": "memory"})
         return
-    except wire.WireError as exc:
+    except codec.ObservationError as exc:
         wire.write_frame(out, {"type": "bad_observation", "message": str(exc)[:2000]})
         return
     except BaseException as exc:  # noqa: BLE001 - SystemExit included: any escape is the observation
@@ -456,9 +455,9 @@ def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict
         elif "status" not in header:
             status, message = _describe_exit(run.wait_status)
             header.update(status=status, message=message)
-    _out_frame(out, header)
+    wire.write_frame(out, header)
     for i, blob in enumerate(blobs):
-        _out_frame(out, {"type": "array", "probe": name, "index": i}, blob)
+        wire.write_frame(out, {"type": "array", "probe": name, "index": i}, blob)
 
 
 def _load_warm_caches(profile: str) -> None:
@@ -500,7 +499,7 @@ def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")
     for module in PROFILES.get(profile, ("numpy",)):
         __import__(module)
-    _out_frame(out, {"type": "ready", "profile": profile, "pid": os.getpid()})
+    wire.write_frame(out, {"type": "ready", "profile": profile, "pid": os.getpid()})
 
     line = sys.stdin.buffer.readline(MAX_JOB_BYTES)
     if not line:
@@ -528,13 +527,13 @@ def main(argv: list[str]) -> int:
     except wire.WireError:
         pass
     if frames and frames[0][0].get("type") == "syntax_error":
-        _out_frame(out, {**frames[0][0], "type": "syntax_error"})
-        _out_frame(out, {"type": "done"})
+        wire.write_frame(out, {**frames[0][0], "type": "syntax_error"})
+        wire.write_frame(out, {"type": "done"})
         return 0
     if not frames or frames[0][0].get("type") != "ok":
         _, message = _describe_exit(check.wait_status)
-        _out_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
-        _out_frame(out, {"type": "done"})
+        wire.write_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
+        wire.write_frame(out, {"type": "done"})
         return 0
 
     for i, probe in enumerate(job["probes_list"]):
@@ -548,7 +547,7 @@ def main(argv: list[str]) -> int:
         if run.status is None and _oom_kills() > ooms_before:
             run.status = "memory"
         _report_probe(out, name, run, limits)
-    _out_frame(out, {"type": "done"})
+    wire.write_frame(out, {"type": "done"})
     return 0
 
 

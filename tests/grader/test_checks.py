@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from grader.checks import DEFAULT_TOLERANCES, check
-from sandbox.runner.wire import TaggedArray
+from sandbox.runner.codec import TaggedArray
 
 
 def arr(values, dtype: str, source: str = "numpy", *, logical: str | None = None) -> TaggedArray:
@@ -17,7 +17,7 @@ def arr(values, dtype: str, source: str = "numpy", *, logical: str | None = None
 
 
 def bf16(values) -> TaggedArray:
-    # bfloat16 travels as float32 data with its real name (see wire._WIDENED_DTYPES).
+    # bfloat16 travels as float32 data with its real name (see codec.WIDENED_DTYPES).
     return arr(values, "float32", logical="bfloat16")
 
 

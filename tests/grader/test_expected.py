@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from grader import expected
-from sandbox.runner.wire import TaggedArray
+from sandbox.runner.codec import ObservationError, TaggedArray
+from tests.helpers import DECODED_OBSERVATIONS, same_observation
 
 VERSION = "f" * 64
 
@@ -21,56 +22,13 @@ def cache_in_tmp(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
-def same(a, b) -> bool:
-    """Structural equality that understands TaggedArray and NaN."""
-    if isinstance(a, TaggedArray) or isinstance(b, TaggedArray):
-        return (
-            isinstance(a, TaggedArray)
-            and isinstance(b, TaggedArray)
-            and a.dtype == b.dtype
-            and a.source == b.source
-            and a.data.dtype == b.data.dtype
-            and a.data.shape == b.data.shape
-            and np.array_equal(a.data, b.data, equal_nan=a.data.dtype.kind in "fc")
-        )
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
-OBSERVATIONS = {
-    "plain": [None, True, False, 0, -7, 2**70, 1.5, "text", ""],
-    "specials": [math.nan, math.inf, -math.inf, -0.0],
-    "array": TaggedArray(np.arange(6, dtype=np.float32).reshape(2, 3), "float32", "torch"),
-    "widened": TaggedArray(np.array([1.0, np.nan, -np.inf], dtype=np.float32), "bfloat16", "torch"),
-    "ints": TaggedArray(np.array([1, 2, 3], dtype=np.int64), "int64", "numpy"),
-    "zero_d": TaggedArray(np.array(2.5), "float64", "numpy"),
-    "empty": TaggedArray(np.zeros((0, 4), dtype=np.float16), "float16", "numpy"),
-    "complex": TaggedArray(np.array([1 + 2j]), "complex128", "tensorflow"),
-    "nested": {
-        "grad": [TaggedArray(np.ones(2), "float64", "numpy"), {"deep": {"x": [1, math.nan]}}],
-        "calls": 3,
-        # keys that look like the cache's own markers stay plain keys
-        "$tagged": 0,
-        "$float": "nan",
-        "$map": {},
-    },
-    "empty_dict": {},
-    "empty_list": [],
-}
-
-
 def test_store_then_load_round_trips_every_kind_of_value():
-    expected.store(VERSION, False, OBSERVATIONS)
+    expected.store(VERSION, False, DECODED_OBSERVATIONS)
     loaded = expected.load(VERSION, False)
     assert loaded is not None
-    assert loaded.keys() == OBSERVATIONS.keys()
-    for name, value in OBSERVATIONS.items():
-        assert same(loaded[name], value), name
+    assert loaded.keys() == DECODED_OBSERVATIONS.keys()
+    for name, value in DECODED_OBSERVATIONS.items():
+        assert same_observation(loaded[name], value), name
 
 
 def test_nan_and_infinities_come_back_as_floats():
@@ -80,7 +38,7 @@ def test_nan_and_infinities_come_back_as_floats():
 
 
 def test_tagged_array_keeps_its_logical_dtype_and_source():
-    expected.store(VERSION, False, {"p": OBSERVATIONS["widened"]})
+    expected.store(VERSION, False, {"p": DECODED_OBSERVATIONS["bfloat16"]})
     loaded = expected.load(VERSION, False)["p"]
     assert isinstance(loaded, TaggedArray)
     assert (loaded.dtype, loaded.source, loaded.data.dtype) == ("bfloat16", "torch", np.float32)
@@ -161,7 +119,40 @@ def test_a_pickled_array_in_the_cache_is_not_loaded(cache_in_tmp):
     assert expected.load(VERSION, False) is None
 
 
-def test_the_json_half_is_plain_json():
-    expected.store(VERSION, False, {"p": [math.nan, TaggedArray(np.ones(1), "float64", "numpy")]})
+def test_an_entry_is_the_codecs_trees_and_an_npz_of_their_blobs():
+    ones = TaggedArray(np.ones(1), "float64", "numpy")
+    expected.store(VERSION, False, {"p": [math.nan, ones], "q": {"x": TaggedArray(np.arange(3), "int64", "numpy")}})
     meta = json.loads((expected.entry_dir(VERSION) / "hidden.json").read_text())
-    assert meta == {"probes": {"p": [{"$float": "nan"}, {"$tagged": 0, "dtype": "float64", "source": "numpy"}]}}
+    assert meta == {
+        "probes": {
+            "p": [{"$float": "nan"}, {"$array": 0, "dtype": "float64", "source": "numpy"}],
+            "q": {"$map": {"x": {"$array": 1, "dtype": "int64", "source": "numpy"}}},
+        },
+        "arrays": 2,
+    }
+    with np.load(expected.entry_dir(VERSION) / "hidden.npz", allow_pickle=False) as arrays:
+        assert sorted(arrays.files) == ["a0", "a1"]
+        assert arrays["a1"].tolist() == [0, 1, 2]
+
+
+def test_an_entry_in_an_older_format_reads_as_missing():
+    """The entry layout before the shared codec: "$tagged" arrays and no array count."""
+    entry = expected.entry_dir(VERSION)
+    entry.mkdir(parents=True)
+    (entry / "hidden.json").write_text(json.dumps({"probes": {"p": {"$tagged": 0, "dtype": "float64", "source": "numpy"}}}))
+    buf = io.BytesIO()
+    np.savez(buf, a0=np.ones(2))
+    (entry / "hidden.npz").write_bytes(buf.getvalue())
+    assert expected.load(VERSION, False) is None
+
+
+def test_an_entry_that_names_more_arrays_than_it_holds_reads_as_missing():
+    expected.store(VERSION, False, {"p": TaggedArray(np.ones(2), "float64", "numpy")})
+    meta_path = expected.entry_dir(VERSION) / "hidden.json"
+    meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), "arrays": 2}))
+    assert expected.load(VERSION, False) is None
+
+
+def test_a_value_that_is_not_an_observation_is_refused_when_stored():
+    with pytest.raises(ObservationError, match=r"unsupported builtins\.set at result\['k'\]"):
+        expected.store(VERSION, False, {"p": {"k": {1, 2}}})

@@ -13,7 +13,7 @@ from grader.execute import Execution, ProbeRun
 from grader.grade import MAX_CODE_BYTES, GradeResult, decode_submission, evaluate
 from grader.package import load_package_dir, package_from_files, read_package_files
 from grader.verdicts import Verdict
-from sandbox.runner.wire import TaggedArray
+from sandbox.runner.codec import TaggedArray
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "packages" / "demo" / "add-numbers"
 PACKAGE = load_package_dir(FIXTURE)

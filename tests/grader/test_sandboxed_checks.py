@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from grader import Package
-from grader.sandboxed_checks import BATCH_BYTES, encode_value
-from sandbox.runner.wire import TaggedArray, decode_observation
-from tests.helpers import grade, package_with, real_backends
+from grader.sandboxed_checks import BATCH_BYTES, _item, _job
+from sandbox.runner import codec
+from tests.helpers import DECODED_OBSERVATIONS, grade, package_with, real_backends, same_observation
 
 CHECKS = '''
 from __future__ import annotations
@@ -143,18 +143,29 @@ def test_a_check_broken_on_the_reference_too_is_an_internal_error(backend: str, 
     assert [p.passed for p in result.probes if p.name != "broken"] == [True, True, True]
 
 
-def test_decoded_observations_travel_back_unchanged() -> None:
-    value = {
-        "half": TaggedArray(np.arange(6, dtype=np.float32).reshape(2, 3), "bfloat16", "torch"),
-        "scalar": TaggedArray(np.array(2.5), "float64", "numpy"),
-        "nested": [1, -(2**70), math.inf, -math.inf, None, True, "text", {"k": [0.5]}],
-    }
-    blobs: list[bytes] = []
-    back = decode_observation(encode_value(value, blobs), blobs)
-    assert back["half"].dtype == "bfloat16" and back["half"].source == "torch" and back["half"].data.shape == (2, 3)
-    np.testing.assert_array_equal(back["half"].data, value["half"].data)
-    assert back["scalar"].data.shape == () and float(back["scalar"].data) == 2.5
-    assert back["nested"][:4] == [1, -(2**70), math.inf, -math.inf] and back["nested"][4:] == [None, True, "text", {"k": [0.5]}]
+def test_each_check_in_a_batch_reads_its_own_observations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generated data module, run here as the sandbox runs it: every item decodes its own arrays, not a neighbour's."""
+    _, untrusted = packages(tmp_path, Path("/nonexistent"))
+    spec = untrusted.hidden_probes[0]
+    pairs = [
+        (DECODED_OBSERVATIONS["float16"], DECODED_OBSERVATIONS["int64"]),
+        (DECODED_OBSERVATIONS["nested"], DECODED_OBSERVATIONS["bfloat16"]),
+        ({"loss": math.inf, "steps": [1, 2]}, DECODED_OBSERVATIONS["zero_d"]),
+    ]
+    job = _job(untrusted, [_item(spec, actual, expected) for actual, expected in pairs])
+
+    # In the sandbox, codec is a top-level module and grader.checks is installed from its source.
+    monkeypatch.setitem(sys.modules, "codec", codec)
+    for name in ("sandbox.runner.codec", "grader.checks"):
+        monkeypatch.setitem(sys.modules, name, sys.modules[name])
+    data: dict[str, Any] = {}
+    exec(compile(job["sources"]["solution"], "solution.py", "exec"), data)
+
+    assert len(data["ITEMS"]) == len(pairs)
+    for item, (actual, expected) in zip(data["ITEMS"], pairs, strict=True):
+        assert same_observation(data["value"](item, "actual"), actual)
+        assert same_observation(data["value"](item, "expected"), expected)
+    assert data["value"](data["ITEMS"][0], "actual") is not data["value"](data["ITEMS"][0], "actual")  # a fresh copy each call
 
 
 def test_a_batch_fits_the_runners_job_limit_and_two_observations_at_the_wire_cap_fit_a_batch() -> None:
