@@ -1,4 +1,4 @@
-"""Coach pages: the grading dashboard (web.coach.selectors) and regrading submissions (web.submissions.services).
+"""Coach pages: the grading dashboard (web.coach.selectors) and regrading submissions (web.submissions.services.regrade).
 
 For coaches (web.accounts.roles: the coach group, or staff): anonymous
 visitors are sent to the login page, logged-in candidates get 403.
@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from web.accounts.roles import coach_required
 from web.coach.forms import RegradeForm
 from web.coach.selectors import grading_health
-from web.submissions.services import submissions_for_regrade, submissions_regrade
+from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
 
 #: Rows the regrade preview lists (it counts them all).
 PREVIEW_ROWS = 50
