@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from sandbox import use_backend
 from tests.fake_backend import FakeBackend, ok
@@ -132,3 +135,17 @@ def fake_sandbox(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Fa
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected-cache"))
     yield fake
     use_backend("fake", None)
+
+
+# The column holding every file of a package (base64 for binaries): megabytes for the heavy ones.
+PACKAGE_FILES_COLUMN = '"challenges_challengeversion"."files"'
+
+
+@contextmanager
+def reads_no_package_files(*, max_queries: int) -> Iterator[CaptureQueriesContext]:
+    """The block reads no package's files and makes at most ``max_queries`` queries: what a page or a poll must cost."""
+    with CaptureQueriesContext(connection) as queries:
+        yield queries
+    heavy = [q["sql"] for q in queries.captured_queries if PACKAGE_FILES_COLUMN in q["sql"]]
+    assert not heavy, f"read a package's files: {heavy}"
+    assert len(queries.captured_queries) <= max_queries, [q["sql"] for q in queries.captured_queries]

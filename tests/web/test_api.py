@@ -23,7 +23,7 @@ from web.challenges.models import Challenge
 from web.submissions.models import HintReveal, Kind, Status, Submission
 from web.submissions.services.intake import MAX_CODE_BYTES
 
-from .conftest import ALL_SUM_HINTS, CORRECT, SUM_WRONG
+from .conftest import ALL_SUM_HINTS, CORRECT, SUM_WRONG, reads_no_package_files
 
 CODE = CORRECT
 
@@ -116,7 +116,9 @@ def test_submit_with_a_token_then_poll_gives_the_pages_result(
     assert created == {"id": sub.pk, "kind": "submit", "status": "queued", "url": f"/api/v1/submissions/{sub.pk}/"}
     (job,) = fake_sandbox.runs_of(SUM_WRONG)
     assert job["public"] is False
-    polled = api.get(created["url"]).json()
+    # The token, its user, the submission with its version, the hints revealed: never the package's files.
+    with reads_no_package_files(max_queries=4):
+        polled = api.get(created["url"]).json()
     assert polled["done"] and polled["verdict"] == "partial" and polled["score"] == pytest.approx(33.3, abs=0.1)
     assert "stdout" not in polled["probes"][0]  # hidden probes show no output, as on the page
     assert [h["id"] for h in polled["hints"] if h["shown"]] == ["nudge"]

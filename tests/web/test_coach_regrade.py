@@ -18,7 +18,7 @@ from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge, ChallengeVersion
 from web.submissions.models import Status, Submission, Verdict
 
-from .conftest import CORRECT, SUM_WRONG
+from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
 
 
 def done(challenge: Challenge, user: User, *, verdict: str = Verdict.INTERNAL_ERROR, age_hours: float = 0, **fields: Any) -> Submission:
@@ -117,3 +117,13 @@ def test_candidates_and_visitors_cannot_regrade(client: Client, coach: User, cha
     assert client.post(reverse("coach-regrade"), {"ids": str(sub.pk), "regrade": "1"}).status_code == 403
     assert client.get(reverse("coach-regrade")).status_code == 403
     assert Submission.objects.get(pk=sub.pk).status == Status.DONE
+
+
+def test_the_preview_reads_no_package_files(client: Client, coach: User, challenge: Challenge, user: User) -> None:
+    log_in(client, coach)
+    rows = [done(challenge, user) for _ in range(3)]
+    # However many rows: the session, the user, the coach checks, the form's versions, the count, the rows joined.
+    with reads_no_package_files(max_queries=7):
+        page = client.get(reverse("coach-regrade"), {"ids": " ".join(str(s.pk) for s in rows)})
+    assert page.status_code == 200 and 'data-count="3"' in page.content.decode()
+    assert challenge.current_version.short_version in page.content.decode()

@@ -26,7 +26,7 @@ from web.interviews.models import Interview, RubricScore, Snapshot
 from web.interviews.services import interview_assess, interview_create, interview_end
 from web.submissions.models import Submission
 
-from .conftest import CORRECT
+from .conftest import CORRECT, reads_no_package_files
 
 CODE = CORRECT
 NOTES_SECRET = "PRIVATE-NOTE-4e1b"
@@ -302,3 +302,17 @@ def test_a_body_beyond_the_upload_limit_gets_the_code_limit_message(interview: I
         response = client.post(join_url(interview, name, "add-two"), "#" * 4096, content_type="text/plain")
         assert response.status_code == 400 and "far too large" in response.json()["error"], name
     assert not Snapshot.objects.exists() and not Submission.objects.exists()
+
+
+def test_the_polls_and_autosaves_of_an_interview_read_no_package_files(interview: Interview, user: User, coach: User) -> None:
+    candidate = as_user(user)
+    candidate.get(join_url(interview))
+    with reads_no_package_files(max_queries=8):
+        saved = candidate.post(join_url(interview, "interview-autosave", "add-two"), "x = 1\n", content_type="text/plain")
+    assert saved.status_code == 200
+    with reads_no_package_files(max_queries=6):
+        assert candidate.get(join_url(interview, "interview-candidate-state")).json()["state"] == "live"
+    watching = as_user(coach)
+    with reads_no_package_files(max_queries=10):
+        live = watching.get(reverse("interview-live-state", args=[interview.pk])).json()
+    assert live["challenges"][0]["latest_code"] == "x = 1\n"

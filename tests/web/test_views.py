@@ -14,7 +14,7 @@ from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge, ChallengeVersion
 from web.submissions.models import HintReveal, Status, Submission
 
-from .conftest import CORRECT, SUM_WRONG
+from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
 
 CODE = CORRECT
 
@@ -332,3 +332,25 @@ def test_the_interview_admin_shows_state_but_not_the_assessment_or_the_link(admi
     page = admin_client.get(f"/admin/interviews/interview/{interview.pk}/change/")
     assert page.status_code == 200
     assert "SECRET-TOKEN-xyz" not in page.content.decode() and "PRIVATE-NOTES-abc" not in page.content.decode()
+
+
+# --- what a poll costs ------------------------------------------------------------------------------
+
+
+def test_the_detector_sees_a_query_that_reads_package_files(challenge: Challenge) -> None:
+    with pytest.raises(AssertionError, match="read a package's files"), reads_no_package_files(max_queries=10):
+        ChallengeVersion.objects.get(pk=challenge.current_version_id)
+
+
+def test_polling_a_submission_reads_no_package_files(alice: Client, graded: int) -> None:
+    # The session, the user, the submission with its version, the hints revealed.
+    with reads_no_package_files(max_queries=4):
+        data = alice.get(reverse("submission-status", args=[graded])).json()
+    assert data["done"] and data["version"] == Submission.objects.get(pk=graded).version.short_version
+
+
+def test_the_challenge_page_reads_no_package_files(alice: Client, graded: int) -> None:
+    with reads_no_package_files(max_queries=5):
+        page = alice.get(reverse("challenge-detail", args=["add-two"]))
+    html = page.content.decode()
+    assert page.status_code == 200 and f'data-submission="{graded}"' in html and "def add(a, b):" in html

@@ -18,6 +18,8 @@ from web.submissions.services.regrade import submissions_for_regrade, submission
 
 #: Rows the regrade preview lists (it counts them all).
 PREVIEW_ROWS = 50
+# A preview row shows who, what, which version and how it went: not the code, the result or the package.
+PREVIEW_DEFERRED = ("code", "probes", "hints", "categories", "timings", "version__files")
 
 
 @require_GET
@@ -45,5 +47,5 @@ def regrade(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Regrading {len(regraded)} submission(s){': ' + shown if regraded else ''}.")
             return redirect("coach-grading")
         count = rows.count()
-        matches = {"count": count, "rows": list(rows.select_related("challenge", "user", "version")[:PREVIEW_ROWS])}
+        matches = {"count": count, "rows": list(rows.select_related("challenge", "user", "version").defer(*PREVIEW_DEFERRED)[:PREVIEW_ROWS])}
     return render(request, "coach/regrade.html", {"form": form, "matches": matches, "preview_rows": PREVIEW_ROWS})

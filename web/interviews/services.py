@@ -165,7 +165,10 @@ def _may_run(interview: Interview, user: AbstractBaseUser) -> bool:
 
 def _interview_challenge(interview: Interview, slug: str) -> Challenge:
     item = (
-        InterviewChallenge.objects.select_related("challenge", "challenge__current_version").filter(interview=interview, challenge__slug=slug).first()
+        InterviewChallenge.objects.select_related("challenge", "challenge__current_version")
+        .defer("challenge__current_version__files")  # autosaves come every few seconds; none needs the package
+        .filter(interview=interview, challenge__slug=slug)
+        .first()
     )
     if item is None:
         raise NotInInterview(f"The challenge {slug!r} is not part of this interview.")
