@@ -20,7 +20,7 @@ start failure are in it, and the web adds the refusals of a request::
 
 Each app's own refusals subclass one of these (``SubmissionRejected``,
 ``RateLimitExceeded(SubmissionRejected, Throttled)``, ``InterviewLocked``,
-...): the status comes from the first class of an error's MRO that the table
+the login throttle's ``LoginBlocked``, ...): the status comes from the first class of an error's MRO that the table
 knows, so no view decides a status for an application error. A database
 that is locked or unreachable (``django.db.OperationalError``) is answered
 here too: 503 with Retry-After, because nothing was saved and trying again
@@ -32,7 +32,8 @@ and their JSON endpoints, and the API's DRF exception handler
 (``web/api/errors.py``) answers for the API, both through
 :func:`error_answer`. The body is ``{"error": message, ...}``; a browser that
 asked for HTML gets a short page with the same sentence. Views raise; they do
-not build error responses.
+not build error responses. A page that shows a refusal inside its own form
+(login, sign-up) takes the status and headers with :func:`answered_as`.
 """
 
 from __future__ import annotations
@@ -179,6 +180,16 @@ def error_response(request: HttpRequest, exc: BaseException) -> HttpResponse | N
         response = HttpResponse(render_to_string("error.html", context), status=answer.status)
     else:
         response = JsonResponse(answer.body, status=answer.status)
+    for name, value in answer.headers.items():
+        response[name] = value
+    return response
+
+
+def answered_as(response: HttpResponse, exc: AppError) -> HttpResponse:
+    """``response`` (a page that shows the refusal its own way: a form with the message) with ``exc``'s status and headers."""
+    answer = error_answer(exc)
+    assert answer is not None  # every AppError has a rule
+    response.status_code = answer.status
     for name, value in answer.headers.items():
         response[name] = value
     return response

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from grader.errors import GraderError, InvalidSubmission, PackageError, PlatformError
 from sandbox.errors import AppError, SandboxStartError
+from web.accounts.throttle import LoginBlocked
 from web.authoring.services import AuthoringError
 from web.errors import (
     BUSY_MESSAGE,
@@ -63,6 +64,7 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     (NotInInterview("Not part of this interview."), 404, {"error": "Not part of this interview."}, {}),
     (SnapshotRateLimited("Autosaving too often.", 3), 429, {"error": "Autosaving too often.", "retry_after": 3}, {"Retry-After": "3"}),
     (AuthoringError("The slug is taken."), 400, {"error": "The slug is taken."}, {}),
+    (LoginBlocked("ip", "Too many failed logins.", 900), 429, {"error": "Too many failed logins.", "retry_after": 900}, {"Retry-After": "900"}),
     (InvalidSubmission("Your code is not valid UTF-8 text."), 400, {"error": "Your code is not valid UTF-8 text."}, {}),
     # Ours to fix: a fixed sentence, never the message (it can name hidden probes, hosts or engines).
     (PackageError("probe 'secret_probe' fails on the reference", path="add-two/reference/solution.py"), 500, {"error": PACKAGE_MESSAGE}, {}),
