@@ -16,11 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from grader.errors import GraderError
 from grader.grade import grade_submission
 from grader.package import discover_packages, load_package_dir
 from grader.validate import validate_all
-from sandbox.backend import SandboxStartError
+from sandbox.errors import AppError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
         result = grade_submission(package, code, public=args.public)
-    except (GraderError, SandboxStartError) as exc:
-        # A missing image or an unknown backend is the operator's to fix: one line, no traceback.
+    except AppError as exc:
+        # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -1,17 +1,24 @@
 """The grading errors, and the verdict each one becomes.
 
-    GraderError
-    +-- InvalidSubmission   the code cannot be graded at all (not UTF-8, empty,
-    |                       over the size limit): refused before any sandbox
-    |                       starts; the caller shows the message, no verdict
-    +-- PackageError        a challenge package is malformed, or its reference
-    |                       does not pass its own probes: the coach's fault;
-    |                       the message names the file and the field
-    +-- PlatformError       the platform failed (a sandbox did not start, the
-                            runner broke the protocol before any candidate
-                            code ran): never the candidate's fault; the task
-                            retries it, and after the last try the submission
-                            gets the verdict ``internal_error``
+Part of the application's one error tree (its root, ``AppError``, is in
+``sandbox/errors.py``, the bottom layer; ``web/errors.py`` maps every class
+to an HTTP answer)::
+
+    AppError (sandbox/errors.py)
+    +-- SandboxStartError   (sandbox/errors.py) the grader turns it into a
+    |                       PlatformError when a grading meets it
+    +-- GraderError
+        +-- InvalidSubmission   the code cannot be graded at all (not UTF-8, empty,
+        |                       over the size limit): refused before any sandbox
+        |                       starts; the caller shows the message, no verdict
+        +-- PackageError        a challenge package is malformed, or its reference
+        |                       does not pass its own probes: the coach's fault;
+        |                       the message names the file and the field
+        +-- PlatformError       the platform failed (a sandbox did not start, the
+                                runner broke the protocol before any candidate
+                                code ran): never the candidate's fault; the task
+                                retries it, and after the last try the submission
+                                gets the verdict ``internal_error``
 
 Everything the candidate's code can cause (syntax errors, exceptions, time,
 memory and output limits, a killed runner) is *not* an exception here: it is
@@ -20,8 +27,10 @@ a verdict in the GradeResult.
 
 from __future__ import annotations
 
+from sandbox.errors import AppError
 
-class GraderError(Exception):
+
+class GraderError(AppError):
     """Base of every error the grader raises on purpose."""
 
 

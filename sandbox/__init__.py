@@ -3,7 +3,8 @@
 ``get_backend()`` picks the backend named by ``SANDBOX_BACKEND``: ``bwrap``
 (the default: bubblewrap namespaces plus cgroups), ``docker`` (production,
 with the sandbox issue) or ``local`` (no isolation; tests and laptops only).
-This package never imports Django or the grader.
+``use_backend`` installs another under a name of its own (the tests' in-memory
+fake, tests/fake_backend.py). This package never imports Django or the grader.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 
 from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, finish_destroys
 
-__all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "shutdown"]
+__all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "shutdown", "use_backend"]
 
 BACKENDS = ("bwrap", "docker", "local")
 
@@ -46,6 +47,21 @@ def get_backend(name: str | None = None) -> Backend:
         backend = PooledBackend(backend, parse_sizes(sizes))
     _cache[name] = backend
     return backend
+
+
+def use_backend(name: str, backend: Backend | None) -> None:
+    """Make ``get_backend(name)`` answer ``backend`` (None forgets it).
+
+    With ``SANDBOX_BACKEND=name`` every grading of the process then runs on it:
+    how tests put an in-memory backend under the grader. A name of
+    :data:`BACKENDS` is refused, so a real backend is never shadowed.
+    """
+    if name in BACKENDS:
+        raise ValueError(f"{name!r} names a real backend; install a stand-in under a name of its own")
+    if backend is None:
+        _cache.pop(name, None)
+    else:
+        _cache[name] = backend
 
 
 def shutdown(timeout: float = 15.0) -> int:

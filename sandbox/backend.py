@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import cpus
+from sandbox.errors import SandboxStartError as SandboxStartError  # re-exported: defined with the error tree
 from sandbox.owners import owner_alive, owner_token
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
@@ -60,10 +61,6 @@ def sweep_orphan_host_dirs() -> int:
         shutil.rmtree(folder, ignore_errors=True)
         removed += 1
     return removed
-
-
-class SandboxStartError(RuntimeError):
-    """The sandbox could not be started or never became ready (a platform failure)."""
 
 
 @dataclass(frozen=True)

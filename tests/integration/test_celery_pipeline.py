@@ -15,7 +15,7 @@ from tests.services import Worker, wait_until_done
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import Submission
-from web.submissions.services import submission_create
+from web.submissions.services.intake import submission_create
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 REFERENCE = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"

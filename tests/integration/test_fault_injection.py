@@ -36,7 +36,7 @@ from tests.services import RedisServer, Worker, _reset_producer_pool, worker_env
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import Status, Submission
-from web.submissions.services import submission_create
+from web.submissions.services.intake import submission_create
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 SUBMISSIONS = int(os.environ.get("FAULT_SUBMISSIONS", "100"))

@@ -1,23 +1,28 @@
-"""Fixtures for the web tests: a synced fixture package, users, and two ways to grade.
+"""Fixtures for the web tests: a synced fixture package, users, and a sandbox to grade in.
 
-``fake_grader`` replaces ``code_grade`` (the one call into the grader) with a
-programmable stand-in, for tests about the web's own logic. ``real_grader``
-grades for real with the grader's unisolated local backend, for tests that
-must show the whole path works.
+``fake_sandbox`` puts the in-memory backend of tests/fake_backend.py under
+the real grader: the web's services, the tasks and the grader run as in
+production, and the sandbox answers from a script (right answers, wrong
+ones, exceptions, syntax errors, start failures). The whole path with real
+sandboxes and a real Celery worker is tests/integration's.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
-from grader.errors import PlatformError
+from sandbox import use_backend
+from tests.fake_backend import FakeBackend, ok
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -97,35 +102,15 @@ def alice(client: Client, user: User) -> Client:
     return client
 
 
-def grade_result(
-    verdict: str = "accepted",
-    score: float = 100.0,
-    *,
-    failed_tags: tuple[str, ...] = (),
-    hints: list[dict[str, Any]] | None = None,
-    public: bool = False,
-) -> dict[str, Any]:
-    """A GradeResult.to_dict() shaped answer."""
-    passed = verdict == "accepted"
-    probe = {
-        "name": "positives", "category": "correctness", "weight": 2.0, "passed": passed,
-        "status": "passed" if passed else "wrong_answer", "message": "" if passed else "expected 3, got 0",
-        "description": "Positive integers.", "duration_ms": 5, "stdout": "printed <b>text</b>",
-        "observation": [0] if public else None, "expected": [3] if public else None, "details": {},
-    }  # fmt: skip
-    return {
-        "verdict": verdict,
-        "score": score,
-        "categories": {"correctness": {"score": score, "passed": int(passed), "total": 1}},
-        "probes": [probe],
-        "hints": hints if hints is not None else [],
-        "message": f"{int(passed)} of 1 probes passed",
-        "version": "x" * 64,
-        "public": public,
-        "timings": {"total_ms": 12},
-    }
-
-
+# The fixture package's reference, and what each of its probes observes on it.
+REFERENCE = (FIXTURES / "basics" / "add-two" / "reference" / "solution.py").read_text()
+# A correct solution whose text is not the reference's, so that its jobs and the reference's are told apart.
+CORRECT = "def add(a, b):\n    return b + a\n"
+ADD_TWO_ANSWERS = {"small": 5, "positives": [3, 30, 15], "negatives": [-3, -2]}
+STARTER = (FIXTURES / "basics" / "add-two" / "starter" / "solution.py").read_text()
+# Wrong on positive numbers, right on negative ones: only the "sum" hints unlock.
+SUM_WRONG = "def add(a, b):\n    return a + b if a < 0 else a * b\n"
+# The hints that failing the "sum" probes unlocks (challenge.toml), in the order the grader lists them.
 ALL_SUM_HINTS = [
     {"id": "nudge", "tier": 1, "tags": ["sum"], "text": "Look at what `add` **returns**."},
     {"id": "concept", "tier": 2, "tags": ["sum"], "text": "The `+` operator adds two integers."},
@@ -133,33 +118,34 @@ ALL_SUM_HINTS = [
 ]
 
 
-class FakeGrader:
-    """Stands in for ``code_grade``: records calls, answers from a script."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-        self.result: dict[str, Any] = grade_result()
-        self.platform_failures = 0  # raise PlatformError this many times first
-        self.side_effect: Callable[[], None] | None = None
-
-    def __call__(self, version: Any, code: str | bytes, *, public: bool) -> dict[str, Any]:
-        self.calls.append({"version": version.version, "code": code, "public": public})
-        if self.side_effect is not None:
-            self.side_effect()
-        if self.platform_failures > 0:
-            self.platform_failures -= 1
-            raise PlatformError("sandbox did not start")
-        return self.result
-
-
 @pytest.fixture
-def fake_grader(monkeypatch: pytest.MonkeyPatch) -> FakeGrader:
-    fake = FakeGrader()
-    monkeypatch.setattr("web.submissions.services.code_grade", fake)
-    return fake
+def fake_sandbox(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeBackend]:
+    """Every grading of the test runs on an in-memory backend that knows the fixture package.
 
-
-@pytest.fixture
-def real_grader(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("SANDBOX_BACKEND", "local")
+    The reference and any code not scripted observe the right answers; the
+    starter and SUM_WRONG answer as their code would. The expected
+    observations are cached in the test's own folder, so nothing the fake
+    said is ever served to a real backend.
+    """
+    fake = FakeBackend(ADD_TWO_ANSWERS)
+    fake.script(STARTER, small=ok(0), positives=ok([0, 0, 0]), negatives=ok([0, 0]))
+    fake.script(SUM_WRONG, small=ok(6), positives=ok([2, 200, 56]))
+    use_backend("fake", fake)
+    monkeypatch.setenv("SANDBOX_BACKEND", "fake")
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected-cache"))
+    yield fake
+    use_backend("fake", None)
+
+
+# The column holding every file of a package (base64 for binaries): megabytes for the heavy ones.
+PACKAGE_FILES_COLUMN = '"challenges_challengeversion"."files"'
+
+
+@contextmanager
+def reads_no_package_files(*, max_queries: int) -> Iterator[CaptureQueriesContext]:
+    """The block reads no package's files and makes at most ``max_queries`` queries: what a page or a poll must cost."""
+    with CaptureQueriesContext(connection) as queries:
+        yield queries
+    heavy = [q["sql"] for q in queries.captured_queries if PACKAGE_FILES_COLUMN in q["sql"]]
+    assert not heavy, f"read a package's files: {heavy}"
+    assert len(queries.captured_queries) <= max_queries, [q["sql"] for q in queries.captured_queries]

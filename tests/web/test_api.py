@@ -1,7 +1,8 @@
 """The JSON API (web/api): list, fetch, submit, poll; token and session auth; errors; the OpenAPI schema.
 
-Grading is the conftest's fake_grader (eager Celery), so each test is about
-the API's own behaviour; tests/integration/test_cli.py runs the real thing.
+Grading is the real grader on the conftest's in-memory sandbox (eager Celery),
+so each test is about the API's own behaviour; tests/integration/test_cli.py
+runs the real thing.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
+from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge
 from web.submissions.models import HintReveal, Kind, Status, Submission
-from web.submissions.services import MAX_CODE_BYTES
+from web.submissions.services.intake import MAX_CODE_BYTES
 
-from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+from .conftest import ALL_SUM_HINTS, CORRECT, SUM_WRONG, reads_no_package_files
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
 
 
 def token_for(user: User) -> str:
@@ -103,20 +105,21 @@ def test_unknown_or_unpublished_challenge_is_404_with_a_message(api: Client, cha
 
 
 def test_submit_with_a_token_then_poll_gives_the_pages_result(
-    api: Client, challenge: Challenge, fake_grader: FakeGrader, user: User, django_capture_on_commit_callbacks: Any
+    api: Client, challenge: Challenge, fake_sandbox: FakeBackend, user: User, django_capture_on_commit_callbacks: Any
 ) -> None:
-    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
-
     with django_capture_on_commit_callbacks(execute=True):
-        response = submit(api, {"kind": "submit", "code": CODE})
+        response = submit(api, {"kind": "submit", "code": SUM_WRONG})
 
     assert response.status_code == 202
     created = response.json()
     sub = Submission.objects.get()
     assert created == {"id": sub.pk, "kind": "submit", "status": "queued", "url": f"/api/v1/submissions/{sub.pk}/"}
-    assert fake_grader.calls == [{"version": challenge.current_version.version, "code": CODE, "public": False}]
-    polled = api.get(created["url"]).json()
-    assert polled["done"] and polled["verdict"] == "wrong_answer" and polled["score"] == 0.0
+    (job,) = fake_sandbox.runs_of(SUM_WRONG)
+    assert job["public"] is False
+    # The token, its user, the submission with its version, the hints revealed: never the package's files.
+    with reads_no_package_files(max_queries=4):
+        polled = api.get(created["url"]).json()
+    assert polled["done"] and polled["verdict"] == "partial" and polled["score"] == pytest.approx(33.3, abs=0.1)
     assert "stdout" not in polled["probes"][0]  # hidden probes show no output, as on the page
     assert [h["id"] for h in polled["hints"] if h["shown"]] == ["nudge"]
     web = Client()
@@ -152,7 +155,7 @@ def test_a_token_caller_reveals_the_hints_a_submission_unlocked_in_tier_order(ap
 
 
 def test_a_token_caller_regrades_only_a_platform_failure(
-    api: Client, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    api: Client, challenge: Challenge, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     wrong = _done(user, challenge)
     refused = api.post(reverse("api-regrade", args=[wrong.pk]))
@@ -161,7 +164,6 @@ def test_a_token_caller_regrades_only_a_platform_failure(
     failed = _done(user, challenge, verdict="internal_error", score=None)
     polled = api.get(reverse("api-submission", args=[failed.pk])).json()
     assert polled["regrade_url"] == f"/api/v1/submissions/{failed.pk}/regrade/"
-    fake_grader.result = grade_result("accepted", 100.0)
     with django_capture_on_commit_callbacks(execute=True):
         answer = api.post(polled["regrade_url"])
     assert answer.status_code == 202 and answer.json()["status"] == "queued"
@@ -176,13 +178,14 @@ def test_hint_and_regrade_routes_are_404_for_another_users_submission(api: Clien
     assert Submission.objects.get(pk=theirs.pk).verdict == "internal_error" and not HintReveal.objects.exists()
 
 
-def test_run_shows_public_output(api: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> None:
-    fake_grader.result = grade_result("wrong_answer", 0.0, public=True)
+def test_run_shows_public_output(api: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any) -> None:
+    fake_sandbox.script(SUM_WRONG, small=ok(6, stdout="printed <b>text</b>"))
     with django_capture_on_commit_callbacks(execute=True):
-        created = submit(api, {"kind": "run", "code": CODE}).json()
+        created = submit(api, {"kind": "run", "code": SUM_WRONG}).json()
     polled = api.get(created["url"]).json()
-    assert Submission.objects.get().kind == Kind.RUN and fake_grader.calls[0]["public"] is True
-    assert polled["probes"][0]["observation"] == [0] and polled["probes"][0]["stdout"] == "printed <b>text</b>"
+    (job,) = fake_sandbox.runs_of(SUM_WRONG)
+    assert Submission.objects.get().kind == Kind.RUN and job["public"] is True
+    assert polled["probes"][0]["observation"] == 6 and polled["probes"][0]["stdout"] == "printed <b>text</b>"
 
 
 @pytest.mark.parametrize(
@@ -198,11 +201,11 @@ def test_run_shows_public_output(api: Client, challenge: Challenge, fake_grader:
         ("{not json", "JSON parse error"),
     ],
 )
-def test_bad_input_gets_400_naming_the_problem(api: Client, challenge: Challenge, fake_grader: FakeGrader, body: Any, message: str) -> None:
+def test_bad_input_gets_400_naming_the_problem(api: Client, challenge: Challenge, fake_sandbox: FakeBackend, body: Any, message: str) -> None:
     response = submit(api, body)
     assert response.status_code == 400, response.content
     assert set(response.json()) == {"error"} and message in response.json()["error"]
-    assert Submission.objects.count() == 0 and fake_grader.calls == []
+    assert Submission.objects.count() == 0 and fake_sandbox.starts == 0
 
 
 def test_a_body_that_is_not_json_is_415(api: Client, challenge: Challenge) -> None:
@@ -264,7 +267,7 @@ def test_api_token_command_prints_replaces_and_revokes(user: User) -> None:
         call_command("api_token", "nobody")
 
 
-def test_a_browser_session_works_but_needs_the_csrf_token(challenge: Challenge, fake_grader: FakeGrader, user: User) -> None:
+def test_a_browser_session_works_but_needs_the_csrf_token(challenge: Challenge, fake_sandbox: FakeBackend, user: User) -> None:
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(user)
     refused = submit(browser, {"kind": "run", "code": CODE})

@@ -18,9 +18,11 @@ from tests.web.test_authoring_services import CHECKS, fixture_draft, validated, 
 from web.authoring import services
 from web.authoring.draft import Draft, draft_to_files
 from web.authoring.forms import form_initial, hint_inputs_from_draft
-from web.authoring.models import RunStatus
+from web.authoring.models import RunStatus, ValidationRun
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.storage import files_decode
+
+from .conftest import reads_no_package_files
 
 
 def form_data(draft: Draft) -> dict[str, Any]:
@@ -258,3 +260,13 @@ def test_the_edit_page_keeps_files_the_form_does_not_show(coach_client: Client, 
     challenge = Challenge.objects.get(slug="add-three")
     assert challenge.draft_version is not None
     assert files_decode(challenge.draft_version.files)["solutions/zero.py"] == files["solutions/zero.py"]
+
+
+def test_polling_a_validation_reads_no_package_files(coach_client: Client, coach: User) -> None:
+    challenge = authored(coach)
+    assert challenge.draft_version is not None
+    run = ValidationRun.objects.create(version=challenge.draft_version, requested_by=coach)
+    # The session, the user, the coach check, the run with its version and challenge.
+    with reads_no_package_files(max_queries=5):
+        data = coach_client.get(reverse("author-validation", args=[run.pk])).json()
+    assert (data["status"], data["version"]) == (RunStatus.QUEUED, challenge.draft_version.version)

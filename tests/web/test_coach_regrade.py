@@ -1,7 +1,7 @@
 """The coach's regrade page (web/coach/views.py:regrade, web/coach/forms.py): preview, regrade, refusals.
 
-Grading is the conftest's fake_grader (eager Celery): the test is about which
-submissions go back to the queue and what the coach is told.
+Grading is the real grader on the conftest's in-memory sandbox (eager Celery):
+the test is about which submissions go back to the queue and what the coach is told.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge, ChallengeVersion
 from web.submissions.models import Status, Submission, Verdict
 
-from .conftest import FakeGrader, grade_result
+from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
 
 
 def done(challenge: Challenge, user: User, *, verdict: str = Verdict.INTERNAL_ERROR, age_hours: float = 0, **fields: Any) -> Submission:
     sub = Submission.objects.create(
-        user=user, challenge=challenge, version=fields.pop("version", challenge.current_version), kind="submit", code="x = 1\n",
+        user=user, challenge=challenge, version=fields.pop("version", challenge.current_version), kind="submit", code=fields.pop("code", CORRECT),
         status=Status.DONE, verdict=verdict, score=None if verdict == Verdict.INTERNAL_ERROR else 0.0, **fields,
     )  # fmt: skip
     Submission.objects.filter(pk=sub.pk).update(created_at=timezone.now() - timedelta(hours=age_hours))
@@ -49,12 +50,11 @@ def test_preview_lists_what_matches_and_changes_nothing(client: Client, coach: U
 
 
 def test_regrade_by_time_queues_only_those_and_reports_them(
-    client: Client, coach: User, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    client: Client, coach: User, challenge: Challenge, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     log_in(client, coach)
     recent = done(challenge, user, age_hours=1)
-    old = done(challenge, user, age_hours=30)
-    fake_grader.result = grade_result("accepted", 100.0)
+    old = done(challenge, user, age_hours=30, code=SUM_WRONG)
     since = (timezone.localtime() - timedelta(hours=2)).strftime("%Y-%m-%d %H:%M")
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -65,11 +65,11 @@ def test_regrade_by_time_queues_only_those_and_reports_them(
     recent.refresh_from_db()
     old.refresh_from_db()
     assert (recent.verdict, recent.score) == ("accepted", 100.0) and old.verdict == Verdict.INTERNAL_ERROR
-    assert len(fake_grader.calls) == 1
+    assert len(fake_sandbox.runs_of(CORRECT)) == 1 and fake_sandbox.runs_of(SUM_WRONG) == []
 
 
 def test_regrade_on_the_current_version_moves_submissions_to_it(
-    client: Client, coach: User, challenge: Challenge, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    client: Client, coach: User, challenge: Challenge, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     log_in(client, coach)
     current = challenge.current_version
@@ -77,14 +77,13 @@ def test_regrade_on_the_current_version_moves_submissions_to_it(
         challenge=challenge, version="0" * 64, files=current.files, statement="s", starter_code="", runtime=current.runtime
     )
     sub = done(challenge, user, verdict=Verdict.WRONG_ANSWER, version=older)
-    fake_grader.result = grade_result("accepted", 100.0)
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("coach-regrade"), {"version": older.pk, "on_current_version": "on", "regrade": "1"})
 
     sub.refresh_from_db()
     assert sub.version_id == current.pk and sub.verdict == "accepted"
-    assert fake_grader.calls[0]["version"] == current.version
+    assert len(fake_sandbox.runs_of(CORRECT)) == 1
 
 
 def test_bad_criteria_are_named_and_nothing_is_regraded(client: Client, coach: User, challenge: Challenge, user: User) -> None:
@@ -118,3 +117,13 @@ def test_candidates_and_visitors_cannot_regrade(client: Client, coach: User, cha
     assert client.post(reverse("coach-regrade"), {"ids": str(sub.pk), "regrade": "1"}).status_code == 403
     assert client.get(reverse("coach-regrade")).status_code == 403
     assert Submission.objects.get(pk=sub.pk).status == Status.DONE
+
+
+def test_the_preview_reads_no_package_files(client: Client, coach: User, challenge: Challenge, user: User) -> None:
+    log_in(client, coach)
+    rows = [done(challenge, user) for _ in range(3)]
+    # However many rows: the session, the user, the coach checks, the form's versions, the count, the rows joined.
+    with reads_no_package_files(max_queries=7):
+        page = client.get(reverse("coach-regrade"), {"ids": " ".join(str(s.pk) for s in rows)})
+    assert page.status_code == 200 and 'data-count="3"' in page.content.decode()
+    assert challenge.current_version.short_version in page.content.decode()

@@ -12,13 +12,12 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge
 from web.submissions.models import Submission
-from web.submissions.services import code_grade
+from web.submissions.services.grading import code_grade
 
-from .conftest import FakeGrader, grade_result
-
-REFERENCE = "def add(a, b):\n    return a + b\n"
+from .conftest import REFERENCE, SUM_WRONG
 
 
 def call(*args: Any) -> tuple[str, str]:
@@ -76,43 +75,41 @@ def test_grade_refuses_bad_files(challenge: Challenge, tmp_path: Path, content: 
         call("grade", "add-two", str(path))
 
 
-def test_grade_goes_through_code_grade_and_stores_nothing(challenge: Challenge, tmp_path: Path, fake_grader: FakeGrader) -> None:
-    fake_grader.result = grade_result("partial", 66.7)
+def test_grade_goes_through_code_grade_and_stores_nothing(challenge: Challenge, tmp_path: Path, fake_sandbox: FakeBackend) -> None:
     path = tmp_path / "solution.py"
-    path.write_text(REFERENCE)
-
-    out, _ = call("grade", "add-two", str(path), "--json")
-
-    assert json.loads(out) == fake_grader.result
-    assert fake_grader.calls == [{"version": challenge.current_version.version, "code": REFERENCE, "public": False}]
-    assert not Submission.objects.exists()
-
-
-@pytest.mark.usefixtures("real_grader")
-def test_grade_really_grades_with_the_local_backend(challenge: Challenge, tmp_path: Path) -> None:
-    path = tmp_path / "solution.py"
-    path.write_text(REFERENCE)
+    path.write_text(SUM_WRONG)
 
     as_json, _ = call("grade", "add-two", str(path), "--json")
     summary, _ = call("grade", "add-two", str(path), "--public")
 
     result = json.loads(as_json)
-    assert result["verdict"] == "accepted" and result["score"] == 100
+    assert (result["verdict"], result["score"]) == ("partial", pytest.approx(33.3, abs=0.1))
     assert result["version"] == challenge.current_version.version
-    assert "add-two @" in summary and "accepted" in summary and "PASS small" in summary
+    assert {p["name"]: p["passed"] for p in result["probes"]} == {"positives": False, "negatives": True}
+    assert "add-two @" in summary and "wrong_answer" in summary and "FAIL small" in summary and "expected 5, got 6" in summary
+    assert [job["public"] for job in fake_sandbox.runs_of(SUM_WRONG)] == [False, True]
     # the same function the worker calls gives the same answer
-    again = code_grade(challenge.current_version, REFERENCE, public=False)
+    again = code_grade(challenge.current_version, SUM_WRONG, public=False)
     assert (again["verdict"], again["score"]) == (result["verdict"], result["score"])
+    assert not Submission.objects.exists()
 
 
-@pytest.mark.usefixtures("real_grader")
+def test_grade_says_when_the_platform_failed(challenge: Challenge, tmp_path: Path, fake_sandbox: FakeBackend) -> None:
+    path = tmp_path / "solution.py"
+    path.write_text(SUM_WRONG)
+    fake_sandbox.fail_starts(1, "the Docker engine is not reachable")
+    with pytest.raises(CommandError, match=r"grading failed \(PlatformError\): the Docker engine is not reachable"):
+        call("grade", "add-two", str(path))
+
+
+@pytest.mark.usefixtures("fake_sandbox")
 def test_check_challenges_passes_a_valid_package(package_root: Path, settings: Any) -> None:
     settings.CHALLENGES_DIR = package_root
     out, _ = call("check_challenges")
     assert "PASS basics/add-two" in out and "1 passed, 0 failed" in out
 
 
-@pytest.mark.usefixtures("real_grader")
+@pytest.mark.usefixtures("fake_sandbox")
 def test_check_challenges_fails_when_the_starter_already_passes(package_root: Path, settings: Any) -> None:
     settings.CHALLENGES_DIR = package_root
     (package_root / "basics" / "add-two" / "starter" / "solution.py").write_text(REFERENCE)

@@ -2,7 +2,7 @@
 
 The clock (starts on the candidate's first visit, ends at the deadline or
 early), the server-side lock, autosave limits, the timeline, the rubric and
-the scorecard. Grading itself does not matter here: ``fake_grader`` answers.
+the scorecard. Grading itself does not matter here: the in-memory sandbox (``fake_sandbox``) answers.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
+from web.errors import ErrorAnswer, error_answer
 from web.interviews import selectors, services
 from web.interviews.models import Interview, InterviewSubmission, RubricScore, Snapshot, State
 from web.interviews.services import (
@@ -32,12 +34,17 @@ from web.interviews.services import (
     interview_submission_create,
     snapshot_save,
 )
+from web.submissions.errors import RateLimitExceeded, SubmissionRejected
 from web.submissions.models import HintReveal, Status, Submission
-from web.submissions.services import MAX_CODE_BYTES, RateLimitExceeded, SubmissionRejected, hint_reveal, submission_grade
+from web.submissions.services.grading import submission_grade
+from web.submissions.services.intake import MAX_CODE_BYTES
+from web.submissions.services.reveal import hint_reveal
 
-from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+from .conftest import ALL_SUM_HINTS, CORRECT
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
+# Wrong on the public probe (small: add(2, 3) observes 2): the "sum" hints unlock.
+RETURNS_A = "def add(a, b):\n    return a\n"
 
 
 @pytest.fixture
@@ -161,7 +168,7 @@ def test_an_interview_ended_before_it_started_never_starts(interview: Interview,
 
 
 def test_a_submit_during_the_interview_is_a_linked_graded_submission(
-    interview: Interview, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     started(interview, user)
     with django_capture_on_commit_callbacks(execute=True):
@@ -169,13 +176,13 @@ def test_a_submit_during_the_interview_is_a_linked_graded_submission(
     submission.refresh_from_db()
     assert submission.status == Status.DONE and submission.score == 100.0
     assert InterviewSubmission.objects.get(submission=submission).interview == interview
-    assert len(fake_grader.calls) == 1
+    assert len(fake_sandbox.runs_of(CODE)) == 1
     # The code sent is on the timeline too.
     assert [s["code"] for s in selectors.snapshot_timeline(interview, submission.challenge)] == [CODE]
 
 
 def test_runs_and_submits_are_refused_before_the_start_and_after_the_end(
-    interview: Interview, user: User, coach: User, fake_grader: FakeGrader
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend
 ) -> None:
     with pytest.raises(InterviewLocked, match="not started"):
         interview_submission_create(interview, user, "add-two", CODE, "run")
@@ -216,7 +223,7 @@ def test_only_the_candidate_and_only_the_interviews_challenges(interview: Interv
 
 
 def test_a_submission_queued_before_the_end_is_graded_after_it(
-    interview: Interview, user: User, coach: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     started(interview, user)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -260,7 +267,10 @@ def test_autosave_rate_limit_refuses_a_flood_with_retry_after(interview: Intervi
         snapshot_save(interview, user, "add-two", f"a = {i}\n")
     with pytest.raises(SnapshotRateLimited) as refused:
         snapshot_save(interview, user, "add-two", "a = 'one too many'\n")
-    assert refused.value.status_code == 429 and 1 <= refused.value.retry_after <= 61
+    assert error_answer(refused.value) == ErrorAnswer(
+        429, {"error": str(refused.value), "retry_after": refused.value.retry_after}, {"Retry-After": str(refused.value.retry_after)}
+    )
+    assert 1 <= refused.value.retry_after <= 61
     assert not snapshot_save(interview, user, "add-two", f"a = {services.SNAPSHOTS_PER_MINUTE - 1}\n").created  # unchanged: fine
     assert Snapshot.objects.count() == services.SNAPSHOTS_PER_MINUTE
     # A minute later the window is free again.
@@ -321,18 +331,17 @@ def test_only_the_coach_or_staff_assess(interview: Interview, user: User, other_
 
 
 def test_live_state_and_scorecard_show_code_runs_submits_hints_and_rubric(
-    interview: Interview, user: User, coach: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, coach: User, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     started(interview, user)
     # A hint the candidate saw before the interview is not one they used in it.
     HintReveal.objects.create(user=user, challenge=challenge, hint_id="old", tier=1, revealed_at=timezone.now() - timedelta(days=1))
     snapshot_save(interview, user, "add-two", "def add(a, b):\n    return 0\n")
-    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS, public=True)
+    fake_sandbox.script(RETURNS_A, small=ok(2))
     with django_capture_on_commit_callbacks(execute=True):
-        run = interview_submission_create(interview, user, "add-two", "def add(a, b):\n    return a\n", "run")
+        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
     run.refresh_from_db()
     hint_reveal(user, run, "concept")
-    fake_grader.result = grade_result("accepted", 100.0)
     with django_capture_on_commit_callbacks(execute=True):
         interview_submission_create(interview, user, "add-two", CODE, "submit")
     interview_assess(
@@ -363,12 +372,12 @@ def test_live_state_and_scorecard_show_code_runs_submits_hints_and_rubric(
 
 
 def test_a_hint_revealed_after_the_end_is_not_counted_as_used(
-    interview: Interview, user: User, coach: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     started(interview, user)
-    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS, public=True)
+    fake_sandbox.script(RETURNS_A, small=ok(2))
     with django_capture_on_commit_callbacks(execute=True):
-        run = interview_submission_create(interview, user, "add-two", "def add(a, b):\n    return a\n", "run")
+        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
     run.refresh_from_db()
     interview_end(interview, coach)
     hint_reveal(user, run, "concept")  # the challenge page's reveal stays open after the interview

@@ -18,6 +18,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from tests.fake_backend import FakeBackend
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.interviews import services
@@ -25,9 +26,9 @@ from web.interviews.models import Interview, RubricScore, Snapshot
 from web.interviews.services import interview_assess, interview_create, interview_end
 from web.submissions.models import Submission
 
-from .conftest import FakeGrader
+from .conftest import CORRECT, reads_no_package_files
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
 NOTES_SECRET = "PRIVATE-NOTE-4e1b"
 
 
@@ -120,7 +121,7 @@ def test_anonymous_visitors_are_sent_to_log_in(interview: Interview, client: Cli
 
 
 def test_autosave_run_and_submit_answer_json(
-    interview: Interview, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     client = as_user(user)
     client.get(join_url(interview))
@@ -133,11 +134,11 @@ def test_autosave_run_and_submit_answer_json(
     assert submitted.status_code == 202
     body = submitted.json()
     assert body["kind"] == "submit" and body["url"] == reverse("submission-status", args=[body["id"]])
-    assert client.get(body["url"]).json()["score"] == 100.0  # eager grading: the fake grader answered
+    assert client.get(body["url"]).json()["score"] == 100.0  # eager grading on the in-memory sandbox
     ran = client.post(join_url(interview, "interview-run", "add-two"), CODE, content_type="text/plain")
     assert ran.status_code == 202 and ran.json()["kind"] == "run"
     # A reload restores the latest code.
-    assert "return a + b" in client.get(join_url(interview)).content.decode()
+    assert "return b + a" in client.get(join_url(interview)).content.decode()
 
 
 def test_after_the_end_the_server_refuses_with_409_and_says_why(interview: Interview, user: User, coach: User) -> None:
@@ -185,7 +186,7 @@ def test_candidate_sees_pending_interviews_on_their_page(interview: Interview, u
 
 
 def test_live_view_and_its_json_for_the_coach(
-    interview: Interview, user: User, coach: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     candidate = as_user(user)
     candidate.get(join_url(interview))
@@ -221,7 +222,7 @@ def test_assess_endpoint_validates_and_stores(interview: Interview, coach: User)
 
 
 def test_end_redirects_to_the_scorecard_which_shows_it_all(
-    interview: Interview, user: User, coach: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     candidate = as_user(user)
     candidate.get(join_url(interview))
@@ -301,3 +302,17 @@ def test_a_body_beyond_the_upload_limit_gets_the_code_limit_message(interview: I
         response = client.post(join_url(interview, name, "add-two"), "#" * 4096, content_type="text/plain")
         assert response.status_code == 400 and "far too large" in response.json()["error"], name
     assert not Snapshot.objects.exists() and not Submission.objects.exists()
+
+
+def test_the_polls_and_autosaves_of_an_interview_read_no_package_files(interview: Interview, user: User, coach: User) -> None:
+    candidate = as_user(user)
+    candidate.get(join_url(interview))
+    with reads_no_package_files(max_queries=8):
+        saved = candidate.post(join_url(interview, "interview-autosave", "add-two"), "x = 1\n", content_type="text/plain")
+    assert saved.status_code == 200
+    with reads_no_package_files(max_queries=6):
+        assert candidate.get(join_url(interview, "interview-candidate-state")).json()["state"] == "live"
+    watching = as_user(coach)
+    with reads_no_package_files(max_queries=10):
+        live = watching.get(reverse("interview-live-state", args=[interview.pk])).json()
+    assert live["challenges"][0]["latest_code"] == "x = 1\n"

@@ -36,12 +36,14 @@ def login(client: Client, username: str, password: str, ip: str = "10.0.0.1") ->
     return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=ip)
 
 
-def test_a_username_is_blocked_after_its_failures_even_with_the_right_password(cache_backend: str, client: Client, user: User) -> None:
+def test_a_username_is_blocked_after_its_failures_even_with_the_right_password(
+    cache_backend: str, client: Client, user: User, settings: Any
+) -> None:
     for ip in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):  # from several addresses: the per-username limit
         assert login(client, "alice", "wrong", ip).status_code == 200
     blocked = login(client, "alice", "pw-alice-123", "10.0.0.4")
 
-    assert blocked.status_code == 429
+    assert blocked.status_code == 429 and blocked["Retry-After"] == str(settings.LOGIN_THROTTLE_SECONDS)
     assert "Too many failed logins for this account" in blocked.content.decode()
     assert "_auth_user_id" not in client.session
 

@@ -16,13 +16,14 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge
 from web.submissions.limits import rate_limited
 from web.submissions.models import Submission
 
-from .conftest import FakeGrader
+from .conftest import CORRECT
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def api_post(client: Client, kind: str) -> Any:
     return client.post(reverse("api-submit", args=["add-two"]), data={"kind": kind, "code": CODE}, content_type="application/json")
 
 
-def test_the_page_refuses_the_fourth_run_in_a_minute(alice: Client, challenge: Challenge, fake_grader: FakeGrader, limits: None) -> None:
+def test_the_page_refuses_the_fourth_run_in_a_minute(alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, limits: None) -> None:
     assert [page_post(alice, "run").status_code for _ in range(3)] == [202, 202, 202]
     refused = page_post(alice, "run")
     assert refused.status_code == 429
@@ -53,7 +54,7 @@ def test_the_page_refuses_the_fourth_run_in_a_minute(alice: Client, challenge: C
     assert page_post(alice, "submit").status_code == 202
 
 
-def test_the_api_refuses_with_429_and_retry_after(client: Client, challenge: Challenge, fake_grader: FakeGrader, user: User, limits: None) -> None:
+def test_the_api_refuses_with_429_and_retry_after(client: Client, challenge: Challenge, fake_sandbox: FakeBackend, user: User, limits: None) -> None:
     out = StringIO()
     call_command("api_token", user.username, stdout=out)
     client.defaults["HTTP_AUTHORIZATION"] = f"Token {out.getvalue().strip()}"
@@ -61,11 +62,13 @@ def test_the_api_refuses_with_429_and_retry_after(client: Client, challenge: Cha
     refused = api_post(client, "submit")
     assert refused.status_code == 429
     assert refused.json()["error"].startswith("You can submit 2 times per minute; try again in ")
-    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert 1 <= int(refused["Retry-After"]) <= 60 and refused.json()["retry_after"] == int(refused["Retry-After"])  # as on the page
     assert Submission.objects.filter(kind="submit").count() == 2
 
 
-def test_page_and_api_share_one_count(client: Client, alice: Client, challenge: Challenge, fake_grader: FakeGrader, user: User, limits: None) -> None:
+def test_page_and_api_share_one_count(
+    client: Client, alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, user: User, limits: None
+) -> None:
     assert page_post(alice, "submit").status_code == 202
     assert api_post(alice, "submit").status_code == 202
     assert page_post(alice, "submit").status_code == 429
@@ -73,7 +76,7 @@ def test_page_and_api_share_one_count(client: Client, alice: Client, challenge: 
 
 
 def test_the_window_slides_and_users_are_counted_apart(
-    alice: Client, challenge: Challenge, fake_grader: FakeGrader, user: User, other_user: User, limits: None
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, user: User, other_user: User, limits: None
 ) -> None:
     for _ in range(2):
         assert page_post(alice, "submit").status_code == 202
@@ -87,8 +90,10 @@ def test_the_window_slides_and_users_are_counted_apart(
     assert page_post(alice, "submit").status_code == 202
 
 
-def test_the_wait_is_until_the_oldest_counted_one_leaves_the_window(challenge: Challenge, fake_grader: FakeGrader, user: User, limits: None) -> None:
-    from web.submissions.services import submission_create
+def test_the_wait_is_until_the_oldest_counted_one_leaves_the_window(
+    challenge: Challenge, fake_sandbox: FakeBackend, user: User, limits: None
+) -> None:
+    from web.submissions.services.intake import submission_create
 
     first = submission_create(user, challenge, CODE, "submit")
     submission_create(user, challenge, CODE, "submit")

@@ -1,7 +1,7 @@
 """Regrades (candidate, coach: services, admin, command), the sweeper's deadlines, /healthz and structured logs.
 
-web/submissions/services.py (submissions_regrade, submission_regrade_own,
-submission_requeue_stale), web/submissions/views.py (regrade),
+web/submissions/services/ (regrade: submissions_regrade, submission_regrade_own;
+sweeper: submission_requeue_stale), web/submissions/views.py (regrade),
 web/config/health.py, web/config/logs.py and the two management commands.
 """
 
@@ -21,14 +21,17 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge
 from web.config.logs import ContextFilter, JsonFormatter, submission_context
-from web.submissions import services
 from web.submissions.models import Status, Submission
+from web.submissions.services.grading import PLATFORM_FAILURE_MESSAGE, submission_grade
+from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
+from web.submissions.services.sweeper import submission_requeue_stale
 
-from .conftest import FakeGrader
+from .conftest import CORRECT
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
 
 
 def done_submission(user: User, challenge: Challenge, verdict: str = "accepted", **fields: Any) -> Submission:
@@ -40,17 +43,19 @@ def done_submission(user: User, challenge: Challenge, verdict: str = "accepted",
 # --- the sweeper ----------------------------------------------------------------------------
 
 
-def test_the_sweeper_resends_a_queued_submission_once_per_deadline(user: User, challenge: Challenge, fake_grader: FakeGrader, settings: Any) -> None:
-    fake_grader.platform_failures = 99  # keep it queued: each grading attempt fails and hands it back
+def test_the_sweeper_resends_a_queued_submission_once_per_deadline(
+    user: User, challenge: Challenge, fake_sandbox: FakeBackend, settings: Any
+) -> None:
+    fake_sandbox.fail_starts(99)  # keep it queued: each grading attempt fails and hands it back
     settings.GRADING_QUEUED_SECONDS = 30
     sub = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
     Submission.objects.filter(pk=sub.pk).update(queued_at=timezone.now() - timedelta(seconds=31))
     recent = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE,
                                        queued_at=timezone.now())  # fmt: skip
 
-    assert services.submission_requeue_stale() == [sub.pk]
+    assert submission_requeue_stale() == [sub.pk]
     # Sent again just now (queued_at moved): the next sweep leaves both alone.
-    assert services.submission_requeue_stale() == []
+    assert submission_requeue_stale() == []
     assert Submission.objects.get(pk=recent.pk).status == Status.QUEUED
 
 
@@ -58,39 +63,39 @@ def test_the_sweeper_resends_a_queued_submission_once_per_deadline(user: User, c
 
 
 def test_regrade_by_ids_grades_finished_submissions_again_and_leaves_others(
-    user: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    user: User, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    failed = done_submission(user, challenge, "internal_error", message=services.PLATFORM_FAILURE_MESSAGE, attempts=4)
+    failed = done_submission(user, challenge, "internal_error", message=PLATFORM_FAILURE_MESSAGE, attempts=4)
     running = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="submit", code=CODE,
                                         status=Status.RUNNING, started_at=timezone.now(), attempts=1)  # fmt: skip
 
     with django_capture_on_commit_callbacks(execute=True):
-        regraded = services.submissions_regrade(services.submissions_for_regrade(ids=[failed.pk, running.pk]))
+        regraded = submissions_regrade(submissions_for_regrade(ids=[failed.pk, running.pk]))
 
     assert regraded == [failed.pk]
     failed.refresh_from_db()
-    assert (failed.status, failed.verdict, failed.score, failed.message) == (Status.DONE, "accepted", 100.0, "1 of 1 probes passed")
+    assert (failed.status, failed.verdict, failed.score, failed.message) == (Status.DONE, "accepted", 100.0, "2 of 2 probes passed")
     # A new round: attempts keep rising (the fencing token), the give-up limit counts from the regrade.
     assert (failed.attempts, failed.attempts_base) == (5, 4)
     assert Submission.objects.get(pk=running.pk).status == Status.RUNNING
-    assert len(fake_grader.calls) == 1
+    assert len(fake_sandbox.runs_of(CODE)) == 1
 
 
-def test_regrade_by_version_and_since(user: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> None:
+def test_regrade_by_version_and_since(user: User, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any) -> None:
     old = done_submission(user, challenge)
     Submission.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=2))
     new = done_submission(user, challenge)
 
-    since = services.submissions_for_regrade(since=timezone.now() - timedelta(days=1))
+    since = submissions_for_regrade(since=timezone.now() - timedelta(days=1))
     assert list(since.values_list("pk", flat=True)) == [new.pk]
-    on_version = services.submissions_for_regrade(version=challenge.current_version)
+    on_version = submissions_for_regrade(version=challenge.current_version)
     assert set(on_version.values_list("pk", flat=True)) == {old.pk, new.pk}
     with pytest.raises(ValueError, match="name submissions"):
-        services.submissions_for_regrade()
+        submissions_for_regrade()
 
 
 def test_regrade_command_selects_by_version_and_refuses_unclear_input(
-    user: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    user: User, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
     sub = done_submission(user, challenge)
     version = challenge.current_version
@@ -110,11 +115,11 @@ def test_regrade_command_selects_by_version_and_refuses_unclear_input(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("regrade_submissions", str(sub.pk), stdout=out)
     assert f"regrading 1 submission(s): {sub.pk}" in out.getvalue()
-    assert len(fake_grader.calls) == 1
+    assert len(fake_sandbox.runs_of(CODE)) == 1
 
 
 def test_admin_actions_regrade_a_selection_and_a_version(
-    user: User, challenge: Challenge, fake_grader: FakeGrader, client: Client, django_capture_on_commit_callbacks: Any
+    user: User, challenge: Challenge, fake_sandbox: FakeBackend, client: Client, django_capture_on_commit_callbacks: Any
 ) -> None:
     admin_user = User.objects.create_superuser("coach", password="pw-coach-12345")
     client.force_login(admin_user)
@@ -135,16 +140,16 @@ def test_admin_actions_regrade_a_selection_and_a_version(
             reverse("admin:challenges_challengeversion_changelist"), {"action": "regrade_submissions", "_selected_action": [version.pk]}, follow=True
         )
     assert "Regrading 1 submission(s)" in response.content.decode()
-    assert len(fake_grader.calls) == 2
+    assert len(fake_sandbox.runs_of(CODE)) == 2
 
 
 # --- the candidate's regrade -------------------------------------------------------------------
 
 
 def test_a_candidate_regrades_a_platform_failure_from_its_payload(
-    alice: Client, user: User, other_user: User, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    alice: Client, user: User, other_user: User, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    failed = done_submission(user, challenge, "internal_error", message=services.PLATFORM_FAILURE_MESSAGE)
+    failed = done_submission(user, challenge, "internal_error", message=PLATFORM_FAILURE_MESSAGE)
     graded = done_submission(user, challenge, "accepted")
     theirs = done_submission(other_user, challenge, "internal_error")
 
@@ -234,11 +239,11 @@ def test_celerys_own_task_lines_carry_the_submission_and_task_ids() -> None:
     assert (sweep.submission_id, sweep.task_id) == (None, "t-10")  # type: ignore[attr-defined]
 
 
-def test_every_grading_event_carries_the_submission_id(user: User, challenge: Challenge, fake_grader: FakeGrader,
+def test_every_grading_event_carries_the_submission_id(user: User, challenge: Challenge, fake_sandbox: FakeBackend,
                                                        caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
     caplog.handler.addFilter(ContextFilter())
     sub = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
     with caplog.at_level(logging.INFO):
-        services.submission_grade(sub.pk)
+        submission_grade(sub.pk)
     events = {r.event: r.submission_id for r in caplog.records if hasattr(r, "event")}  # type: ignore[attr-defined]
     assert events == {"grading.claimed": sub.pk, "grading.result_stored": sub.pk, "grading.graded": sub.pk}

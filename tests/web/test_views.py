@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -9,12 +10,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge, ChallengeVersion
 from web.submissions.models import HintReveal, Status, Submission
 
-from .conftest import ALL_SUM_HINTS, FakeGrader, grade_result
+from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
 
-CODE = "def add(a, b):\n    return a + b\n"
+CODE = CORRECT
 
 
 def run(client: Client, slug: str, body: bytes | str, content_type: str = "text/plain; charset=utf-8") -> Any:
@@ -123,12 +125,12 @@ def test_run_unknown_slug(alice: Client, db: None) -> None:
 
 
 def test_run_then_poll_shows_the_public_result(
-    alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    fake_grader.result = grade_result("wrong_answer", 0.0, public=True, hints=ALL_SUM_HINTS)
+    fake_sandbox.script(SUM_WRONG, small=ok(6, stdout="printed <b>text</b>"))
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = run(alice, "add-two", CODE)
+        response = run(alice, "add-two", SUM_WRONG)
     assert response.status_code == 202
     created = response.json()
     status = alice.get(created["url"]).json()
@@ -137,29 +139,33 @@ def test_run_then_poll_shows_the_public_result(
     assert status["status"] == "done" and status["verdict"] == "wrong_answer" and status["score"] == 0.0
     assert status["categories"]["correctness"]["total"] == 1
     (probe,) = status["probes"]
-    assert probe["message"] == "expected 3, got 0"
-    assert (probe["observation"], probe["expected"]) == ([0], [3])
+    assert probe["message"] == "result: expected 5, got 6"
+    assert (probe["observation"], probe["expected"]) == (6, 5)
     assert probe["stdout"] == "printed <b>text</b>"  # raw text; the page inserts it as text
     assert "details" not in probe
     assert status["version"] == challenge.current_version.version[:12]
 
 
 def test_submit_result_hides_hidden_probe_output(
-    alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
+    fake_sandbox.script(SUM_WRONG, positives=ok([2, 200, 56], stdout="hidden inputs: (1, 2), (10, 20), (7, 8)"))
     with django_capture_on_commit_callbacks(execute=True):
-        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=CODE, content_type="text/plain")
+        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=SUM_WRONG, content_type="text/plain")
     status = alice.get(response.json()["url"]).json()
 
-    (probe,) = status["probes"]
-    assert status["kind"] == "submit" and status["verdict"] == "accepted"
-    assert "stdout" not in probe and "observation" not in probe and "expected" not in probe
-    assert fake_grader.calls[0]["public"] is False
+    assert status["kind"] == "submit" and status["verdict"] == "partial"
+    assert [p["name"] for p in status["probes"]] == ["positives", "negatives"]
+    for probe in status["probes"]:
+        assert "stdout" not in probe and "observation" not in probe and "expected" not in probe
+    assert "hidden inputs" not in json.dumps(status) and "[2, 200, 56]" not in json.dumps(status)
+    (job,) = fake_sandbox.runs_of(SUM_WRONG)
+    assert job["public"] is False
 
 
-def test_run_accepts_form_and_json_bodies(alice: Client, challenge: Challenge, fake_grader: FakeGrader) -> None:
+def test_run_accepts_form_and_json_bodies(alice: Client, challenge: Challenge, fake_sandbox: FakeBackend) -> None:
     form = alice.post(reverse("challenge-run", args=["add-two"]), {"code": CODE})
-    as_json = run(alice, "add-two", '{"code": "def add(a, b):\\n    return a + b\\n"}', "application/json")
+    as_json = run(alice, "add-two", json.dumps({"code": CODE}), "application/json")
     assert (form.status_code, as_json.status_code) == (202, 202)
     assert list(Submission.objects.values_list("code", flat=True)) == [CODE, CODE]
 
@@ -226,10 +232,9 @@ def test_status_of_an_unfinished_submission_shows_no_result(alice: Client, user:
 
 
 @pytest.fixture
-def graded(alice: Client, challenge: Challenge, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any) -> int:
-    fake_grader.result = grade_result("wrong_answer", 0.0, hints=ALL_SUM_HINTS)
+def graded(alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any) -> int:
     with django_capture_on_commit_callbacks(execute=True):
-        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=CODE, content_type="text/plain")
+        response = alice.post(reverse("challenge-submit", args=["add-two"]), data=SUM_WRONG, content_type="text/plain")
     return int(response.json()["id"])
 
 
@@ -327,3 +332,25 @@ def test_the_interview_admin_shows_state_but_not_the_assessment_or_the_link(admi
     page = admin_client.get(f"/admin/interviews/interview/{interview.pk}/change/")
     assert page.status_code == 200
     assert "SECRET-TOKEN-xyz" not in page.content.decode() and "PRIVATE-NOTES-abc" not in page.content.decode()
+
+
+# --- what a poll costs ------------------------------------------------------------------------------
+
+
+def test_the_detector_sees_a_query_that_reads_package_files(challenge: Challenge) -> None:
+    with pytest.raises(AssertionError, match="read a package's files"), reads_no_package_files(max_queries=10):
+        ChallengeVersion.objects.get(pk=challenge.current_version_id)
+
+
+def test_polling_a_submission_reads_no_package_files(alice: Client, graded: int) -> None:
+    # The session, the user, the submission with its version, the hints revealed.
+    with reads_no_package_files(max_queries=4):
+        data = alice.get(reverse("submission-status", args=[graded])).json()
+    assert data["done"] and data["version"] == Submission.objects.get(pk=graded).version.short_version
+
+
+def test_the_challenge_page_reads_no_package_files(alice: Client, graded: int) -> None:
+    with reads_no_package_files(max_queries=5):
+        page = alice.get(reverse("challenge-detail", args=["add-two"]))
+    html = page.content.decode()
+    assert page.status_code == 200 and f'data-submission="{graded}"' in html and "def add(a, b):" in html

@@ -22,13 +22,15 @@ THROTTLED = "throttled"
 class _ThrottleMixin:
     request: Any
     cleaned_data: dict[str, Any]
+    # The refusal, for the view to answer with its status and Retry-After.
+    blocked: throttle.LoginBlocked | None = None
 
     def clean(self) -> dict[str, Any]:
         username = str(self.cleaned_data.get("username") or "")
         ip = throttle.client_ip(self.request) if self.request is not None else "unknown"
-        blocked = throttle.login_blocked(username, ip)
-        if blocked is not None:
-            raise ValidationError(blocked.message, code=THROTTLED)
+        self.blocked = throttle.login_blocked(username, ip)
+        if self.blocked is not None:
+            raise ValidationError(str(self.blocked), code=THROTTLED)
         try:
             cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
         except ValidationError:

@@ -24,24 +24,29 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+
+from web.errors import Throttled
 
 logger = logging.getLogger(__name__)
 
 _PREFIX = "login-failures"
 
 
-@dataclass(frozen=True)
-class LoginBlocked:
-    """Why an attempt is refused; ``message`` is meant for the person logging in."""
+class LoginBlocked(Throttled):
+    """Why an attempt is refused; the message is meant for the person logging in.
 
-    scope: str  # "username" or "ip"
-    message: str
-    retry_after: int  # seconds, an upper bound
+    A ``Throttled`` of the web's error tree, so the page that shows it in its
+    form answers with the tree's status and Retry-After (web/errors.py).
+    ``retry_after`` is an upper bound in seconds.
+    """
+
+    def __init__(self, scope: str, message: str, retry_after: int) -> None:
+        super().__init__(message, retry_after)
+        self.scope = scope  # "username" or "ip"
 
 
 def client_ip(request: HttpRequest) -> str:

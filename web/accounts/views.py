@@ -1,4 +1,8 @@
-"""Sign-up and login (Django's UserCreationForm, a new account is logged in at once; a throttled LoginView), and the API token page."""
+"""Sign-up and login (Django's UserCreationForm, a new account is logged in at once; a throttled LoginView), and the API token page.
+
+A throttled attempt re-renders its form with the message; the status and
+Retry-After come from the web's error table (web/errors.py), like every refusal.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from web.accounts.forms import THROTTLED, ThrottledAuthenticationForm
 from web.accounts.services import api_token_ensure, api_token_get, api_token_revoke
 from web.accounts.throttle import client_ip, signup_blocked, signup_done
+from web.errors import answered_as
 
 
 def _safe_next(request: HttpRequest) -> str:
@@ -32,10 +37,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         blocked = signup_blocked(ip)
         if blocked is not None:
             form.is_valid()  # show the form's own errors too
-            form.add_error(None, blocked.message)
-            response = render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")}, status=429)
-            response["Retry-After"] = str(blocked.retry_after)
-            return response
+            form.add_error(None, str(blocked))
+            return answered_as(render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")}), blocked)
         if form.is_valid():
             user = form.save()
             signup_done(ip)
@@ -52,8 +55,8 @@ class LoginView(auth_views.LoginView):
 
     def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:
         response = super().form_invalid(form)
-        if form.has_error("__all__", code=THROTTLED):
-            response.status_code = 429
+        if form.blocked is not None and form.has_error("__all__", code=THROTTLED):
+            return answered_as(response, form.blocked)
         return response
 
 

@@ -92,3 +92,4 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
     error = serializers.CharField()
+    retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait (429 and 503; the Retry-After header too)")

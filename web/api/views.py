@@ -1,7 +1,8 @@
 """API views: check access, call the same selectors, services and presenters as the pages, answer JSON.
 
 Every answer is JSON; every error is ``{"error": message}`` with the message
-meant for the person (web.api.errors). Reading challenges is open like the
+meant for the person: views raise, and the exception handler
+(web.api.errors) answers through the table the pages use (web.errors). Reading challenges is open like the
 catalogue; submitting and polling need a user (token or session). Another
 user's submission and a missing one are the same 404. Writes through a
 session need the CSRF token (DRF's SessionAuthentication checks it); token
@@ -35,13 +36,20 @@ from web.api.serializers import (
     SubmissionSerializer,
 )
 from web.challenges.selectors import challenge_get_visible, challenge_list
-from web.submissions import services
+from web.errors import NotFound
+from web.submissions.models import Submission
 from web.submissions.presenters import API_ROUTES, submission_payload
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
+from web.submissions.services.intake import submission_create
+from web.submissions.services.regrade import submission_regrade_own
+from web.submissions.services.reveal import hint_reveal
 
 
-def _error(message: str, code: int, **headers: str) -> Response:
-    return Response({"error": message}, status=code, headers=headers or None)
+def _owned(request: Request, pk: int) -> Submission:
+    submission = submission_get_owned(pk, request.user)
+    if submission is None:
+        raise NotFound("No such submission.")
+    return submission
 
 
 class ChallengeListView(APIView):
@@ -60,7 +68,7 @@ class ChallengeDetailView(APIView):
     def get(self, request: Request, slug: str) -> Response:
         challenge = challenge_get_visible(slug, user=request.user)
         if challenge is None or challenge.current_version is None:
-            return _error(f"No challenge {slug!r}.", 404)
+            raise NotFound(f"No challenge {slug!r}.")
         return Response(presenters.challenge_detail(challenge, request.user))
 
 
@@ -75,16 +83,11 @@ class SubmitView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         challenge = challenge_get_visible(slug, user=request.user)
         if challenge is None:
-            return _error(f"No challenge {slug!r}.", 404)
+            raise NotFound(f"No challenge {slug!r}.")
         form = SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data: dict[str, Any] = dict(form.validated_data)
-        try:
-            submission = services.submission_create(request.user, challenge, data["code"], data["kind"])
-        except services.RateLimitExceeded as exc:
-            return _error(str(exc), exc.status_code, **{"Retry-After": str(exc.retry_after)})
-        except services.SubmissionRejected as exc:
-            return _error(str(exc), exc.status_code)
+        submission = submission_create(request.user, challenge, data["code"], data["kind"])
         return Response(
             {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": reverse("api-submission", args=[submission.pk])},
             status=status.HTTP_202_ACCEPTED,
@@ -98,9 +101,7 @@ class SubmissionView(APIView):
         responses={200: SubmissionSerializer, 404: ErrorSerializer}, summary="One of your submissions: status, then verdict, score, probes, hints"
     )
     def get(self, request: Request, pk: int) -> Response:
-        submission = submission_get_owned(pk, request.user)
-        if submission is None:
-            return _error("No such submission.", 404)
+        submission = _owned(request, pk)
         return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id), API_ROUTES))
 
 
@@ -113,13 +114,8 @@ class HintRevealView(APIView):
         summary="Show a hint this submission unlocked (its lower tiers first); answers the submission again",
     )
     def post(self, request: Request, pk: int, hint_id: str) -> Response:
-        submission = submission_get_owned(pk, request.user)
-        if submission is None:
-            return _error("No such submission.", 404)
-        try:
-            services.hint_reveal(request.user, submission, hint_id)
-        except services.HintUnavailable as exc:
-            return _error(str(exc), 409)
+        submission = _owned(request, pk)
+        hint_reveal(request.user, submission, hint_id)
         # The whole result again: revealing one hint may make the next revealable.
         return Response(submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id), API_ROUTES))
 
@@ -133,12 +129,6 @@ class RegradeView(APIView):
         summary="Grade again a submission the platform failed to grade (internal_error); poll its url",
     )
     def post(self, request: Request, pk: int) -> Response:
-        submission = submission_get_owned(pk, request.user)
-        if submission is None:
-            return _error("No such submission.", 404)
-        try:
-            submission = services.submission_regrade_own(request.user, submission)
-        except services.SubmissionRejected as exc:
-            return _error(str(exc), exc.status_code)
+        submission = submission_regrade_own(request.user, _owned(request, pk))
         revealed = hint_revealed_ids(request.user, submission.challenge_id)
         return Response(submission_payload(submission, revealed, API_ROUTES), status=status.HTTP_202_ACCEPTED)

@@ -68,7 +68,13 @@ def authoring_rows(user: AbstractBaseUser) -> tuple[list[ChallengeRow], list[Cha
 
 
 def challenge_for_edit(user: AbstractBaseUser, slug: str) -> Challenge | None:
-    challenge = Challenge.objects.select_related("draft_version", "current_version", "author").filter(slug=slug).first()
+    # The current version shows as its short hash; the draft's files load when the edit form reads them.
+    challenge = (
+        Challenge.objects.select_related("draft_version", "current_version", "author")
+        .defer("draft_version__files", "current_version__files")
+        .filter(slug=slug)
+        .first()
+    )
     return challenge if challenge is not None and can_edit(user, challenge) else None
 
 
@@ -98,7 +104,8 @@ def version_rows(challenge: Challenge, limit: int = 20) -> list[VersionRow]:
 
 
 def validation_run_for(user: AbstractBaseUser, pk: int) -> ValidationRun | None:
-    run = ValidationRun.objects.select_related("version__challenge").filter(pk=pk).first()
+    # The authoring page polls this while a validation runs: the package's files stay in the database.
+    run = ValidationRun.objects.select_related("version__challenge").defer("version__files").filter(pk=pk).first()
     return run if run is not None and can_edit(user, run.version.challenge) else None
 
 

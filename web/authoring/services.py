@@ -50,13 +50,14 @@ from web.authoring.models import RunStatus, ValidationRun
 from web.authoring.zipfiles import ZipRefused, read_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
 from web.challenges.storage import files_decode, files_encode
+from web.errors import Refused
 from web.submissions.heartbeat import heartbeat
-from web.submissions.services import grading_queue
+from web.submissions.services.dispatch import grading_queue
 
 logger = logging.getLogger(__name__)
 
 
-class AuthoringError(Exception):
+class AuthoringError(Refused):
     """The request is refused; the message is for the coach."""
 
 

@@ -39,6 +39,7 @@ from web.challenges.rendering import markdown_to_html
 from web.challenges.services import challenge_package
 from web.challenges.storage import files_decode
 from web.config.uploads import upload_stopped
+from web.errors import NotFound, Refused
 
 MAX_PREVIEW_CHARS = 200_000
 CODE_FIELDS = (
@@ -159,7 +160,7 @@ def preview(request: HttpRequest) -> JsonResponse:
     """The statement as the challenge page will render it (same Markdown and sanitiser)."""
     text = request.POST.get("text", "")
     if len(text) > MAX_PREVIEW_CHARS:
-        return JsonResponse({"error": f"The statement is longer than {MAX_PREVIEW_CHARS:,} characters."}, status=400)
+        raise Refused(f"The statement is longer than {MAX_PREVIEW_CHARS:,} characters.")
     return JsonResponse({"html": str(markdown_to_html(text))})
 
 
@@ -236,7 +237,7 @@ def validate(request: HttpRequest, slug: str, version: str) -> HttpResponse:
         run = services.validation_request(user=request.user, version=found)  # type: ignore[arg-type]
     except services.AuthoringError as exc:
         if _wants_json(request):
-            return JsonResponse({"error": str(exc)}, status=400)
+            raise  # answered as JSON by web/errors.py
         messages.error(request, str(exc))
         return redirect("author-edit", slug=challenge.slug)
     if _wants_json(request):
@@ -250,7 +251,7 @@ def validate(request: HttpRequest, slug: str, version: str) -> HttpResponse:
 def validation_status(request: HttpRequest, pk: int) -> JsonResponse:
     run = selectors.validation_run_for(request.user, pk)  # type: ignore[arg-type]
     if run is None:
-        return JsonResponse({"error": "No such validation run."}, status=404)
+        raise NotFound("No such validation run.")
     return JsonResponse(run_as_data(services.validation_run_status(run)))
 
 

@@ -1,7 +1,7 @@
 """Admin for the catalogue. Versions are read-only: they are what results were graded on.
 
 A version's submissions can be regraded from here (an action; the service is
-web/submissions/services.submissions_regrade).
+web.submissions.services.regrade.submissions_regrade).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class ChallengeVersionAdmin(admin.ModelAdmin):
     @admin.action(description="Regrade every finished submission graded on the selected versions")
     def regrade_submissions(self, request: HttpRequest, queryset: QuerySet[ChallengeVersion]) -> None:
         from web.submissions.admin import report_regrade  # the submissions app sits above the catalogue
-        from web.submissions.services import submissions_for_regrade, submissions_regrade
+        from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
 
         regraded: list[int] = []
         for version in queryset:

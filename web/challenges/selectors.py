@@ -67,7 +67,8 @@ def difficulty_choices() -> list[tuple[str, str]]:
 
 
 def challenge_get_visible(slug: str, *, user: AbstractBaseUser | AnonymousUser | None = None) -> Challenge | None:
-    return _visible(user).select_related("current_version").filter(slug=slug).first()
+    """A challenge the user may see, with its current version; that version's files load only if read (the API's public probes)."""
+    return _visible(user).select_related("current_version").defer("current_version__files").filter(slug=slug).first()
 
 
 def challenge_get(slug: str) -> Challenge | None:

@@ -14,7 +14,7 @@ from web.challenges import selectors
 from web.challenges.models import Difficulty
 from web.challenges.rendering import markdown_to_html
 from web.submissions.selectors import best_scores, submission_history
-from web.submissions.services import MAX_CODE_BYTES
+from web.submissions.services.intake import MAX_CODE_BYTES
 
 
 def catalogue(request: HttpRequest) -> HttpResponse:

@@ -1,4 +1,4 @@
-"""Coach pages: the grading dashboard (web.coach.selectors) and regrading submissions (web.submissions.services).
+"""Coach pages: the grading dashboard (web.coach.selectors) and regrading submissions (web.submissions.services.regrade).
 
 For coaches (web.accounts.roles: the coach group, or staff): anonymous
 visitors are sent to the login page, logged-in candidates get 403.
@@ -14,10 +14,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from web.accounts.roles import coach_required
 from web.coach.forms import RegradeForm
 from web.coach.selectors import grading_health
-from web.submissions.services import submissions_for_regrade, submissions_regrade
+from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
 
 #: Rows the regrade preview lists (it counts them all).
 PREVIEW_ROWS = 50
+# A preview row shows who, what, which version and how it went: not the code, the result or the package.
+PREVIEW_DEFERRED = ("code", "probes", "hints", "categories", "timings", "version__files")
 
 
 @require_GET
@@ -45,5 +47,5 @@ def regrade(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Regrading {len(regraded)} submission(s){': ' + shown if regraded else ''}.")
             return redirect("coach-grading")
         count = rows.count()
-        matches = {"count": count, "rows": list(rows.select_related("challenge", "user", "version")[:PREVIEW_ROWS])}
+        matches = {"count": count, "rows": list(rows.select_related("challenge", "user", "version").defer(*PREVIEW_DEFERRED)[:PREVIEW_ROWS])}
     return render(request, "coach/regrade.html", {"form": form, "matches": matches, "preview_rows": PREVIEW_ROWS})

@@ -45,10 +45,6 @@ def submission_context(submission_id: int | None, *, task_id: str | None = None)
             _task_id.reset(tokens[1])
 
 
-def current_submission_id() -> int | None:
-    return _submission_id.get()
-
-
 # Celery's own lines about a task ("received", "succeeded", "retry") come from
 # its main process, outside any submission context; their ``data`` names the
 # task. These tasks take the submission id as their one argument.

@@ -90,8 +90,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Last, so that its process_exception sees a view's database errors first (web/config/busy.py).
-    "web.config.busy.DatabaseBusyMiddleware",
+    # Last, so that its process_exception is the first to see what a view raised:
+    # every application error and a busy database get their answer there (web/errors.py).
+    "web.errors.ErrorMiddleware",
 ]
 
 ROOT_URLCONF = "web.config.urls"

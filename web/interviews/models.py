@@ -6,7 +6,7 @@ starts when the invited candidate first opens the private link
 ``started_at + duration`` or when the coach ends it early (``ended_at``),
 whichever comes first. While it runs, the candidate's editor autosaves
 ``Snapshot`` rows, and every Run or Submit made through the interview is a
-normal Submission (``web.submissions.services.submission_create``) tied to
+normal Submission (``web.submissions.services.intake.submission_create``) tied to
 the interview by an ``InterviewSubmission`` row, so the submissions app
 knows nothing of interviews. The coach's notes, rubric scores
 (``RubricScore``) and recommendation live here too and are never shown to

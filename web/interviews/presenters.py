@@ -19,7 +19,7 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.rendering import markdown_to_html
 from web.interviews import selectors
 from web.interviews.models import Interview
-from web.submissions.services import MAX_CODE_BYTES
+from web.submissions.services.intake import MAX_CODE_BYTES
 
 
 @dataclass(frozen=True)

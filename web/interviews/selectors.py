@@ -61,7 +61,12 @@ def interviews_for_candidate(user: AbstractBaseUser) -> list[Interview]:
 
 
 def interview_challenges(interview: Interview) -> list[Challenge]:
-    items = InterviewChallenge.objects.filter(interview=interview).select_related("challenge", "challenge__current_version")
+    # The live view polls this every 2 s: the packages' files stay in the database.
+    items = (
+        InterviewChallenge.objects.filter(interview=interview)
+        .select_related("challenge", "challenge__current_version")
+        .defer("challenge__current_version__files")
+    )
     return [item.challenge for item in items.order_by("position")]
 
 

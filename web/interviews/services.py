@@ -4,7 +4,7 @@ The flow: a coach calls ``interview_create`` (candidate, ordered challenges,
 duration) and sends the candidate the private link. ``interview_open``, on
 the candidate's first visit, starts the clock. While the interview is live,
 ``interview_submission_create`` hands Runs and Submits to the one way
-submissions are made, ``web.submissions.services.submission_create`` (rate
+submissions are made, ``web.submissions.services.intake.submission_create`` (rate
 limits, code size, versions and grading all apply), and ties each to the
 interview; ``snapshot_save`` stores the editor's autosaves. Once the time is
 up or the coach called ``interview_end``, every one of these refuses with
@@ -13,7 +13,8 @@ Submissions queued before the end are graded as usual. The coach's
 ``interview_assess`` (notes, rubric, recommendation) works during and after.
 
 Every refusal is an ``InterviewError`` whose message is for the person who
-made the request and whose ``status_code`` the views answer with.
+made the request; its class places it in the web's error tree, which
+decides its HTTP answer (web/errors.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from django.utils import timezone
 
 from web.accounts.roles import is_coach
 from web.challenges.models import Challenge
+from web.errors import Conflict, NotFound, Refused, Throttled
 from web.interviews import selectors
 from web.interviews.models import (
     Criterion,
@@ -42,8 +44,9 @@ from web.interviews.models import (
     Snapshot,
     State,
 )
+from web.submissions.errors import SubmissionRejected
 from web.submissions.models import Submission
-from web.submissions.services import SubmissionRejected, code_clean, submission_create
+from web.submissions.services.intake import code_clean, submission_create
 
 DURATION_MIN_MINUTES = 10
 DURATION_MAX_MINUTES = 180
@@ -57,30 +60,20 @@ COMMENT_MAX_CHARS = 500
 SCORE_RANGE = range(1, 5)
 
 
-class InterviewError(Exception):
+class InterviewError(Refused):
     """A refused request; the message is for the person who made it."""
 
-    status_code = 400
 
-
-class InterviewLocked(InterviewError):
+class InterviewLocked(InterviewError, Conflict):
     """The interview is not running (not started, or over): nothing may change the candidate's work."""
 
-    status_code = 409
 
-
-class NotInInterview(InterviewError):
+class NotInInterview(InterviewError, NotFound):
     """The challenge named is not one of the interview's: the same as a page that does not exist."""
 
-    status_code = 404
 
-
-class SnapshotRateLimited(InterviewError):
-    status_code = 429
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+class SnapshotRateLimited(InterviewError, Throttled):
+    """Autosaves come faster than SNAPSHOTS_PER_MINUTE."""
 
 
 # --- Create ----------------------------------------------------------------------------
@@ -172,7 +165,10 @@ def _may_run(interview: Interview, user: AbstractBaseUser) -> bool:
 
 def _interview_challenge(interview: Interview, slug: str) -> Challenge:
     item = (
-        InterviewChallenge.objects.select_related("challenge", "challenge__current_version").filter(interview=interview, challenge__slug=slug).first()
+        InterviewChallenge.objects.select_related("challenge", "challenge__current_version")
+        .defer("challenge__current_version__files")  # autosaves come every few seconds; none needs the package
+        .filter(interview=interview, challenge__slug=slug)
+        .first()
     )
     if item is None:
         raise NotInInterview(f"The challenge {slug!r} is not part of this interview.")

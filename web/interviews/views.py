@@ -5,8 +5,8 @@ view and its poll, a challenge's autosave timeline, the assessment, the
 early end, the scorecard. Candidate side, reached only through the private
 link and only by the invited candidate: the interview page, its clock poll,
 autosave, run and submit. Whoever else asks gets a 404 (a candidate asking
-for a coach page gets 403, like every coach page). JSON errors are
-``{"error": message}``.
+for a coach page gets 403, like every coach page). Refusals are raised and
+answered by web/errors.py: ``{"error": message}`` for the JSON endpoints.
 """
 
 from __future__ import annotations
@@ -26,23 +26,19 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from web.accounts.roles import coach_required, is_coach
 from web.challenges.selectors import challenge_list
+from web.errors import Forbidden, LoginRequired, NotFound, Refused
 from web.interviews import presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm
 from web.interviews.models import Criterion, Interview, Recommendation, State
 from web.submissions.models import Kind
-from web.submissions.request_code import BadRequestBody, code_from_request
-from web.submissions.services import RateLimitExceeded, SubmissionRejected
-
-
-def _error(message: str, status: int, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": message, **extra}, status=status)
+from web.submissions.request_code import code_from_request
 
 
 def _json_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
-            return _error("Log in first.", 401, login_url=reverse("login"))
+            raise LoginRequired("Log in first.", login_url=reverse("login"))
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -52,9 +48,9 @@ def _json_coach(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
-            return _error("Log in first.", 401, login_url=reverse("login"))
+            raise LoginRequired("Log in first.", login_url=reverse("login"))
         if not is_coach(request.user):
-            return _error("Coaches only.", 403)
+            raise Forbidden("Coaches only.")
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -145,10 +141,10 @@ def interview_timeline(request: HttpRequest, interview_id: int, slug: str) -> Js
     interview = _coach_interview(request, interview_id)
     challenge = next((c for c in selectors.interview_challenges(interview) if c.slug == slug), None)
     if challenge is None:
-        return _error(f"The challenge {slug!r} is not part of this interview.", 404)
+        raise NotFound(f"The challenge {slug!r} is not part of this interview.")
     after = request.GET.get("after", "0")
     if not after.isdigit():
-        return _error(f"after must be a snapshot id (a whole number), not {after!r}.", 400)
+        raise Refused(f"after must be a snapshot id (a whole number), not {after!r}.")
     return JsonResponse({"slug": slug, "snapshots": selectors.snapshot_timeline(interview, challenge, after_id=int(after))})
 
 
@@ -160,19 +156,16 @@ def interview_assess(request: HttpRequest, interview_id: int) -> JsonResponse:
     try:
         data = json.loads(request.body or b"{}")
     except ValueError:
-        return _error("The request body is not valid JSON.", 400)
+        raise Refused("The request body is not valid JSON.") from None
     if not isinstance(data, dict) or set(data) - {"notes", "rubric", "recommendation"}:
-        return _error('Send a JSON object with any of "notes", "rubric", "recommendation".', 400)
+        raise Refused('Send a JSON object with any of "notes", "rubric", "recommendation".')
     rubric = data.get("rubric")
     if rubric is not None and not isinstance(rubric, dict):
-        return _error('"rubric" must be an object: {criterion: {"score": 1-4, "comment": "..."}}.', 400)
+        raise Refused('"rubric" must be an object: {criterion: {"score": 1-4, "comment": "..."}}.')
     recommendation = data.get("recommendation")
     if recommendation is not None and not isinstance(recommendation, str):
-        return _error('"recommendation" must be text.', 400)
-    try:
-        services.interview_assess(interview, request.user, notes=data.get("notes"), rubric=rubric, recommendation=recommendation)
-    except services.InterviewError as exc:
-        return _error(str(exc), exc.status_code)
+        raise Refused('"recommendation" must be text.')
+    services.interview_assess(interview, request.user, notes=data.get("notes"), rubric=rubric, recommendation=recommendation)
     return JsonResponse({"saved": True, "rubric": selectors.interview_rubric(interview), "recommendation": interview.recommendation})
 
 
@@ -185,7 +178,7 @@ def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
         services.interview_end(interview, request.user)
     except services.InterviewError as exc:
         if wants_json:
-            return _error(str(exc), exc.status_code)
+            raise  # answered as JSON by web/errors.py
         messages.info(request, str(exc))
     if wants_json:
         return JsonResponse({"state": interview.state(timezone.now()), "scorecard_url": reverse("interview-scorecard", args=[interview.pk])})
@@ -224,48 +217,20 @@ def interview_candidate(request: HttpRequest, token: str) -> HttpResponse:
 @_json_login
 @require_GET
 def interview_candidate_state(request: HttpRequest, token: str) -> JsonResponse:
+    return JsonResponse(selectors.interview_candidate_state(_candidate_interview_json(request, token)))
+
+
+def _candidate_interview_json(request: HttpRequest, token: str) -> Interview:
+    """The candidate's interview for a JSON endpoint: NotFound (a JSON 404) for anyone else."""
     interview = selectors.interview_get_for_candidate(token, request.user)
     if interview is None:
-        return _error("No such interview.", 404)
-    return JsonResponse(selectors.interview_candidate_state(interview))
-
-
-class _Refused(Exception):
-    """A candidate request refused before any service ran; carries the answer."""
-
-    def __init__(self, response: JsonResponse) -> None:
-        super().__init__(response.status_code)
-        self.response = response
-
-
-def _candidate_post(request: HttpRequest, token: str) -> tuple[Interview, str | bytes]:
-    """The candidate's interview and the code they sent, or _Refused."""
-    interview = selectors.interview_get_for_candidate(token, request.user)
-    if interview is None:
-        raise _Refused(_error("No such interview.", 404))
-    try:
-        return interview, code_from_request(request)
-    except BadRequestBody as exc:
-        raise _Refused(_error(str(exc), 400)) from None
-
-
-def _with_retry_after(message: str, status: int, retry_after: int) -> JsonResponse:
-    response = _error(message, status, retry_after=retry_after)
-    response["Retry-After"] = str(retry_after)
-    return response
+        raise NotFound("No such interview.")
+    return interview
 
 
 def _create(request: HttpRequest, token: str, slug: str, kind: str) -> JsonResponse:
-    try:
-        interview, code = _candidate_post(request, token)
-    except _Refused as refused:
-        return refused.response
-    try:
-        submission = services.interview_submission_create(interview, request.user, slug, code, kind)
-    except RateLimitExceeded as exc:
-        return _with_retry_after(str(exc), exc.status_code, exc.retry_after)
-    except (SubmissionRejected, services.InterviewError) as exc:
-        return _error(str(exc), exc.status_code)
+    interview = _candidate_interview_json(request, token)
+    submission = services.interview_submission_create(interview, request.user, slug, code_from_request(request), kind)
     return JsonResponse(
         {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": reverse("submission-status", args=[submission.pk])},
         status=202,
@@ -287,14 +252,6 @@ def interview_submit(request: HttpRequest, token: str, slug: str) -> JsonRespons
 @_json_login
 @require_POST
 def interview_autosave(request: HttpRequest, token: str, slug: str) -> JsonResponse:
-    try:
-        interview, code = _candidate_post(request, token)
-    except _Refused as refused:
-        return refused.response
-    try:
-        saved = services.snapshot_save(interview, request.user, slug, code)
-    except services.SnapshotRateLimited as exc:
-        return _with_retry_after(str(exc), exc.status_code, exc.retry_after)
-    except services.InterviewError as exc:
-        return _error(str(exc), exc.status_code)
+    interview = _candidate_interview_json(request, token)
+    saved = services.snapshot_save(interview, request.user, slug, code_from_request(request))
     return JsonResponse({"saved": saved.created, "id": saved.snapshot.pk, "at": saved.snapshot.created_at.isoformat()})

@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from web.submissions.models import HintReveal, Submission
-from web.submissions.services import submissions_for_regrade, submissions_regrade
+from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
 
 
 def report_regrade(modeladmin: admin.ModelAdmin, request: HttpRequest, regraded: list[int], selected: int) -> None:

@@ -1,6 +1,6 @@
 """A thread that tells the database a long job in a worker is still alive.
 
-Place in the flow: a grading (``services.submission_grade``) or a validation
+Place in the flow: a grading (``services.grading.submission_grade``) or a validation
 (``authoring.services.validation_execute``) runs for seconds to minutes in a
 Celery pool process. A worker that dies (SIGKILL, the OOM killer, a lost
 host) runs no handler, so its row stays "running". While the job runs, this

@@ -1,4 +1,4 @@
-"""Per-user rate limits on runs and submits, checked by ``services.submission_create``.
+"""Per-user rate limits on runs and submits, checked by ``services.intake.submission_create``.
 
 A user may start SUBMISSIONS_RUNS_PER_MINUTE runs and
 SUBMISSIONS_SUBMITS_PER_MINUTE submits in any 60 seconds (a sliding window).

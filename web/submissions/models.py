@@ -1,6 +1,6 @@
 """A candidate's Run or Submit, its grading state and result; and the hints they revealed.
 
-A Submission is created ``queued`` by ``services.submission_create``, moved to
+A Submission is created ``queued`` by ``services.intake.submission_create``, moved to
 ``running`` by the worker that grades it, and to ``done`` with the grader's
 result in one write. ``attempts`` counts the starts and doubles as a fencing
 token: a worker may only store its result if the submission is still running
@@ -9,7 +9,7 @@ over cannot overwrite the newer result. ``queued_at`` is when its grading was
 last sent to the broker: the sweeper re-sends one whose message seems lost.
 ``heartbeat_at`` is stamped every few seconds while a worker grades it
 (heartbeat.py): a running one whose stamp is old belongs to a dead worker.
-A regrade (``services.submissions_regrade``) puts a done submission back to
+A regrade (``services.regrade.submissions_regrade``) puts a done submission back to
 queued; ``attempts_base`` then holds the attempts made before it, so the
 give-up limit counts the new round only while the fencing token keeps rising.
 """

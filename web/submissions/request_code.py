@@ -13,11 +13,12 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 
 from grader.grade import MAX_CODE_BYTES
+from web.errors import Refused
 
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-class BadRequestBody(Exception):
+class BadRequestBody(Refused):
     """The body is not what the endpoint takes; the message says what to send."""
 
 

@@ -16,13 +16,15 @@ from web.submissions.models import HintReveal, Submission
 def submission_get_owned(submission_id: int, user: AbstractBaseUser) -> Submission | None:
     if not user.is_authenticated:
         return None
-    return Submission.objects.select_related("challenge", "version").filter(pk=submission_id, user=user).first()
+    # Polled every second or two while a grading runs: neither the code nor the
+    # package's files (a version shows as its short hash) are needed for it.
+    return Submission.objects.select_related("challenge", "version").defer("code", "version__files").filter(pk=submission_id, user=user).first()
 
 
 def submission_history(user: AbstractBaseUser, challenge: Challenge, *, limit: int = 20) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(user=user, challenge=challenge)
-        .select_related("version")
+        # A history row is kind, time, status, verdict, score: not the code, the result or the version.
         .defer("code", "probes", "hints", "categories", "timings")
         .order_by("-created_at", "-id")[:limit]
     )

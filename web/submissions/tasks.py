@@ -25,7 +25,8 @@ from django.db import OperationalError as DatabaseUnavailable
 
 from grader.errors import PlatformError
 from web.config.logs import submission_context
-from web.submissions.services import submission_grade, submission_grade_failed, submission_requeue_stale
+from web.submissions.services.grading import submission_grade, submission_grade_failed
+from web.submissions.services.sweeper import submission_requeue_stale
 
 logger = logging.getLogger(__name__)
 

@@ -2,54 +2,47 @@
 
 Each view checks access, calls one service or selector and answers JSON.
 Anonymous callers get 401; another user's submission is a 404, the same as
-one that does not exist, so ids cannot be probed. Errors are
-``{"error": message}`` with the message meant for the candidate.
+one that does not exist, so ids cannot be probed. A refusal is raised, never
+built here: web/errors.py answers every one as ``{"error": message}`` with
+the message meant for the candidate (and Retry-After for a rate limit).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from web.challenges.selectors import challenge_get_visible
-from web.submissions import services
-from web.submissions.models import Kind
+from web.errors import LoginRequired, NotFound
+from web.submissions.models import Kind, Submission
 from web.submissions.presenters import submission_payload
-from web.submissions.request_code import BadRequestBody, code_from_request
+from web.submissions.request_code import code_from_request
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
+from web.submissions.services.intake import submission_create
+from web.submissions.services.regrade import submission_regrade_own
+from web.submissions.services.reveal import hint_reveal
 
 
-def _error(message: str, status: int, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": message, **extra}, status=status)
+def _require_login(request: HttpRequest) -> None:
+    if not request.user.is_authenticated:
+        raise LoginRequired("Log in to run or submit code.", login_url=reverse("login"))
 
 
-def _login_required(request: HttpRequest) -> JsonResponse | None:
-    if request.user.is_authenticated:
-        return None
-    return _error("Log in to run or submit code.", 401, login_url=reverse("login"))
+def _owned(request: HttpRequest, pk: int) -> Submission:
+    _require_login(request)
+    submission = submission_get_owned(pk, request.user)
+    if submission is None:
+        raise NotFound("No such submission.")
+    return submission
 
 
 def _create(request: HttpRequest, slug: str, kind: str) -> JsonResponse:
-    if (denied := _login_required(request)) is not None:
-        return denied
+    _require_login(request)
     challenge = challenge_get_visible(slug, user=request.user)
     if challenge is None:
-        return _error(f"No challenge {slug!r}.", 404)
-    try:
-        code = code_from_request(request)
-    except BadRequestBody as exc:
-        return _error(str(exc), 400)
-    try:
-        submission = services.submission_create(request.user, challenge, code, kind)
-    except services.RateLimitExceeded as exc:
-        response = _error(str(exc), exc.status_code, retry_after=exc.retry_after)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
-    except services.SubmissionRejected as exc:
-        return _error(str(exc), exc.status_code)
+        raise NotFound(f"No challenge {slug!r}.")
+    submission = submission_create(request.user, challenge, code_from_request(request), kind)
     return JsonResponse(
         {"id": submission.pk, "kind": submission.kind, "status": submission.status,
          "url": reverse("submission-status", args=[submission.pk])},
@@ -69,26 +62,15 @@ def challenge_submit(request: HttpRequest, slug: str) -> JsonResponse:
 
 @require_GET
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
-    if (denied := _login_required(request)) is not None:
-        return denied
-    submission = submission_get_owned(pk, request.user)
-    if submission is None:
-        return _error("No such submission.", 404)
+    submission = _owned(request, pk)
     revealed = hint_revealed_ids(request.user, submission.challenge_id)
     return JsonResponse(submission_payload(submission, revealed))
 
 
 @require_POST
 def submission_hint_reveal(request: HttpRequest, pk: int, hint_id: str) -> JsonResponse:
-    if (denied := _login_required(request)) is not None:
-        return denied
-    submission = submission_get_owned(pk, request.user)
-    if submission is None:
-        return _error("No such submission.", 404)
-    try:
-        services.hint_reveal(request.user, submission, hint_id)
-    except services.HintUnavailable as exc:
-        return _error(str(exc), 409)
+    submission = _owned(request, pk)
+    hint_reveal(request.user, submission, hint_id)
     # The whole result again: revealing one hint may make the next revealable.
     revealed = hint_revealed_ids(request.user, submission.challenge_id)
     return JsonResponse(submission_payload(submission, revealed))
@@ -97,14 +79,6 @@ def submission_hint_reveal(request: HttpRequest, pk: int, hint_id: str) -> JsonR
 @require_POST
 def submission_regrade(request: HttpRequest, pk: int) -> JsonResponse:
     """The candidate's regrade of a submission the platform failed to grade (internal_error)."""
-    if (denied := _login_required(request)) is not None:
-        return denied
-    submission = submission_get_owned(pk, request.user)
-    if submission is None:
-        return _error("No such submission.", 404)
-    try:
-        submission = services.submission_regrade_own(request.user, submission)
-    except services.SubmissionRejected as exc:
-        return _error(str(exc), exc.status_code)
+    submission = submission_regrade_own(request.user, _owned(request, pk))
     revealed = hint_revealed_ids(request.user, submission.challenge_id)
     return JsonResponse(submission_payload(submission, revealed), status=202)

@@ -15,7 +15,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grader.errors import GraderError
 from web.challenges.selectors import challenge_get
-from web.submissions import services
+from web.submissions.errors import SubmissionRejected
+from web.submissions.services.grading import code_grade
+from web.submissions.services.intake import code_clean
 
 
 class Command(BaseCommand):
@@ -38,9 +40,9 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         try:
-            code = services.code_clean(raw)
-            result = services.code_grade(challenge.current_version, code, public=options["public"])
-        except services.SubmissionRejected as exc:
+            code = code_clean(raw)
+            result = code_grade(challenge.current_version, code, public=options["public"])
+        except SubmissionRejected as exc:
             raise CommandError(f"{path}: {exc}") from None
         except GraderError as exc:
             raise CommandError(f"grading failed ({type(exc).__name__}): {exc}") from None

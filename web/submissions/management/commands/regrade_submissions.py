@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from web.challenges.models import ChallengeVersion
-from web.submissions.services import submissions_for_regrade, submissions_regrade
+from web.submissions.services.regrade import submissions_for_regrade, submissions_regrade
 
 
 def _since(text: str) -> datetime:

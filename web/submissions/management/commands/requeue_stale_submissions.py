@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from web.submissions.services import submission_requeue_stale
+from web.submissions.services.sweeper import submission_requeue_stale
 
 
 class Command(BaseCommand):
