@@ -10,7 +10,6 @@ this process and nothing the sandbox sent is executed.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 import types
@@ -300,12 +299,8 @@ def evaluate(
             result.passed = outcome.passed
             result.status = result.status or (Verdict.ACCEPTED.value if outcome.passed else Verdict.WRONG_ANSWER.value)
             result.message = outcome.message
-            # JSON-safe: an infinite relative error (expected 0) is reported as a string.
-            result.details = {
-                k: (v if not isinstance(v, float) or math.isfinite(v) else str(v))
-                for k, v in outcome.details.items()
-                if isinstance(v, int | float | str | list)
-            }
+            # JSON-safe: an infinite relative error (expected 0) is reported as a string, in lists too.
+            result.details = to_jsonable({k: v for k, v in outcome.details.items() if isinstance(v, int | float | str | list)})
             if public:
                 result.observation = to_jsonable(run.observation)
                 result.expected = to_jsonable(expected[spec.name])

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
-from sandbox.runner.wire import encode_observation, write_frame
+from sandbox.runner.codec import encode_observation
+from sandbox.runner.wire import write_frame
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,7 @@ def _write_probe(out: io.BytesIO, name: str, probe: ProbeReply, job: dict[str, A
     }  # fmt: skip
     blobs: list[bytes] = []
     if probe.status == "ok":
-        tree, blobs = encode_observation(probe.value)
+        tree = encode_observation(probe.value, blobs)
         header.update(status="ok", tree=tree, arrays=len(blobs))
     elif probe.status == "error":
         header.update(status="error", exc_type=probe.exc_type, message=probe.message, traceback=_traceback(probe, job))

@@ -16,7 +16,7 @@ import numpy as np
 
 from grader.execute import OBSERVATION_BYTES, OUTPUT_BYTES, Execution, ProbeRun, run_job
 from sandbox import SandboxLimits, get_backend
-from sandbox.runner.wire import TaggedArray
+from sandbox.runner.codec import TaggedArray
 from tests.fake_backend import FakeBackend, crashed, exited, ok, raised, syntax_error, timed_out
 
 SOLUTION = """\

@@ -16,7 +16,6 @@ too, so the command line grades exactly as the web does.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -28,6 +27,7 @@ from django.utils import timezone
 
 from grader import grade_submission
 from grader.errors import InvalidSubmission, PlatformError
+from sandbox.runner.codec import to_jsonable
 from web.challenges.models import ChallengeVersion
 from web.challenges.services import challenge_package
 from web.config.logs import submission_context
@@ -129,26 +129,11 @@ def _grade(submission_id: int) -> GradeOutcome:
     return GradeOutcome("graded" if stored else "superseded")
 
 
-def _strict_json(value: Any) -> Any:
-    """The value with what strict JSON cannot hold (inf, nan, complex, ...) turned into strings.
-
-    PostgreSQL's json types refuse Infinity and NaN; a result the grader
-    reports with such a number must still be storable, not crash the worker.
-    """
-    if isinstance(value, bool) or value is None or isinstance(value, int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, dict):
-        return {str(k): _strict_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_strict_json(v) for v in value]
-    return str(value)
-
-
 def _store_result(submission: Submission, attempt: int, result: dict[str, Any]) -> bool:
     now = timezone.now()
-    result = _strict_json(result)
+    # PostgreSQL's json types refuse Infinity and NaN: a result the grader
+    # reports with such a number must still be storable, not crash the worker.
+    result = to_jsonable(result)
     verdict = str(result.get("verdict", ""))
     if verdict not in Verdict.values:
         logger.error("grader returned unknown verdict %r for submission %s", verdict, submission.pk)
