@@ -30,7 +30,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from sandbox.backend import HOST_DIR_PREFIX
+from sandbox.scratch import HOST_DIR_PREFIX
 from tests.helpers import dead_owner_token
 from tests.services import RedisServer, Worker, _reset_producer_pool, worker_env
 from web.challenges.models import Challenge

@@ -1,6 +1,6 @@
 """Failures of the platform, not of the candidate: a sandbox killed from outside, cgroups left by a dead worker.
 
-sandbox/backend.py tells a bwrap sandbox killed from outside (its outer
+sandbox/process.py tells a bwrap sandbox killed from outside (its outer
 process is out of the candidate's reach) from a runner the candidate killed;
 sandbox/docker.py does the same for a container killed through the engine
 (``docker kill``: an engine event the candidate cannot cause);
@@ -22,8 +22,8 @@ import pytest
 
 from grader.errors import PlatformError
 from sandbox import cgroups
-from sandbox.backend import ProcessSandbox
 from sandbox.docker import DockerSandbox
+from sandbox.process import ProcessSandbox
 from tests.helpers import grade, real_backends
 
 SLOW_ACCEPTED = """
