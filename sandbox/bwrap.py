@@ -48,11 +48,14 @@ def python_paths() -> tuple[str, list[str]]:
     ``SANDBOX_PYTHON`` may name another interpreter (a venv's python); by
     default it is the worker's own, whose venv has the runtimes installed.
     """
-    executable = os.environ.get("SANDBOX_PYTHON", sys.executable)
-    real = os.path.realpath(executable)
-    folders = {sys.prefix, sys.base_prefix, str(Path(real).parent.parent)}
-    if os.environ.get("SANDBOX_PYTHON"):
-        folders = {str(Path(executable).parent.parent), str(Path(real).parent.parent)}
+    chosen = os.environ.get("SANDBOX_PYTHON")
+    executable = chosen or sys.executable
+    venv = str(Path(executable).parent.parent) if chosen else sys.prefix
+    # A venv reached through a symlink (a git worktree's .venv) is bound at its
+    # real path too: its console scripts (iree-compile) name that path in their #! line.
+    folders = {venv, os.path.realpath(venv), str(Path(os.path.realpath(executable)).parent.parent)}
+    if not chosen:
+        folders.add(sys.base_prefix)
     return executable, sorted(f for f in folders if not f.startswith("/usr"))
 
 
