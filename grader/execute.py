@@ -19,7 +19,7 @@ from typing import Any
 from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
-from sandbox import Backend, SandboxLimits, SandboxStartError, get_backend
+from sandbox import Backend, RunOutcome, SandboxLimits, SandboxStartError, get_backend
 from sandbox.runner.codec import ObservationError, decode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
 from sandbox.runner.wire import WireError, read_frames
@@ -112,7 +112,7 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
     if outcome.killed_externally and not outcome.oom_killed:
         # Not the candidate's doing (they cannot reach that process): the
         # sandbox was killed from outside, so grade again rather than blame the code.
-        raise PlatformError(f"the sandbox was killed from outside while it ran (exit {outcome.exit_code})")
+        raise PlatformError(f"the sandbox was killed from outside while it ran{_exit_status(outcome)}")
 
     result = Execution(
         oom_killed=outcome.oom_killed,
@@ -130,7 +130,7 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
         # Cut short mid-frame: the wall clock, the output cap, or a killed runner.
         stream_broken = True
     if not frames or frames[0][0].get("type") != "ready":
-        raise PlatformError(f"the sandbox runner did not start (exit {outcome.exit_code}): {outcome.stderr_tail[-1500:]}")
+        raise PlatformError(f"the sandbox runner did not start{_exit_status(outcome)}: {outcome.stderr_tail[-1500:]}")
 
     done = False
     pending_arrays: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
@@ -170,6 +170,11 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
             extra={"event": "sandbox.runner_died", "exit_code": outcome.exit_code, "stderr_tail": outcome.stderr_tail[-2000:]},
         )
     return result
+
+
+def _exit_status(outcome: RunOutcome) -> str:
+    """How the sandbox ended, for an operator's message; nothing when its end was not waited for (it said "done")."""
+    return "" if outcome.exit_code is None else f" (exit {outcome.exit_code})"
 
 
 def _int(value: Any) -> int:

@@ -10,16 +10,13 @@ this process and nothing the sandbox sent is executed.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-import types
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grader import expected as expected_cache
-from grader.checks import CheckResult, check
+from grader.checks import CheckResult
+from grader.custom_checks import run_check
 from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute
 from grader.hints import unlocked_hints
@@ -157,50 +154,6 @@ def expected_observations(package: Package, public: bool, backend: Backend | Non
     observations = {name: run.observation for name, run in execution.probes.items()}
     expected_cache.store(package.version, public, observations)
     return observations, False
-
-
-# ---------------------------------------------------------------- custom checks
-
-# Loaded checks modules by package version, the most recently used last. A
-# long-lived worker sees every version a re-synced repository ever had: keep
-# only the recent ones.
-CHECKS_MODULES_KEPT = 64
-_checks_modules: OrderedDict[str, types.ModuleType] = OrderedDict()
-_checks_modules_lock = threading.Lock()  # validation grades solutions on threads
-
-
-def custom_check(package: Package, name: str) -> Callable[[Any, Any], Any]:
-    """The function ``name`` of the package's probes/checks.py, loaded here (trusted content)."""
-    with _checks_modules_lock:
-        module = _checks_modules.get(package.version)
-        if module is not None:
-            _checks_modules.move_to_end(package.version)
-    if module is None:
-        source = package.checks_source
-        if source is None:
-            raise PackageError("probes/checks.py is missing", path=f"{package.slug}/probes/checks.py")
-        module = types.ModuleType(f"challenge_checks_{package.version[:12]}")
-        module.__dict__["__file__"] = f"{package.slug}/probes/checks.py"
-        exec(compile(source, f"{package.slug}/probes/checks.py", "exec"), module.__dict__)  # noqa: S102 - coach content, trusted
-        with _checks_modules_lock:
-            _checks_modules[package.version] = module
-            while len(_checks_modules) > CHECKS_MODULES_KEPT:
-                _checks_modules.popitem(last=False)
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise PackageError(f"no function '{name}'", path=f"{package.slug}/probes/checks.py")
-    return fn  # type: ignore[no-any-return]
-
-
-def run_check(package: Package, spec: ProbeSpec, actual: Any, expected: Any) -> CheckResult:
-    if spec.check in ("auto", "exact"):
-        return check(actual, expected, mode=spec.check, rtol=spec.rtol, atol=spec.atol)
-    outcome = custom_check(package, spec.check)(actual, expected)
-    if isinstance(outcome, CheckResult):
-        return outcome
-    if isinstance(outcome, tuple) and len(outcome) == 2:
-        return CheckResult(bool(outcome[0]), str(outcome[1]))
-    return CheckResult(bool(outcome), "" if outcome else "the result does not meet the check")
 
 
 # ---------------------------------------------------------------- evaluation

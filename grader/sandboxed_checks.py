@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.checks import CheckResult
+from grader.custom_checks import BUILTIN_CHECKS
 from grader.errors import PackageError
 from grader.execute import Execution, run_job
 from grader.package import Package
@@ -41,7 +42,6 @@ from sandbox import Backend, SandboxLimits, get_backend
 from sandbox.runner.codec import encode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
 
-BUILTIN_CHECKS = ("auto", "exact")
 #: Encoded observations per sandbox job, base64 included; the runner refuses a job line over 96 MiB.
 #: Two observations at the wire's 32 MiB cap (grader/execute.py OBSERVATION_BYTES) fit in one.
 BATCH_BYTES = 88 * 1024 * 1024

@@ -1,8 +1,8 @@
 """Isolation backends for running untrusted code, and the in-sandbox runner.
 
 ``get_backend()`` picks the backend named by ``SANDBOX_BACKEND``: ``bwrap``
-(the default: bubblewrap namespaces plus cgroups), ``docker`` (production,
-with the sandbox issue) or ``local`` (no isolation; tests and laptops only).
+(the default: bubblewrap namespaces plus cgroups), ``docker`` (production:
+a hardened container per sandbox) or ``local`` (no isolation; tests and laptops only).
 ``use_backend`` installs another under a name of its own (the tests' in-memory
 fake, tests/fake_backend.py). This package never imports Django or the grader.
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, finish_destroys
+from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.teardown import finish_destroys
 
 __all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "shutdown", "use_backend"]
 

@@ -25,42 +25,20 @@ import sys
 from pathlib import Path
 
 from sandbox import cgroups
-from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, SandboxStartError, sweep_orphan_host_dirs
+from sandbox.backend import Backend, SandboxLimits, SandboxStartError
+from sandbox.environment import RUNNER_DIR, SANDBOX_UID, sandbox_env
+from sandbox.process import ProcessSandbox
 from sandbox.runner.profiles import ADDRESS_SPACE_OVERHEAD_MB
+from sandbox.scratch import sweep_orphan_host_dirs
 from sandbox.warm import SANDBOX_WARM_DIR, ready_host_cache
 
 log = logging.getLogger(__name__)
-
-SANDBOX_UID = 65534
-# Passed through from the worker because they fix numerical library
-# behaviour on some CPUs, not because the candidate needs them.
-PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 _ETC_FILES = {
     "passwd": f"root:x:0:0::/root:/bin/false\nsandbox:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/false\n",
     "group": f"root:x:0:\nsandbox:x:{SANDBOX_UID}:\n",
     "hosts": "127.0.0.1 localhost\n::1 localhost\n",
     "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
-}
-
-# Sandbox environment: the same for every run, nothing from the worker.
-BASE_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "HOME": "/tmp",
-    "TMPDIR": "/tmp",
-    "LANG": "C.UTF-8",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONHASHSEED": "0",
-    "PYTHONUNBUFFERED": "1",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "TF_CPP_MIN_LOG_LEVEL": "3",
-    "TF_ENABLE_ONEDNN_OPTS": "0",
-    "TF_NUM_INTEROP_THREADS": "1",
-    "TF_NUM_INTRAOP_THREADS": "1",
-    "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
-    "MPLBACKEND": "Agg",
 }
 
 
@@ -70,11 +48,14 @@ def python_paths() -> tuple[str, list[str]]:
     ``SANDBOX_PYTHON`` may name another interpreter (a venv's python); by
     default it is the worker's own, whose venv has the runtimes installed.
     """
-    executable = os.environ.get("SANDBOX_PYTHON", sys.executable)
-    real = os.path.realpath(executable)
-    folders = {sys.prefix, sys.base_prefix, str(Path(real).parent.parent)}
-    if os.environ.get("SANDBOX_PYTHON"):
-        folders = {str(Path(executable).parent.parent), str(Path(real).parent.parent)}
+    chosen = os.environ.get("SANDBOX_PYTHON")
+    executable = chosen or sys.executable
+    venv = str(Path(executable).parent.parent) if chosen else sys.prefix
+    # A venv reached through a symlink (a git worktree's .venv) is bound at its
+    # real path too: its console scripts (iree-compile) name that path in their #! line.
+    folders = {venv, os.path.realpath(venv), str(Path(os.path.realpath(executable)).parent.parent)}
+    if not chosen:
+        folders.add(sys.base_prefix)
     return executable, sorted(f for f in folders if not f.startswith("/usr"))
 
 
@@ -140,10 +121,9 @@ class BwrapSandbox(ProcessSandbox):
             "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/dev/shm",
             "--chdir", "/tmp",
         ]  # fmt: skip
-        env = dict(BASE_ENV)
-        env.update({k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ})
         # The environment's own tools (iree-compile, iree-import-onnx, ninja)
         # are found by name, as in the docker image, whose PATH starts with /opt/venv/bin.
+        env = sandbox_env()
         env["PATH"] = f"{Path(python).parent}:{env['PATH']}"
         for key, value in env.items():
             argv += ["--setenv", key, value]
@@ -177,7 +157,9 @@ class BwrapSandbox(ProcessSandbox):
             except OSError as exc:
                 raise SandboxStartError(f"could not apply the job's limits: {exc}") from exc
 
-    def oom_killed(self) -> bool:
+    def oom_killed(self, done: bool) -> bool:
+        # Also when the run said "done": the runner cannot see this cgroup, so
+        # a probe it saw die by SIGKILL is a memory limit only if this says so.
         return bool(self.cgroup and self.cgroup.oom_kills() > 0)
 
     def job_limits(self) -> dict[str, int]:

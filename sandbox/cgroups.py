@@ -4,9 +4,9 @@ Place in the flow: the bwrap backend creates a :class:`Cgroup` per sandbox,
 its launcher joins it before exec'ing bubblewrap, and after the run the
 backend asks whether the memory limit killed something (``oom_kills``) and
 removes the group. A group is named after the worker process that made it
-(``<pid>-<random>``), so a new backend can remove the groups of workers that
-died without cleaning up (:func:`sweep_orphans`), as the docker backend
-removes containers whose worker is gone.
+(``<owner token>-<random>``, see ``owners.py``), so a backend can remove the
+groups of workers that died without cleaning up (:func:`sweep_orphans`), as
+the docker backend removes containers whose worker is gone.
 
 rlimits cannot do this job: ``RLIMIT_AS`` counts address space (tensorflow
 needs about 2 GB of it just to import) and ``RLIMIT_NPROC`` is not enforced
@@ -18,6 +18,7 @@ rlimits and says so.
 from __future__ import annotations
 
 import os
+import signal
 import time
 import uuid
 from pathlib import Path
@@ -128,7 +129,7 @@ def _kill_and_remove(group: Path) -> bool:
             break
         for pid in pids:
             try:
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         time.sleep(0.02)
@@ -162,7 +163,8 @@ def sweep_orphans() -> int:
     """Remove the groups of sandboxes whose worker process is gone; how many were removed.
 
     A worker killed with SIGKILL never runs ``destroy``: bwrap's processes die
-    with their parent, but their groups stay. A new backend calls this.
+    with their parent, but their groups stay. The bwrap backend calls this as
+    it starts, every few minutes after and as it closes.
     """
     removed: set[str] = set()  # by name: on cgroup v1 one sandbox has a group per controller
     for parent in _parent_dirs():

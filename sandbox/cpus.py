@@ -1,7 +1,7 @@
 """Which CPU cores a job runs on: one lease per running job, spread over the host's cores.
 
-Place in the flow: a backend leases cores as it sends a job (``ProcessSandbox.run``,
-``DockerSandbox.run``) and names them in the job; the in-sandbox runner pins
+Place in the flow: a sandbox leases cores as it sends a job (``RunnerSandbox.run`` in
+``session.py``, for every backend) and names them in the job; the in-sandbox runner pins
 itself to them (``sched_setaffinity``) before it forks the probes, which inherit
 the pin. The lease ends with the run. A warm sandbox holds no core while it waits.
 

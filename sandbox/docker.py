@@ -9,8 +9,9 @@ orphans. stdin/stdout are attached through the engine's socket: the job goes
 in on stdin, the runner's frames come back on stdout (demultiplexed from the
 engine's 8-byte-header framing), stderr is kept as an operator's tail.
 
-Containers carry labels naming the worker (host and pid) that started them;
-:func:`remove_stale_containers` runs when a backend is created and removes
+Containers carry labels naming the worker (host and owner token, see
+``owners.py``) that started them; :func:`remove_stale_containers` runs as a
+backend is created, every few minutes after and as it closes, and removes
 those whose worker is gone, so nothing survives a crashed worker. An optional
 OCI runtime (``SANDBOX_DOCKER_RUNTIME=runsc`` for gVisor) is passed through.
 """
@@ -18,22 +19,26 @@ OCI runtime (``SANDBOX_DOCKER_RUNTIME=runsc`` for gVisor) is passed through.
 from __future__ import annotations
 
 import contextlib
-import json
+import logging
 import os
 import socket
-import struct
 import threading
 import time
 from typing import Any
 
-from sandbox import cpus
-from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, StreamBuffer, destroy_soon
-from sandbox.bwrap import BASE_ENV, PASSTHROUGH_ENV
+from sandbox.backend import Backend, SandboxLimits, SandboxStartError
+from sandbox.environment import SANDBOX_UID, sandbox_env
 from sandbox.owners import owner_alive, owner_token
+from sandbox.session import STDERR_TAIL_BYTES, RunnerSandbox
+from sandbox.stream import StreamBuffer
+
+log = logging.getLogger(__name__)
 
 LABEL = "mlprep.sandbox"
 LABEL_WORKER = "mlprep.worker"
-STDERR_TAIL_BYTES = 16 * 1024
+# The engine's attach stream: frames of an 8-byte header (stream kind, 3 zero
+# bytes, big-endian payload length) and the payload.
+STDOUT, STDERR = 1, 2
 
 
 def _worker_id() -> str:
@@ -56,21 +61,18 @@ def remove_stale_containers(client: Any) -> int:
     return removed
 
 
-class DockerSandbox(Sandbox):
+class DockerSandbox(RunnerSandbox):
+    noun = "container"
+
     def __init__(self, backend: DockerBackend, profile: str, limits: SandboxLimits) -> None:
-        self.profile = profile
-        self.limits = limits
+        super().__init__(profile, limits)
         self.backend = backend
         self._destroyed = False
-        self._killed_by_us = False
         # Whole seconds for the engine's event filter; a second early so the start is surely inside.
         self._since = int(time.time()) - 1
-        self.ready: dict[str, Any] | None = None
-        self.stream = StreamBuffer(limits.stream_bytes, self._kill)
+        self.stream = StreamBuffer(limits.stream_bytes, self.kill)
         self.stderr_tail = bytearray()
-        env = dict(BASE_ENV)
-        env.update({k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ})
-        env["PATH"] = "/opt/venv/bin:/usr/bin:/bin"
+        uid = f"{SANDBOX_UID}:{SANDBOX_UID}"
         options: dict[str, Any] = {
             "image": backend.image,
             "command": [profile],
@@ -82,7 +84,7 @@ class DockerSandbox(Sandbox):
             # exec: compiled extensions (load_inline, inductor) are dlopen'ed from /tmp;
             # docker's tmpfs default is noexec. bwrap's /tmp allows it too.
             "tmpfs": {"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777", "/dev/shm": "rw,nosuid,nodev,size=64m"},
-            "user": "65534:65534",
+            "user": uid,
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
             "pids_limit": limits.pids,
@@ -91,7 +93,7 @@ class DockerSandbox(Sandbox):
             "nano_cpus": int(limits.cpus * 1e9),
             "ulimits": [_ulimit("core", 0), _ulimit("nofile", 1024)],
             "init": True,
-            "environment": env,
+            "environment": sandbox_env(PATH="/opt/venv/bin:/usr/bin:/bin"),
             "labels": {LABEL: "1", LABEL_WORKER: _worker_id(), "mlprep.profile": profile},
             "log_config": {"type": "none", "config": {}},
         }
@@ -105,13 +107,14 @@ class DockerSandbox(Sandbox):
         except Exception as exc:  # any engine failure is a platform failure
             self.destroy()
             raise SandboxStartError(f"could not start the container: {exc}") from exc
-        self._pump = threading.Thread(target=self._demux, daemon=True)
-        self._pump.start()
+        self.pump = threading.Thread(target=self._demux, daemon=True)
+        self.pump.start()
+        log.info("sandbox started", extra={"event": "sandbox.started", "profile": self.profile, **self.log_fields()})
 
     def _demux(self) -> None:
         """Split the engine's multiplexed stream: stdout to the buffer, stderr to the tail."""
         try:
-            pending = b""
+            pending = bytearray()
             while True:
                 try:
                     chunk = self.sock.recv(1 << 16)
@@ -120,28 +123,25 @@ class DockerSandbox(Sandbox):
                 if not chunk:
                     break
                 pending += chunk
-                while len(pending) >= 8:
-                    kind, size = pending[0], struct.unpack(">I", pending[4:8])[0]
-                    if len(pending) < 8 + size:
+                at = 0  # consume whole frames by offset, then drop them at once: each byte is copied once
+                while len(pending) - at >= 8:
+                    kind, size = pending[at], int.from_bytes(pending[at + 4 : at + 8], "big")
+                    if len(pending) - at < 8 + size:
                         break
-                    payload, pending = pending[8 : 8 + size], pending[8 + size :]
-                    if kind == 1:
+                    payload = bytes(pending[at + 8 : at + 8 + size])
+                    at += 8 + size
+                    if kind == STDOUT:
                         if not self.stream.add(payload):
                             return
-                    elif kind == 2:
+                    elif kind == STDERR:
                         self.stderr_tail = (self.stderr_tail + payload)[-STDERR_TAIL_BYTES:]
+                del pending[:at]
         finally:
             self.stream.close()
 
-    def wait_ready(self) -> dict[str, Any]:
-        if self.ready is None:
-            header = self.stream.wait_for_first_frame(self.limits.startup_seconds)
-            if not header or header.get("type") != "ready":
-                tail = self.stderr_tail.decode("utf-8", errors="replace")
-                self.destroy()
-                raise SandboxStartError(f"the container did not become ready: {tail[-2000:] or 'no output'}")
-            self.ready = header
-        return self.ready
+    def log_fields(self) -> dict[str, str | None]:
+        container = getattr(self, "container", None)
+        return {"container": container.short_id if container is not None else None}
 
     def apply_limits(self, limits: SandboxLimits) -> None:
         super().apply_limits(limits)
@@ -161,45 +161,23 @@ class DockerSandbox(Sandbox):
             return False
         return bool(self.container.status == "running")
 
-    def run(self, job: dict[str, Any]) -> RunOutcome:
-        cores = cpus.CpuLease([], [])
-        try:
-            self.wait_ready()
-            cores = cpus.lease(self.limits.cpus)
-            job = {**job, "sweep_strays": True, "cpus": cores.cpus}
-            t0 = time.monotonic()
-            try:
-                # One line is the whole job; no half-close: the engine drops the
-                # attach connection on SHUT_WR before delivering what was sent.
-                self.sock.sendall(json.dumps(job).encode() + b"\n")
-            except OSError:
-                pass  # the runner died; the stream says how far it got
-            # The "done" frame ends the run; removing the container happens behind.
-            done = self.stream.wait_for_done(self.limits.wall_seconds)
-            timed_out = not done and not self.stream.eof.is_set()
-            if timed_out or self.stream.overflow:
-                self._kill()
-            if not done:
-                with contextlib.suppress(Exception):  # the engine's wait timed out: it is killed anyway
-                    self.container.wait(timeout=30)
-                self._pump.join(5.0)
-            run_ms = int((time.monotonic() - t0) * 1000)
-            oom_killed = self._oom_killed(done)
-            return RunOutcome(
-                stream=bytes(self.stream.buffer),
-                stream_overflow=self.stream.overflow,
-                exit_code=None,
-                timed_out=timed_out,
-                oom_killed=oom_killed,
-                stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
-                run_ms=run_ms,
-                killed_externally=not done and not oom_killed and not self._killed_by_us and self._kill_requested(),
-            )
-        finally:
-            cores.release()
-            destroy_soon(self)
+    def send_job(self, line: bytes) -> None:
+        # One line is the whole job; no half-close: the engine drops the
+        # attach connection on SHUT_WR before delivering what was sent.
+        self.sock.sendall(line)
 
-    def _oom_killed(self, done: bool) -> bool:
+    def wait_stopped(self) -> int | None:
+        try:
+            status = self.container.wait(timeout=30)
+        except Exception:  # noqa: BLE001 - the engine's wait timed out, or the engine is gone: the status is unknown
+            return None
+        code = status.get("StatusCode") if isinstance(status, dict) else None
+        return code if isinstance(code, int) else None
+
+    def stderr_text(self) -> str:
+        return self.stderr_tail.decode("utf-8", errors="replace")
+
+    def oom_killed(self, done: bool) -> bool:
         """Whether the memory limit killed the runner itself.
 
         A probe killed by it is reported by the runner, which reads its own
@@ -214,13 +192,13 @@ class DockerSandbox(Sandbox):
             return False
         return bool(self.container.attrs.get("State", {}).get("OOMKilled"))
 
-    def _kill_requested(self) -> bool:
+    def killed_from_outside(self, exit_code: int | None) -> bool:
         """Whether someone asked the engine to kill or stop this container (``docker kill/stop/rm -f``).
 
         The candidate can kill the runner (same uid) but not through the
         engine: the engine records a ``kill`` event only for requests made to
-        its API. Ours are excluded by the caller (``_killed_by_us``), so such
-        an event means an operator, an orchestrator or a host shutting down.
+        its API. Ours are excluded by the caller (``kill`` marks them), so
+        such an event means an operator, an orchestrator or a host shutting down.
         """
         try:
             events = self.backend.client.events(
@@ -230,8 +208,7 @@ class DockerSandbox(Sandbox):
         except Exception:  # noqa: BLE001 - the engine cannot say: blame nobody, grade what came back
             return False
 
-    def _kill(self) -> None:
-        self._killed_by_us = True
+    def kill_all(self) -> None:
         with contextlib.suppress(Exception):  # already stopped
             self.container.kill()
 
@@ -248,6 +225,7 @@ class DockerSandbox(Sandbox):
             # Removed already, or the engine is gone: the stale sweep at the next start catches it.
             with contextlib.suppress(Exception):
                 container.remove(force=True)
+            log.info("sandbox destroyed", extra={"event": "sandbox.destroyed", "profile": self.profile, **self.log_fields()})
 
 
 def _ulimit(name: str, value: int) -> Any:

@@ -10,12 +10,13 @@ what the grader's tests need.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
-from sandbox.backend import RUNNER_DIR, Backend, ProcessSandbox, SandboxLimits, sweep_orphan_host_dirs
-from sandbox.bwrap import BASE_ENV
+from sandbox.backend import Backend, SandboxLimits
+from sandbox.environment import RUNNER_DIR, sandbox_env
+from sandbox.process import ProcessSandbox
+from sandbox.scratch import sweep_orphan_host_dirs
 
 
 class LocalSandbox(ProcessSandbox):
@@ -30,12 +31,7 @@ class LocalSandbox(ProcessSandbox):
         return [sys.executable, "-B", str(RUNNER_DIR / "runner.py"), self.profile]
 
     def environment(self) -> dict[str, str]:
-        env = {**BASE_ENV, "HOME": str(self.tmp), "TMPDIR": str(self.tmp)}
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(self.tmp / "torchinductor")
-        for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
-            if key in os.environ:
-                env[key] = os.environ[key]
-        return env
+        return sandbox_env(HOME=str(self.tmp), TMPDIR=str(self.tmp), TORCHINDUCTOR_CACHE_DIR=str(self.tmp / "torchinductor"))
 
     def job_limits(self) -> dict[str, Any]:
         return {"workdir": str(self.tmp / "work")}

@@ -2,7 +2,7 @@
 
 Sandboxes' scratch folders, cgroups and containers are named or labelled
 with an *owner token* of the worker process that made them, so a worker can
-remove what dead workers left (backend.py, cgroups.py, docker.py) and never
+remove what dead workers left (scratch.py, cgroups.py, docker.py) and never
 what a live one is using.
 
 A bare pid is not enough to say "dead": pids are reused (``pid_max`` is

@@ -31,7 +31,6 @@ from sandbox.runner.profiles import PIDS_LIMIT, WARM_MEMORY_MB
 log = logging.getLogger(__name__)
 
 
-
 def parse_sizes(text: str) -> dict[str, int]:
     """``"python=1,torch=2"`` -> {"python": 1, "torch": 2}; ValueError names a bad part."""
     sizes: dict[str, int] = {}
@@ -124,8 +123,7 @@ class PooledBackend(Backend):
                     continue
                 self.stats["warm"] += 1
                 # Logged in the grading's context: ties this warm sandbox to its submission.
-                pid = getattr(getattr(sandbox, "proc", None), "pid", None)
-                log.info("warm sandbox taken", extra={"event": "sandbox.taken", "profile": profile, "sandbox_pid": pid})
+                log.info("warm sandbox taken", extra={"event": "sandbox.taken", "profile": profile, **sandbox.log_fields()})
                 return sandbox
         self.stats["cold"] += 1
         return self.inner.start(profile, limits)

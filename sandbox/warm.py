@@ -28,7 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.backend import RUNNER_DIR
+from sandbox.environment import RUNNER_DIR
 
 REPO = Path(__file__).resolve().parent.parent
 CHALLENGES_DIR = REPO / "challenges"

@@ -35,6 +35,14 @@ def package_with(tmp_path: Path, **replace: str) -> Package:
     return load_package_dir(target)
 
 
+def patient_add_numbers(tmp_path: Path) -> Package:
+    """add-numbers with a minute per probe instead of 3 s: for a test whose verdict must not depend on how loaded the machine is
+    (heavy work that must finish, or a probe that blocks until the test acts)."""
+    toml = (ADD_NUMBERS / "challenge.toml").read_text()
+    assert "probe_seconds = 3\n" in toml
+    return package_with(tmp_path, challenge_toml=toml.replace("probe_seconds = 3\n", "probe_seconds = 60\n"))
+
+
 def grade(code: str, *, backend: str, public: bool = False, package: Package | None = None) -> GradeResult:
     from sandbox import get_backend
 

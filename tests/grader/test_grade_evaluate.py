@@ -362,18 +362,6 @@ def test_a_custom_check_decides_and_its_message_is_shown():
     assert by_name(evaluate(package, hidden_execution(), HIDDEN_EXPECTED, public=False))["integers"].passed
 
 
-def test_loaded_checks_modules_are_kept_for_the_recent_versions_only(monkeypatch):
-    from grader import grade as grade_module
-
-    monkeypatch.setattr(grade_module, "_checks_modules", type(grade_module._checks_modules)())
-    monkeypatch.setattr(grade_module, "CHECKS_MODULES_KEPT", 2)
-    packages = [package_with_checks(f"def close_enough(actual, expected):\n    return {n} >= 0\n") for n in range(3)]
-    first, _second, third = (grade_module.custom_check(p, "close_enough") for p in packages)
-    assert grade_module.custom_check(packages[2], "close_enough") is third  # loaded once, then reused
-    assert list(grade_module._checks_modules) == [packages[1].version, packages[2].version]
-    assert grade_module.custom_check(packages[0], "close_enough") is not first  # dropped, loaded again
-
-
 def test_a_custom_check_that_raises_is_an_internal_error_not_the_candidates_fault(caplog):
     package = package_with_checks("def close_enough(actual, expected):\n    return 1 / 0\n")
     result = evaluate(package, hidden_execution(), HIDDEN_EXPECTED, public=False)

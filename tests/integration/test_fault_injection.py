@@ -30,7 +30,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from sandbox.backend import HOST_DIR_PREFIX
+from sandbox.scratch import HOST_DIR_PREFIX
 from tests.helpers import dead_owner_token
 from tests.services import RedisServer, Worker, _reset_producer_pool, worker_env
 from web.challenges.models import Challenge
@@ -42,6 +42,10 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 SUBMISSIONS = int(os.environ.get("FAULT_SUBMISSIONS", "100"))
 # Deadlines are generous: the machine is shared and slow. Nothing asserts on time.
 ALL_DONE_WITHIN = 420.0
+
+# What the workers log when the fault reaches them (Celery's consumer; SQLite through Django).
+BROKER_LOST = "Connection to broker lost"
+DATABASE_LOCKED = "database is locked"
 
 # The code, and the verdict it deserves.
 CODES = {
@@ -87,6 +91,25 @@ def _sandbox_processes(marker: str) -> list[tuple[int, int, list[str]]]:
         if any(marker in a for a in args):
             found.append((int(entry.name), ppid, args))
     return found
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of process group ``pgid`` still runs (a zombie waiting for its reaper does not)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, _ppid, pgrp = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(pgrp) == pgid and state not in ("Z", "X"):
+            return True
+    return False
+
+
+def _log_count(logs: list[Path], text: str) -> int:
+    """How many lines of these logs mention ``text``."""
+    return sum(line.count(text) for log in logs if log.exists() for line in log.read_text(errors="replace").splitlines())
 
 
 def _cgroups_of(parent: str) -> list[str]:
@@ -197,20 +220,26 @@ def _inject(fault: str, pipe: Pipeline, user: User, challenge: Challenge) -> dic
     """Inject one fault while grading is under way; the submissions made meanwhile, with their verdicts."""
     extra: dict[int, str] = {}
     if fault == "worker_sigkill":
-        pipe.workers[0].kill()  # main process, pool process and its sandbox, mid-grading
-        time.sleep(1.0)
+        killed = pipe.workers[0]
+        killed.kill()  # main process, pool process and its sandbox, mid-grading
+        # Its successor starts once it is really gone (its pool process too), as after a crash.
+        _wait(lambda: not _group_running(killed.proc.pid), 60, "the killed worker's processes to end")
         pipe.workers[0] = pipe.start_worker(0)
     elif fault == "redis_restart":
+        lost = {worker.log: _log_count([worker.log], BROKER_LOST) for worker in pipe.workers}
         pipe.redis.kill()
         # Submissions made while the broker is down: saved, left queued, sent again by the sweeper.
         extra = _submit_all(user, challenge, 3, start=SUBMISSIONS)
-        time.sleep(1.0)
+        # Back up once every worker has seen it go: they must reconnect, not just carry on.
+        _wait(lambda: all(_log_count([log], BROKER_LOST) > n for log, n in lost.items()), 60, "the workers to lose the broker")
         pipe.redis.start()
     elif fault == "database_locked":
+        seen = _log_count(pipe.logs, DATABASE_LOCKED)
         lock = sqlite3.connect(pipe.db_name, timeout=30)
         try:
             lock.execute("BEGIN EXCLUSIVE")
-            time.sleep(8.0)  # longer than the workers' 3 s busy timeout
+            # Held until a worker waited out its 3 s busy timeout and said so (a retried task, a missed heartbeat).
+            _wait(lambda: _log_count(pipe.logs, DATABASE_LOCKED) > seen, 120, "a worker to find the database locked")
         finally:
             lock.rollback()
             lock.close()

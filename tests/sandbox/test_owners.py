@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import backend as backend_module
-from sandbox.backend import HOST_DIR_PREFIX, sweep_orphan_host_dirs
-from sandbox.local import LocalBackend
 from sandbox.owners import owner_alive, owner_token
 from tests.helpers import dead_owner_token
 
@@ -57,40 +54,3 @@ def test_a_bare_pid_is_still_read() -> None:
 @pytest.mark.parametrize("token", ["", "abc", "12.x", "-3", "1.2.3"])
 def test_a_name_that_is_no_token_is_left_alone(token: str) -> None:
     assert owner_alive(token) is None
-
-
-def test_only_folders_of_gone_owners_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr("tempfile.tempdir", None)
-    dead = tmp_path / f"{HOST_DIR_PREFIX}{dead_owner_token()}-abc"
-    live = tmp_path / f"{HOST_DIR_PREFIX}{owner_token()}-def"
-    foreign = tmp_path / f"{HOST_DIR_PREFIX}someone-else"
-    for folder in (dead, live, foreign):
-        (folder / "etc").mkdir(parents=True)
-        (folder / "etc" / "passwd").write_text("x")
-        (folder / "etc" / "passwd").chmod(0o444)
-
-    assert sweep_orphan_host_dirs() == 1
-
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, foreign.name])
-
-
-def test_a_backend_sweeps_again_when_due_and_as_it_closes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Its first sweep can run while the worker it replaces is still exiting; later ones catch what that one left.
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr("tempfile.tempdir", None)
-    backend = LocalBackend()
-    backend.sweep_if_due()
-    left_late = tmp_path / f"{HOST_DIR_PREFIX}{dead_owner_token()}-late"
-    left_late.mkdir()
-
-    backend.sweep_if_due()  # not due yet
-    assert left_late.exists()
-    monkeypatch.setattr(backend_module, "SWEEP_INTERVAL_SECONDS", 0.0)
-    backend.sweep_if_due()
-    assert not left_late.exists()
-
-    left_later = tmp_path / f"{HOST_DIR_PREFIX}{dead_owner_token()}-later"
-    left_later.mkdir()
-    backend.close()
-    assert not left_later.exists()

@@ -1,6 +1,6 @@
 """Failures of the platform, not of the candidate: a sandbox killed from outside, cgroups left by a dead worker.
 
-sandbox/backend.py tells a bwrap sandbox killed from outside (its outer
+sandbox/process.py tells a bwrap sandbox killed from outside (its outer
 process is out of the candidate's reach) from a runner the candidate killed;
 sandbox/docker.py does the same for a container killed through the engine
 (``docker kill``: an engine event the candidate cannot cause);
@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,61 +22,75 @@ import pytest
 
 from grader.errors import PlatformError
 from sandbox import cgroups
-from sandbox.backend import ProcessSandbox
 from sandbox.docker import DockerSandbox
-from tests.helpers import grade, real_backends
+from sandbox.process import ProcessSandbox
+from sandbox.session import RunnerSandbox
+from tests.helpers import grade, patient_add_numbers, real_backends
 
-SLOW_ACCEPTED = """
-import time
+HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
+
+# The first probe returns; every later one blocks until the sandbox is
+# killed. Each probe runs in a fresh process, so the first leaves a mark in
+# the sandbox's /tmp for the others to find.
+FIRST_PROBE_THEN_BLOCK = """
+import os, tempfile, time
 import numpy as np
 
+MARK = os.path.join(tempfile.gettempdir(), "a-probe-finished")
+
 def add(a, b):
-    time.sleep(1.5)
+    if os.path.exists(MARK):
+        time.sleep(3600)
+    open(MARK, "w").close()
     return np.add(a, b)
 """
 
 
-def test_a_sandbox_killed_from_outside_is_a_platform_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    grade("import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n", backend="bwrap")  # expectations cached first
+def kill_once_a_probe_reported(sandbox: RunnerSandbox, kill: Callable[[], None], killed: list[bool]) -> None:
+    """On a thread: wait for the first probe's result frame (the job is surely running), then ``kill``."""
+
+    def watch() -> None:
+        if sandbox.stream.wait_for_frame("probe", 120) is not None:
+            kill()  # an operator, a dying host: not the candidate
+            killed.append(True)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def test_a_sandbox_killed_from_outside_is_a_platform_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    package = patient_add_numbers(tmp_path)
+    grade(HONEST, backend="bwrap", package=package)  # expectations cached first
     original = ProcessSandbox.run
-    killed: list[int] = []
+    killed: list[bool] = []
 
     def run_and_get_killed(self: ProcessSandbox, job: dict[str, Any]) -> Any:
         assert self.proc is not None
         pid = self.proc.pid
-
-        def kill_soon() -> None:
-            time.sleep(0.5)
-            os.kill(pid, signal.SIGKILL)  # an operator, a dying host: not the candidate
-            killed.append(pid)
-
-        threading.Thread(target=kill_soon, daemon=True).start()
+        kill_once_a_probe_reported(self, lambda: os.kill(pid, signal.SIGKILL), killed)
         return original(self, job)
 
     monkeypatch.setattr(ProcessSandbox, "run", run_and_get_killed)
-    with pytest.raises(PlatformError, match="killed from outside"):
-        grade(SLOW_ACCEPTED, backend="bwrap")
+    with pytest.raises(PlatformError, match=r"killed from outside while it ran \(exit -9\)"):
+        grade(FIRST_PROBE_THEN_BLOCK, backend="bwrap", package=package)
     assert killed
 
 
 @pytest.mark.skipif("docker" not in real_backends(), reason="the Docker engine does not answer (CI always has it)")
-def test_a_container_killed_through_the_engine_is_a_platform_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    grade("import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n", backend="docker")  # expectations cached first
+def test_a_container_killed_through_the_engine_is_a_platform_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    package = patient_add_numbers(tmp_path)
+    grade(HONEST, backend="docker", package=package)  # expectations cached first
     original = DockerSandbox.run
-    killed: list[str] = []
+    killed: list[bool] = []
 
     def run_and_get_killed(self: DockerSandbox, job: dict[str, Any]) -> Any:
-        def kill_soon() -> None:
-            time.sleep(0.5)
-            self.backend.client.containers.get(self.container.id).kill()  # `docker kill` by an operator
-            killed.append(self.container.id)
-
-        threading.Thread(target=kill_soon, daemon=True).start()
+        container_id = self.container.id
+        kill_once_a_probe_reported(self, lambda: self.backend.client.containers.get(container_id).kill(), killed)  # `docker kill`
         return original(self, job)
 
     monkeypatch.setattr(DockerSandbox, "run", run_and_get_killed)
-    with pytest.raises(PlatformError, match="killed from outside"):
-        grade(SLOW_ACCEPTED, backend="docker")
+    # The container's real exit status: docker-init reports its child's SIGKILL as 128 + 9.
+    with pytest.raises(PlatformError, match=r"killed from outside while it ran \(exit 137\)"):
+        grade(FIRST_PROBE_THEN_BLOCK, backend="docker", package=package)
     assert killed
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from grader import grade_submission
 from sandbox import SandboxLimits, get_backend
 from sandbox.pool import PooledBackend, parse_sizes
-from tests.helpers import add_numbers
+from tests.helpers import add_numbers, patient_add_numbers
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def test_a_dead_warm_sandbox_is_never_handed_out(pooled: PooledBackend) -> None:
     assert pooled.stats["dead"] == 1
 
 
-def test_the_jobs_memory_limit_replaces_the_pools_default(pooled: PooledBackend) -> None:
+def test_the_jobs_memory_limit_replaces_the_pools_default(pooled: PooledBackend, tmp_path: Path) -> None:
     # The pool starts python sandboxes with 512 MB; this job allows 256 MB.
     hog = textwrap.dedent(
         """
@@ -61,7 +62,8 @@ def test_the_jobs_memory_limit_replaces_the_pools_default(pooled: PooledBackend)
             return a + b
         """
     )
-    package = add_numbers()
+    # Probes of a minute: touching 400 MB against a 256 MB limit is slow on a loaded machine, and must end by the limit.
+    package = patient_add_numbers(tmp_path)
     assert package.limits.memory_mb == 256
     result = grade_submission(package, hog, public=False, backend=pooled)
     assert result.verdict == "memory_limit", result.to_dict()

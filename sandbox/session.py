@@ -1,0 +1,157 @@
+"""One sandbox's conversation with its runner: ready, the job, done, and what came of it.
+
+Place in the flow: every real sandbox is a :class:`RunnerSandbox`, whether it
+is a host process tree (``process.py``: bwrap, local) or a container
+(``docker.py``); they differ only in how bytes reach the runner and how the
+sandbox is killed. The conversation is the same:
+
+1. the runner imports its profile and writes a ``ready`` frame
+   (:meth:`RunnerSandbox.wait_ready`; a warm pool waits for it ahead of time);
+2. :meth:`RunnerSandbox.run` leases cores (``cpus.py``), sends the job as one
+   JSON line and starts the wall clock;
+3. the runner's ``done`` frame ends the run, and the sandbox is destroyed
+   behind the grading (``teardown.py``). A run that never says ``done`` is
+   ended by the wall clock, the output cap or the sandbox dying; then the
+   sandbox is waited for, so that its exit status and the cause (the memory
+   limit, a kill from outside) can be told.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from abc import abstractmethod
+from typing import Any
+
+from sandbox import cpus
+from sandbox.backend import RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.stream import StreamBuffer
+from sandbox.teardown import destroy_soon
+
+log = logging.getLogger(__name__)
+
+# The stderr of a sandbox is for operators; keep only its end.
+STDERR_TAIL_BYTES = 16 * 1024
+
+
+class RunnerSandbox(Sandbox):
+    """A started sandbox whose runner speaks frames on its stdout; subclasses give the transport.
+
+    A subclass sets :attr:`stream` and :attr:`pump` (the thread that fills
+    it) as it starts the sandbox, and implements the hooks below.
+    """
+
+    # What the sandbox is called in messages ("the container did not become ready").
+    noun = "sandbox"
+    # Whether the runner may kill every process it can see after each probe:
+    # only where it sees nothing but its own sandbox (a pid namespace).
+    sweep_strays = True
+
+    stream: StreamBuffer
+    pump: threading.Thread
+
+    def __init__(self, profile: str, limits: SandboxLimits) -> None:
+        self.profile = profile
+        self.limits = limits
+        self.ready: dict[str, Any] | None = None
+        self._killed_by_us = False
+
+    # -- the transport's part
+    @abstractmethod
+    def send_job(self, line: bytes) -> None:
+        """Give the runner its one job line; OSError if the runner is gone."""
+
+    @abstractmethod
+    def kill_all(self) -> None:
+        """SIGKILL everything in the sandbox at once; harmless if it has already stopped."""
+
+    @abstractmethod
+    def wait_stopped(self) -> int | None:
+        """After a run that never said "done": wait (a bounded time) for the sandbox to stop; its exit status, None if unknown."""
+
+    @abstractmethod
+    def stderr_text(self) -> str:
+        """The end of the sandbox's stderr, for operators."""
+
+    def oom_killed(self, done: bool) -> bool:
+        """Whether the memory limit killed the runner itself (a probe killed by it is the runner's to report)."""
+        return False
+
+    def killed_from_outside(self, exit_code: int | None) -> bool:
+        """For a run that ended without "done", not by our kill nor the memory limit: whether something outside killed it."""
+        return False
+
+    def job_limits(self) -> dict[str, Any]:
+        """Limits the runner must enforce itself because the backend cannot."""
+        return {}
+
+    # -- the conversation
+    def kill(self) -> None:
+        """Kill the sandbox on purpose (the wall clock, the output cap, destroy): not a kill from outside."""
+        self._killed_by_us = True
+        self.kill_all()
+
+    def wait_ready(self) -> dict[str, Any]:
+        if self.ready is not None:
+            return self.ready
+        header = self.stream.wait_for_first_frame(self.limits.startup_seconds)
+        if not header or header.get("type") != "ready":
+            tail = self.stderr_text()
+            self.destroy()
+            log.warning("sandbox never became ready", extra={"event": "sandbox.start_failed", "profile": self.profile, **self.log_fields()})
+            raise SandboxStartError(f"the {self.noun} did not become ready: {tail[-2000:] or 'no output'}")
+        self.ready = header
+        log.info("sandbox ready", extra={"event": "sandbox.ready", "profile": self.profile, **self.log_fields()})
+        return header
+
+    def run(self, job: dict[str, Any]) -> RunOutcome:
+        cores = cpus.CpuLease([], [])
+        try:
+            self.wait_ready()
+            cores = cpus.lease(self.limits.cpus)
+            job = {
+                **job,
+                "sweep_strays": self.sweep_strays,
+                "limits": {**job.get("limits", {}), **self.job_limits()},
+                "cpus": cores.cpus,
+            }
+            t0 = time.monotonic()
+            try:
+                self.send_job(json.dumps(job).encode() + b"\n")
+            except OSError:
+                pass  # the runner died; the stream tells what it managed to say
+            # The "done" frame, not the exit, ends a run: tearing down the
+            # namespaces or the container costs time nobody needs to wait for.
+            done = self.stream.wait_for_done(self.limits.wall_seconds)
+            timed_out = not done and not self.stream.eof.is_set()
+            if timed_out or self.stream.overflow:
+                self.kill()
+            exit_code = None
+            if not done:
+                exit_code = self.wait_stopped()
+                self.pump.join(5.0)
+            run_ms = int((time.monotonic() - t0) * 1000)
+            oom_killed = self.oom_killed(done)
+            killed_externally = not done and not oom_killed and not self._killed_by_us and self.killed_from_outside(exit_code)
+            log.info(
+                "sandbox run finished",
+                extra={
+                    "event": "sandbox.finished", "profile": self.profile, **self.log_fields(), "done": done, "exit_code": exit_code,
+                    "timed_out": timed_out, "oom_killed": oom_killed, "killed_externally": killed_externally, "run_ms": run_ms,
+                },
+            )  # fmt: skip
+            return RunOutcome(
+                stream=bytes(self.stream.buffer),
+                stream_overflow=self.stream.overflow,
+                exit_code=exit_code,
+                timed_out=timed_out,
+                oom_killed=oom_killed,
+                stderr_tail=self.stderr_text(),
+                run_ms=run_ms,
+                killed_externally=killed_externally,
+            )
+        finally:
+            cores.release()
+            destroy_soon(self)

@@ -1,0 +1,124 @@
+"""The runner's stdout as it arrives: a capped buffer, read frame by frame as it grows.
+
+Place in the flow: a backend's pump thread (``process.pump_fd`` for a host
+process, the demultiplexer of ``docker.py`` for a container) feeds each
+chunk it reads to :meth:`StreamBuffer.add`; the sandbox (``session.py``)
+waits on it for the ``ready`` frame before sending the job and for the
+``done`` frame after. The bytes themselves go back to the grader untouched,
+which decodes them (``sandbox/runner/wire.py``): here only the frames'
+headers are read, to know when to stop waiting.
+
+A frame is a 4-byte big-endian header length, a JSON header, then
+``blob_len`` bytes of blob if the header says so. Each byte is parsed once:
+a cursor remembers where the next frame starts, so a run of many small
+frames costs time in proportion to its length.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class StreamBuffer:
+    """A capped buffer of the runner's stream that readers can wait on for frames.
+
+    The pump calls :meth:`add` and, at the end, :meth:`close`. Past ``cap``
+    bytes it keeps nothing more and calls ``on_overflow`` (which kills the
+    sandbox). After the run, :attr:`buffer` holds the stream as received.
+    """
+
+    def __init__(self, cap: int, on_overflow: Callable[[], None] | None = None) -> None:
+        self.buffer = bytearray()
+        self.cap = cap
+        self.overflow = False
+        self.eof = threading.Event()
+        self._changed = threading.Condition()
+        self._on_overflow = on_overflow
+        # The parse: where the next frame starts (it may lie past the end of
+        # the buffer while a blob is still arriving), the first frame's header
+        # (None if it was not a JSON object), and the first header of each type.
+        self._next_frame = 0
+        self._frames = 0
+        self._first: dict[str, Any] | None = None
+        self._first_of_type: dict[str, dict[str, Any]] = {}
+        self._unreadable = False  # a header that is not JSON: nothing after it can be framed
+
+    def add(self, chunk: bytes) -> bool:
+        """Append a chunk; False once over the cap (the caller stops reading)."""
+        with self._changed:
+            room = self.cap - len(self.buffer)
+            self.buffer += chunk[: max(room, 0)]
+            if len(chunk) > room:
+                self.overflow = True
+            self._parse()
+            self._changed.notify_all()
+        if self.overflow and self._on_overflow:
+            self._on_overflow()
+        return not self.overflow
+
+    def close(self) -> None:
+        with self._changed:
+            self.eof.set()
+            self._changed.notify_all()
+
+    def _parse(self) -> None:
+        """Read the headers of the frames completed since the last call; the caller holds the lock."""
+        data = self.buffer
+        at = self._next_frame
+        while not self._unreadable and len(data) - at >= 4:
+            size = int.from_bytes(data[at : at + 4], "big")
+            if len(data) - at < 4 + size:
+                break
+            try:
+                parsed = json.loads(bytes(data[at + 4 : at + 4 + size]))
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+                self._unreadable = True
+                parsed = None
+            header = parsed if isinstance(parsed, dict) else None
+            if self._frames == 0:
+                self._first = header
+            self._frames += 1
+            if header is not None and isinstance(header.get("type"), str):
+                self._first_of_type.setdefault(header["type"], header)
+            blob = header.get("blob_len", 0) if header is not None else 0
+            at += 4 + size + (blob if isinstance(blob, int) and blob > 0 else 0)
+        self._next_frame = at
+
+    def _wait(self, found: Callable[[], T | None], timeout: float) -> T | None:
+        """``found()`` once it is not None; None at EOF or when ``timeout`` passes first."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                value = found()
+                if value is not None:
+                    return value
+                if self.eof.is_set():
+                    return None
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._changed.wait(remaining)
+
+    def wait_for_first_frame(self, timeout: float) -> dict[str, Any] | None:
+        """The first frame's header once it is complete, or None (not a JSON object, EOF or timeout)."""
+        # The first frame decides, whatever it is: a boxed value tells "came, unreadable" from "not yet".
+        boxed = self._wait(lambda: (self._first,) if self._frames else None, timeout)
+        return boxed[0] if boxed is not None else None
+
+    def wait_for_frame(self, kind: str, timeout: float) -> dict[str, Any] | None:
+        """The header of the first frame of type ``kind``, or None at EOF or timeout."""
+        return self._wait(lambda: self._first_of_type.get(kind), timeout)
+
+    def wait_for_done(self, timeout: float) -> bool:
+        """Whether a ``done`` frame arrived (True) before EOF or ``timeout`` (False).
+
+        The runner's last word: once it is here the result is complete, and
+        the sandbox can be torn down without waiting for its processes to exit.
+        """
+        return self.wait_for_frame("done", timeout) is not None
