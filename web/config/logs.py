@@ -7,7 +7,7 @@ services and the grading task run inside :func:`submission_context`; every
 record emitted there, including those of ``grader/`` and ``sandbox/``, which
 know nothing of Django, carries ``submission_id`` because the filter reads it
 from a context variable at emit time. Threads that work for a submission
-(``sandbox.backend.destroy_soon``) run in a copy of the caller's context.
+(``sandbox.teardown.destroy_soon``) run in a copy of the caller's context.
 
 A record's ``event`` (``extra={"event": "grading.stored"}``) names what
 happened in a stable, greppable way; the other ``extra`` keys become fields.
