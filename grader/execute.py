@@ -87,9 +87,13 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     }
     # The sources travel inside the job: no file of the host is shared with
     # the sandbox, so the same job runs in bwrap, in a container, or remotely.
-    sources = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
+    sources: dict[str, Any] = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}
     if package.common_source is not None:
         sources["common"] = package.common_source.decode("utf-8")
+    if package.given_sources:
+        # given/*.py come from the package, never from the submission (one
+        # file), so a candidate cannot replace them; imported as given.<name>.
+        sources["given"] = {name: data.decode("utf-8") for name, data in package.given_sources.items()}
     job["sources"] = sources
     return run_job(backend, package.runtime, limits, job, {s.name for s in specs})
 

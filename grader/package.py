@@ -31,6 +31,8 @@ RUNTIMES = tuple(PROFILES)
 DIFFICULTIES = ("warm-up", "easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
+# given/<name>.py: a read-only module the candidate sees and imports as given.<name>.
+GIVEN_RE = re.compile(r"^given/([A-Za-z_][A-Za-z0-9_]*)\.py$")
 
 MAX_PACKAGE_BYTES = 16 * 1024 * 1024
 # Tool output a package folder may hold that is not package content: skipped
@@ -107,6 +109,21 @@ class Package:
     def common_source(self) -> bytes | None:
         """``probes/common.py``: machinery both probe files import as ``probe_common``."""
         return self.files.get("probes/common.py")
+
+    @property
+    def given_sources(self) -> dict[str, bytes]:
+        """``given/<name>.py`` by module name: read-only modules the candidate sees, imported as ``given.<name>``."""
+        return given_sources(self.files)
+
+
+def given_sources(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The package's ``given/`` modules in ``files``, {module name: source}, sorted by name."""
+    found = {}
+    for path in sorted(files):
+        match = GIVEN_RE.match(path)
+        if match:
+            found[match.group(1)] = files[path]
+    return found
 
 
 def version_of(files: dict[str, bytes]) -> str:
@@ -247,6 +264,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         raise PackageError("declares no probes", path=f"{origin}/probes/hidden.py")
     if "probes/common.py" in files:
         _text(files, "probes/common.py", origin)  # UTF-8, named in the error if not
+    _check_given(files, origin)
     checks_text = _text(files, "probes/checks.py", origin) if "probes/checks.py" in files else ""
     for spec, probe_file in [(p, "public") for p in public] + [(p, "hidden") for p in hidden]:
         if spec.check not in ("auto", "exact") and f"def {spec.check}(" not in checks_text:
@@ -277,6 +295,29 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         files=dict(files),
         version=version_of(files),
     )
+
+
+def _check_given(files: dict[str, bytes], origin: str) -> None:
+    """``given/`` holds only Python modules, each UTF-8 text that compiles.
+
+    The runner makes ``given`` a package of exactly these modules (it has no
+    ``__init__.py`` of its own), so anything else there would never be seen.
+    """
+    for path in sorted(p for p in files if p.startswith("given/")):
+        match = GIVEN_RE.match(path)
+        if not match or match.group(1) == "__init__":
+            raise PackageError(
+                "given/ holds only Python modules named given/<name>.py (no folders, no __init__.py), "
+                "imported as given.<name>",
+                path=f"{origin}/{path}",
+            )
+        text = _text(files, path, origin)
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            raise PackageError(f"syntax error at line {exc.lineno}: {exc.msg}", path=f"{origin}/{path}") from None
+        except (ValueError, RecursionError, MemoryError) as exc:
+            raise PackageError(f"cannot be compiled: {type(exc).__name__}", path=f"{origin}/{path}") from None
 
 
 def _parse_warm(f: _Fields, runtime: str) -> tuple[str, ...]:

@@ -46,6 +46,7 @@ class WarmSource:
     solution: bytes
     probes: tuple[tuple[str, bytes], ...]
     common: bytes | None = None  # probes/common.py, imported by the probes as probe_common
+    given: tuple[tuple[str, bytes], ...] = ()  # given/<name>.py, imported as given.<name>
 
 
 def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
@@ -66,9 +67,14 @@ def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
             if (folder / "probes" / name).is_file()
         )
         common = folder / "probes" / "common.py"
+        given = tuple((path.stem, path.read_bytes()) for path in sorted((folder / "given").glob("*.py")))
         found.append(
             WarmSource(
-                folder.name, (folder / "reference" / entry).read_bytes(), probes, common.read_bytes() if common.is_file() else None
+                folder.name,
+                (folder / "reference" / entry).read_bytes(),
+                probes,
+                common.read_bytes() if common.is_file() else None,
+                given,
             )
         )
     return found
@@ -79,13 +85,14 @@ def digest(sources: list[WarmSource]) -> str:
     for source in sources:
         parts = [source.slug.encode(), source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)]
         parts.append(b"common\0" + source.common if source.common is not None else b"")
+        parts += [b"given\0" + n.encode() + b"\0" + d for n, d in source.given]
         for part in parts:
             h.update(len(part).to_bytes(8, "big") + part)
     return h.hexdigest()[:16]
 
 
 def stage(sources: list[WarmSource], target: Path) -> None:
-    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``, ``<slug>/common.py``."""
+    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``, ``<slug>/common.py``, ``<slug>/given/*.py``."""
     target.mkdir(parents=True, exist_ok=True)
     for source in sources:
         folder = target / source.slug
@@ -95,6 +102,10 @@ def stage(sources: list[WarmSource], target: Path) -> None:
             (folder / name).write_bytes(data)
         if source.common is not None:
             (folder / "common.py").write_bytes(source.common)
+        if source.given:
+            (folder / "given").mkdir()
+            for name, data in source.given:
+                (folder / "given" / f"{name}.py").write_bytes(data)
 
 
 def _interpreter() -> str:

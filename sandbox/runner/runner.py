@@ -8,8 +8,8 @@ each probe in a child process forked from itself, and streams frames (see
 frames, the observation encoded by ``codec.py``), or one ``syntax_error``
 frame, then ``done``.
 
-Why a child per probe: the candidate's code is imported afresh in every
-child, so a probe that crashes, hangs, exits or changes global state fails
+Why a child per probe: the candidate's code (and the package's given
+modules, ``given_modules.py``) is imported afresh in every child, so a probe that crashes, hangs, exits or changes global state fails
 alone and cannot leak into the next probe; Run and Submit never disagree
 because of leftovers. The parent never imports the candidate's code and never
 runs a torch/tensorflow op, so forking stays safe.
@@ -47,6 +47,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import codec  # noqa: E402  (after the path fix: this file runs as a script)
+import given_modules  # noqa: E402  (after the path fix: this file runs as a script)
 import wire  # noqa: E402
 from profiles import PROFILES  # noqa: E402
 
@@ -156,13 +157,21 @@ def _import_source(name: str, path: str, source: str) -> types.ModuleType:
     return module
 
 
-def _visible_traceback(exc: BaseException, solution_path: str, show_probe: bool) -> str:
-    """The traceback limited to frames of the candidate's file (and of public probes)."""
+def _visible_traceback(exc: BaseException, solution_path: str, show_probe: bool, given_dir: str = "") -> str:
+    """The traceback limited to frames of the candidate's file, of the given modules (the candidate reads them) and of public probes."""
     frames = traceback.extract_tb(exc.__traceback__)
-    keep = [f for f in frames if f.filename == solution_path or (show_probe and f.filename.endswith("probes.py"))]
-    lines = traceback.format_list(keep)
+    given_prefix = f"{given_dir}/" if given_dir else None
+
+    def shown(filename: str) -> bool:
+        if filename == solution_path or (show_probe and filename.endswith("probes.py")):
+            return True
+        return given_prefix is not None and filename.startswith(given_prefix)
+
+    lines = traceback.format_list([f for f in frames if shown(f.filename)])
     lines += traceback.format_exception_only(type(exc), exc)
     text = "".join(lines).replace(solution_path, "solution.py")
+    if given_prefix is not None:
+        text = text.replace(given_prefix, "given/")
     return text[-4000:]
 
 
@@ -171,6 +180,9 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
     solution_path = job["solution"]
     try:
         _seed_everything()
+        if job["sources"].get("given"):
+            # The package's given/*.py, importable as given.<name> by the solution, probe_common and the probes.
+            given_modules.install(job["sources"]["given"], job["given_dir"])
         solution = _import_source("solution", solution_path, job["sources"]["solution"])
         import probekit
 
@@ -203,7 +215,7 @@ def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
                 "type": "exception",
                 "exc_type": type(exc).__name__,
                 "message": str(exc)[:2000],
-                "traceback": _visible_traceback(exc, solution_path, bool(job.get("public"))),
+                "traceback": _visible_traceback(exc, solution_path, bool(job.get("public")), job.get("given_dir", "")),
             },
         )
         return
@@ -475,6 +487,18 @@ def _load_warm_caches(profile: str) -> None:
         shutil.copytree(source, target, dirs_exist_ok=True)
 
 
+def _write_given(sources: dict[str, str], folder: str) -> None:
+    """Write the given modules as files for ``inspect`` and tracebacks; they are imported from the job's memory."""
+    if not sources:
+        return
+    os.makedirs(folder, exist_ok=True)
+    for name, source in sources.items():
+        path = f"{folder}/{name}.py"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(source)
+        os.chmod(path, 0o444)
+
+
 def _pin(cpus: Any) -> None:
     """Run on the cores the backend leased for this job (sandbox/cpus.py); the probes' children inherit them.
 
@@ -519,6 +543,8 @@ def main(argv: list[str]) -> int:
             fh.write(job["sources"][key])
         os.chmod(f"{job_dir}/{name}", 0o444)
     job["solution"], job["probes"], job["common"] = (f"{job_dir}/{n}" for n in ("solution.py", "probes.py", "probe_common.py"))
+    job["given_dir"] = f"{job_dir}/given"
+    _write_given(job["sources"].get("given") or {}, job["given_dir"])
 
     check = _run_child(lambda fd: _child_syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
     frames = []

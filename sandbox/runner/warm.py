@@ -11,7 +11,8 @@ g++ on it (about 3-4 s per kernel on this kind of machine).
     python warm.py SOURCES_DIR CACHE_DIR
 
 SOURCES_DIR holds one folder per package with ``solution.py`` (the
-reference) and ``probes-*.py``. Every probe runs in a forked child, as in the
+reference), ``probes-*.py`` and, if the package has them, ``common.py`` and
+``given/*.py``. Every probe runs in a forked child, as in the
 runner, so probes that register custom ops cannot collide; a probe that fails
 only costs its cache entries and is reported.
 """
@@ -26,6 +27,21 @@ import time
 from collections.abc import Callable
 
 PROBE_SECONDS = 300
+
+
+def _install_given(probes_path: str) -> None:
+    """The package's given/*.py, if it has any, importable as given.<name> as the runner provides them."""
+    import given_modules
+
+    given_dir = os.path.join(os.path.dirname(probes_path), "given")
+    if not os.path.isdir(given_dir):
+        return
+    sources = {}
+    for name in sorted(os.listdir(given_dir)):
+        if name.endswith(".py"):
+            with open(os.path.join(given_dir, name), encoding="utf-8") as fh:
+                sources[name[: -len(".py")]] = fh.read()
+    given_modules.install(sources, "/tmp/work/job/given")
 
 
 def _import_common(probes_path: str) -> None:
@@ -43,6 +59,7 @@ def _run_probe(solution_source: str, probes_path: str, name: str) -> None:
     import runner
 
     runner._seed_everything()
+    _install_given(probes_path)
     solution = runner._import_source("solution", "/tmp/work/job/solution.py", solution_source)
     probekit.REGISTRY.clear()
     _import_common(probes_path)
@@ -56,6 +73,7 @@ def _probe_names(probes_path: str) -> list[str]:
     import runner
 
     probekit.REGISTRY.clear()
+    _install_given(probes_path)
     _import_common(probes_path)
     with open(probes_path, encoding="utf-8") as fh:
         source = fh.read()

@@ -433,3 +433,60 @@ def test_the_package_keeps_its_own_copy_of_the_files(demo_dir):
     package = package_from_files(files)
     files["statement.md"] = b"changed"
     assert package.files["statement.md"] != b"changed"
+
+
+# ------------------------------------------------------------ given/: read-only modules
+
+
+def write_given(folder: Path, name: str, text: str) -> None:
+    (folder / "given").mkdir(exist_ok=True)
+    (folder / "given" / name).write_text(text)
+
+
+def test_given_modules_are_loaded_by_module_name(package_copy):
+    write_given(package_copy, "pipeline.py", "STAGES = 3\n")
+    write_given(package_copy, "helpers.py", "from given.pipeline import STAGES\n")
+    package = load_package_dir(package_copy)
+    assert package.given_sources == {"helpers": b"from given.pipeline import STAGES\n", "pipeline": b"STAGES = 3\n"}
+    assert package.files["given/pipeline.py"] == b"STAGES = 3\n"
+
+
+def test_a_package_without_given_has_no_given_modules(demo_dir):
+    assert load_package_dir(demo_dir).given_sources == {}
+
+
+def test_a_given_module_is_part_of_the_version(package_copy):
+    write_given(package_copy, "pipeline.py", "STAGES = 3\n")
+    before = load_package_dir(package_copy).version
+    write_given(package_copy, "pipeline.py", "STAGES = 4\n")
+    changed = load_package_dir(package_copy).version
+    assert changed != before
+    write_given(package_copy, "extra.py", "X = 1\n")
+    assert load_package_dir(package_copy).version not in (before, changed)
+
+
+@pytest.mark.parametrize("name", ["__init__.py", "notes.txt", "two-words.py", "1st.py"])
+def test_given_holds_only_importable_modules(package_copy, name):
+    write_given(package_copy, name, "X = 1\n")
+    err = load_error(package_copy)
+    assert_names(err, f"given/{name}", None)
+    assert "given/<name>.py" in str(err)
+
+
+def test_a_folder_inside_given_is_refused(package_copy):
+    (package_copy / "given" / "sub").mkdir(parents=True)
+    (package_copy / "given" / "sub" / "mod.py").write_text("X = 1\n")
+    assert_names(load_error(package_copy), "given/sub/mod.py", None)
+
+
+def test_a_given_module_with_a_syntax_error_names_the_file_and_line(package_copy):
+    write_given(package_copy, "pipeline.py", "X = 1\ndef broken(:\n")
+    err = load_error(package_copy)
+    assert_names(err, "given/pipeline.py", None)
+    assert "line 2" in str(err)
+
+
+def test_a_given_module_must_be_utf8(package_copy):
+    (package_copy / "given").mkdir()
+    (package_copy / "given" / "pipeline.py").write_bytes(b"X = '\xff'\n")
+    assert_names(load_error(package_copy), "given/pipeline.py", None)

@@ -8,6 +8,8 @@ graph the reference compiled when the environment was built is a cache hit
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +18,9 @@ import pytest
 from grader import load_package_dir
 from grader.execute import execute
 from sandbox import get_backend
-from sandbox.backend import Backend
+from sandbox.backend import RUNNER_DIR, Backend
 from sandbox.bwrap import BwrapBackend
-from sandbox.warm import ensure_host_cache, warm_sources
+from sandbox.warm import digest, ensure_host_cache, stage, warm_sources
 from tests.helpers import real_backends
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,3 +77,34 @@ def test_without_the_warm_cache_the_same_probe_compiles(tmp_path: Path) -> None:
     backend = BwrapBackend()
     backend.warm_dir = None
     assert _counts(backend, tmp_path) == {"fxgraph_cache_miss": 1}
+
+
+def test_a_warm_package_s_given_modules_are_staged_and_part_of_the_digest(tmp_path: Path) -> None:
+    folder = tmp_path / "framework-internals" / "compile-bisect-layer"
+    shutil.copytree(BISECT, folder)
+    (folder / "given").mkdir()
+    (folder / "given" / "layers.py").write_text("WIDTH = 8\n")
+    (source,) = warm_sources(tmp_path)
+    assert source.given == (("layers", b"WIDTH = 8\n"),)
+    before = digest([source])
+    (folder / "given" / "layers.py").write_text("WIDTH = 16\n")
+    assert digest(warm_sources(tmp_path)) != before
+    stage(warm_sources(tmp_path), tmp_path / "staged")
+    assert (tmp_path / "staged" / "compile-bisect-layer" / "given" / "layers.py").read_text() == "WIDTH = 16\n"
+
+
+def test_the_warm_up_runs_probes_that_import_given_modules(tmp_path: Path) -> None:
+    """runner/warm.py makes given.<name> importable, as the runner does, for the solution and the probes."""
+    folder = tmp_path / "sources" / "uses-given"
+    (folder / "given").mkdir(parents=True)
+    (folder / "given" / "shapes.py").write_text("SIDE = 4\n")
+    (folder / "solution.py").write_text("from given.shapes import SIDE\n\n\ndef area():\n    return SIDE * SIDE\n")
+    (folder / "probes-public.py").write_text(
+        "from probekit import probe\nfrom given.shapes import SIDE\n\n\n"
+        '@probe(category="c")\ndef square(solution):\n    assert solution.area() == SIDE * SIDE == 16\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-B", str(RUNNER_DIR / "warm.py"), str(tmp_path / "sources"), str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=True,
+    )  # fmt: skip
+    assert "[warm] uses-given probes-public.py square: ok" in done.stdout, done.stdout + done.stderr

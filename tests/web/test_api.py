@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from rest_framework.authtoken.models import Token
 
 from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge
+from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Kind, Status, Submission
 from web.submissions.services.intake import MAX_CODE_BYTES
 
@@ -61,6 +63,16 @@ def test_list_shows_catalogue_fields_of_published_challenges(client: Client, cha
     ]  # fmt: skip
 
 
+def test_detail_lists_the_given_modules(api: Client, package_dir: Path, db: Any) -> None:
+    (package_dir / "given").mkdir()
+    (package_dir / "given" / "pipeline.py").write_text("STAGES = 2\n")
+    assert challenge_sync_from_dir(package_dir.parent.parent).ok
+
+    data = api.get(reverse("api-challenge", args=["add-two"])).json()
+
+    assert data["given"] == [{"path": "given/pipeline.py", "import_name": "given.pipeline", "source": "STAGES = 2\n"}]
+
+
 def test_detail_has_the_public_parts_and_nothing_else(api: Client, challenge: Challenge) -> None:
     version = challenge.current_version
     assert version is not None
@@ -70,6 +82,7 @@ def test_detail_has_the_public_parts_and_nothing_else(api: Client, challenge: Ch
     assert data["starter_code"] == version.starter_code and data["entry"] == "solution.py"
     assert data["public_probes"] == [{"name": "small", "category": "correctness", "weight": 1.0, "description": "Two small positive integers."}]
     assert data["hints"] == []
+    assert data["given"] == []
     assert data["submit_url"] == "/api/v1/challenges/add-two/submissions/"
     text = str(data)
     reference = [f for f in version.files if f.startswith("reference/")]

@@ -119,6 +119,18 @@ def test_import_creates_then_adds_versions_and_keeps_untouched_files(coach: User
     assert files_decode(saved.version.files)["solutions/zero.py"] == extra["solutions/zero.py"]
 
 
+def test_given_modules_travel_through_import_save_and_export(coach: User) -> None:
+    given = {"given/pipeline.py": b"STAGES = ('fx', 'onnx')\n"}
+    imported = services.package_import(user=coach, data=zip_of(fixture_draft(), given))
+    assert files_decode(imported.version.files)["given/pipeline.py"] == given["given/pipeline.py"]
+    saved = services.challenge_save(user=coach, challenge=imported.challenge, draft=fixture_draft(title="Add three"))
+    files = files_decode(saved.version.files)
+    assert files["given/pipeline.py"] == given["given/pipeline.py"]
+    assert package_from_files(files).given_sources == {"pipeline": given["given/pipeline.py"]}
+    with pytest.raises(AuthoringError, match=r"given/pipeline.py: syntax error at line 1"):
+        services.package_import(user=coach, data=zip_of(fixture_draft("add-eight"), {"given/pipeline.py": b"def (:\n"}))
+
+
 def test_import_refusals_name_the_problem(coach: User, other_coach: User, challenge: Challenge) -> None:
     with pytest.raises(AuthoringError, match="not a zip"):
         services.package_import(user=coach, data=b"hello")

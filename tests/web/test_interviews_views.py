@@ -294,6 +294,19 @@ def test_a_hostile_statement_is_inert_on_the_candidate_page(interview: Interview
     assert "<script>" not in statement and "onerror" not in statement and "<h1>Add</h1>" in statement
 
 
+def test_the_candidate_page_shows_the_given_modules_read_only(interview: Interview, user: User, challenge: Challenge) -> None:
+    version = challenge.current_version
+    assert version is not None
+    version.files = {**version.files, "given/pipeline.py": {"encoding": "utf-8", "content": "def stages():\n    return ['<fx>']\n"}}
+    version.save(update_fields=["files"])
+    html = as_user(user).get(join_url(interview)).content.decode()
+    statement = html[html.index('id="statement-add-two"') : html.index("</article>")]
+    panel = statement[statement.index('data-given="given/pipeline.py"') :]
+    assert "from given.pipeline import ..." in panel
+    assert "return [&#x27;&lt;fx&gt;&#x27;]" in panel  # the source as text, never as markup
+    assert "given-source" not in html  # no second editor: the page's one editor holds the candidate's file
+
+
 def test_a_body_beyond_the_upload_limit_gets_the_code_limit_message(interview: Interview, user: User, settings: Any) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
     client = as_user(user)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from django.urls import reverse
 
 from tests.fake_backend import FakeBackend, ok
 from web.challenges.models import Challenge, ChallengeVersion
+from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Status, Submission
 
 from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
@@ -74,6 +76,36 @@ def test_challenge_page_has_the_documented_ids(alice: Client, challenge: Challen
     for element_id in ("editor", "run", "submit", "result", "score", "verdict", "status", "probes", "hints", "history"):
         assert f'id="{element_id}"' in html, element_id
     assert "vendor/codemirror/lib/codemirror.js" in html and "vendor/codemirror/mode/python/python.js" in html
+
+
+GIVEN_PIPELINE = 'def stages():\n    """The pipeline <the candidate> reads."""\n    return ["fx", "onnx"]\n'
+
+
+def test_given_modules_are_shown_read_only_beside_the_editor(client: Client, package_dir: Path, db: None) -> None:
+    (package_dir / "given").mkdir()
+    (package_dir / "given" / "pipeline.py").write_text(GIVEN_PIPELINE)
+    (package_dir / "given" / "cases.py").write_text("from given.pipeline import stages\n")
+    assert challenge_sync_from_dir(package_dir.parent.parent).ok
+
+    html = client.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+
+    assert 'id="file-tabs"' in html and 'id="tab-entry"' in html
+    assert html.index('id="tab-given-cases"') < html.index('id="tab-given-pipeline"')  # sorted by path
+    panel = html[html.index('id="panel-given-pipeline"') :]
+    panel = panel[: panel.index("</textarea>")]
+    assert "hidden" in panel[: panel.index(">")]  # the candidate's file is the tab shown first
+    assert 'data-given="given/pipeline.py" readonly' in panel
+    assert "from given.pipeline import ..." in panel
+    # The source, escaped as text: the page shows it, never renders it.
+    assert "The pipeline &lt;the candidate&gt; reads." in panel and 'return [&quot;fx&quot;, &quot;onnx&quot;]' in panel
+    editor = html[html.index('id="panel-entry"') : html.index('id="panel-given-cases"')]
+    assert 'id="editor"' in editor and "readonly" not in editor
+
+
+def test_a_challenge_without_given_modules_has_no_file_tabs(client: Client, challenge: Challenge) -> None:
+    html = client.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    assert 'id="file-tabs"' not in html and "given-source" not in html
+    assert '<span class="filename">solution.py</span>' in html
 
 
 def test_statement_is_sanitised(client: Client, challenge: Challenge) -> None:

@@ -18,6 +18,7 @@ from django.urls import reverse
 from grader.errors import PackageError
 from web.challenges.models import Challenge
 from web.challenges.rendering import markdown_to_html
+from web.challenges.selectors import given_modules
 from web.challenges.services import challenge_package
 from web.submissions.models import HintReveal
 
@@ -79,6 +80,7 @@ def challenge_detail(challenge: Challenge, user: AbstractBaseUser | AnonymousUse
         "statement_html": str(markdown_to_html(version.statement)),
         "entry": version.entry,
         "starter_code": version.starter_code,
+        "given": [{"path": m.path, "import_name": m.import_name, "source": m.source} for m in given_modules(version)],
         "public_probes": _public_probes(challenge),
         "hints": _shown_hints(challenge, user),
         "submit_url": reverse("api-submit", args=[challenge.slug]),

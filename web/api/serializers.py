@@ -37,12 +37,19 @@ class UnlockedHintSerializer(serializers.Serializer):  # type: ignore[type-arg]
     html = serializers.CharField(help_text="The Markdown rendered and sanitised.")
 
 
+class GivenModuleSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    path = serializers.CharField(help_text="given/<name>.py in the package.")
+    import_name = serializers.CharField(help_text="What the code imports: given.<name>.")
+    source = serializers.CharField()
+
+
 class ChallengeDetailSerializer(ChallengeSummarySerializer):
     version = serializers.CharField()
     statement = serializers.CharField(help_text="Markdown, as written.")
     statement_html = serializers.CharField(help_text="The statement rendered and sanitised.")
     entry = serializers.CharField(help_text="The file the code is graded as.")
     starter_code = serializers.CharField()
+    given = GivenModuleSerializer(many=True, help_text="Read-only modules the code may import; a submission cannot replace them.")
     public_probes = PublicProbeSerializer(many=True, help_text="The probes Run uses; Submit's hidden probes are not listed.")
     hints = UnlockedHintSerializer(many=True, help_text="Hints this user has been shown for this challenge.")
     submit_url = serializers.CharField()

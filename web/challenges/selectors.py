@@ -7,11 +7,27 @@ a version. Staff also see unpublished ones (to preview them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
-from web.challenges.models import DIFFICULTY_RANK, Challenge, Difficulty, Track
+from grader.package import GIVEN_RE
+from web.challenges.models import DIFFICULTY_RANK, Challenge, ChallengeVersion, Difficulty, Track
+from web.challenges.storage import files_decode
+
+
+@dataclass(frozen=True)
+class GivenModule:
+    """A read-only module of a package (given/<name>.py), as the challenge page shows it."""
+
+    path: str  # given/pipeline.py
+    name: str  # pipeline: imported as given.pipeline
+    source: str
+
+    @property
+    def import_name(self) -> str:
+        return f"given.{self.name}"
 
 
 @dataclass
@@ -83,3 +99,12 @@ def track_get(slug: str) -> Track | None:
 def track_titles() -> dict[str, Track]:
     """{track slug: Track} for the catalogue's headings (tracks without a track.toml are absent)."""
     return {t.slug: t for t in Track.objects.all()}
+
+
+def given_modules(version: ChallengeVersion) -> list[GivenModule]:
+    """The version's given/*.py, by path: what the candidate reads and imports but does not edit."""
+    stored = {path: item for path, item in version.files.items() if GIVEN_RE.match(path)}
+    return [
+        GivenModule(path=path, name=PurePosixPath(path).stem, source=data.decode("utf-8", errors="replace"))
+        for path, data in sorted(files_decode(stored).items())
+    ]

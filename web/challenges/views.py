@@ -79,6 +79,7 @@ def challenge_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "version": version,
             "statement_html": markdown_to_html(version.statement),
             "starter_code": version.starter_code,
+            "given": selectors.given_modules(version),
             "history": history,
             "page_config": page_config,
         },

@@ -2,7 +2,7 @@
 
 Kept out of the view so that the view stays thin and so that one place
 decides what reaches the candidate's page: statements (sanitised), the
-latest autosave or the starter code, the URLs of their own submissions and
+packages' read-only given modules, the latest autosave or the starter code, the URLs of their own submissions and
 the clock. Nothing of the interviewer's (notes, rubric, recommendation) is
 read here.
 """
@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString
 
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.rendering import markdown_to_html
+from web.challenges.selectors import GivenModule, given_modules
 from web.interviews import selectors
 from web.interviews.models import Interview
 from web.submissions.services.intake import MAX_CODE_BYTES
@@ -28,6 +29,7 @@ class CandidateItem:
     version: ChallengeVersion
     statement_html: SafeString
     code: str  # the latest autosave, else the starter
+    given: tuple[GivenModule, ...] = ()  # the package's read-only given/*.py
 
 
 def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str, Any]]:
@@ -43,7 +45,7 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
         version = c.current_version
         assert version is not None  # interview_create admits only challenges with a version
         code = latest[c.pk].code if c.pk in latest else version.starter_code
-        items.append(CandidateItem(c, version, markdown_to_html(version.statement), code))
+        items.append(CandidateItem(c, version, markdown_to_html(version.statement), code, tuple(given_modules(version))))
     config = {
         "stateUrl": reverse("interview-candidate-state", args=[token]),
         "maxCodeBytes": MAX_CODE_BYTES,

@@ -57,6 +57,42 @@
   });
   window.challengeEditor = editor;
 
+  // --- Read-only given modules: one tab each beside the candidate's file ---
+  var givenEditors = [];
+  document.querySelectorAll("textarea.given-source").forEach(function (area) {
+    givenEditors.push(CodeMirror.fromTextArea(area, {
+      mode: { name: "python", version: 3 },
+      lineNumbers: true,
+      readOnly: true,
+      tabSize: 4,
+      matchBrackets: true,
+    }));
+  });
+  var tabs = Array.prototype.slice.call(document.querySelectorAll("#file-tabs [role=tab]"));
+  function showTab(tab) {
+    tabs.forEach(function (t) {
+      var selected = t === tab;
+      t.setAttribute("aria-selected", selected ? "true" : "false");
+      t.tabIndex = selected ? 0 : -1;
+      $(t.getAttribute("aria-controls")).hidden = !selected;
+    });
+    $("reset-code").hidden = tab.id !== "tab-entry";
+    // A CodeMirror laid out while hidden has no size until refreshed.
+    var panel = $(tab.getAttribute("aria-controls"));
+    var cm = panel.querySelector(".CodeMirror");
+    if (cm && cm.CodeMirror) cm.CodeMirror.refresh();
+  }
+  tabs.forEach(function (tab, i) {
+    tab.addEventListener("click", function () { showTab(tab); });
+    tab.addEventListener("keydown", function (event) {
+      var step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+      if (!step) return;
+      var next = tabs[(i + step + tabs.length) % tabs.length];
+      showTab(next);
+      next.focus();
+    });
+  });
+
   // Keep an unsent draft across reloads, per challenge version.
   try {
     var draft = window.localStorage.getItem(draftKey);

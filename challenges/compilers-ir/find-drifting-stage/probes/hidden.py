@@ -1,7 +1,7 @@
 """Hidden probes for find-drifting-stage: they make the score.
 
 Each probe builds a real five-stage lowering pipeline for a small model
-(see ``build_pipeline``), sometimes with one stage broken by a real
+(see ``build_pipeline`` in given/pipeline.py), sometimes with one stage broken by a real
 mechanism, calls the candidate's ``find_drifting_stage(stages, inputs)`` and
 returns its report. Two categories:
 
@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from probe_common import Stage, build_pipeline, gelu_tanh
+from given.pipeline import Stage, build_pipeline
+from probe_common import gelu_tanh
 from probekit import probe
 from torch import nn
 

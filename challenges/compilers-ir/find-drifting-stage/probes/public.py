@@ -2,7 +2,7 @@
 
 Each probe builds a real five-stage lowering pipeline for a small model
 (eager -> fx -> onnx -> ort, and fp16 from the onnx stage; see
-``build_pipeline``), sometimes with one stage broken by a real mechanism
+``build_pipeline`` in given/pipeline.py), sometimes with one stage broken by a real mechanism
 (a decomposition, an export symbolic, an onnxruntime rewrite), calls your
 ``find_drifting_stage(stages, inputs)`` and returns your report. The hidden
 probes use the same pipeline with other models, inputs and drifts.
@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from probe_common import Stage, build_pipeline, gelu_tanh
+from given.pipeline import Stage, build_pipeline
+from probe_common import gelu_tanh
 from probekit import probe
 from torch import nn
 

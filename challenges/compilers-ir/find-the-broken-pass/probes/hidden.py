@@ -1,6 +1,6 @@
 """Hidden probes for find-the-broken-pass: they make the score.
 
-The same machinery as the public probes (probes/common.py): a small linalg
+The same machinery as the public probes (given/pipeline.py): a small linalg
 program compiled by iree-compile with the IR printed after every pass, one
 miscompilation planted at one pass (or none) and carried into every later
 dump, and one call of ``find_broken_pass``. ``localise`` probes check the

@@ -4,7 +4,7 @@ Each probe writes a small linalg program, compiles it with iree-compile up to
 the end of a tensor-level phase with the IR printed after every pass, and, in
 most cases, plants one miscompilation at one pass: the dumps from that pass on
 come from compiling the program with the bug in it, so every later pass
-carries the bug forward (see ``build_case`` in probes/common.py). It then calls your
+carries the bug forward (see ``build_case`` in given/pipeline.py). It then calls your
 ``find_broken_pass`` once and returns your answer with the number of compiles
 you used. The trusted checks (probes/checks.py) compare the answer with the
 reference's and the compiles with ceil(log2(n)) + 2. The hidden probes use

@@ -1,7 +1,8 @@
 """Public probes for implement-engine-execute: shown on "Run", inputs and all.
 
-Every probe builds a small graph with the framework in the candidate's
-solution.py, runs a backward pass and returns what ended up in ``.grad``.
+Every probe builds a small graph with the framework (given/autograd.py,
+which the candidate's solution.py imports and re-exports), runs a backward
+pass and returns what ended up in ``.grad``.
 """
 
 from __future__ import annotations
