@@ -297,8 +297,8 @@ def test_a_hostile_statement_is_inert_on_the_candidate_page(interview: Interview
 def test_the_candidate_page_shows_the_given_modules_read_only(interview: Interview, user: User, challenge: Challenge) -> None:
     version = challenge.current_version
     assert version is not None
-    version.files = {**version.files, "given/pipeline.py": {"encoding": "utf-8", "content": "def stages():\n    return ['<fx>']\n"}}
-    version.save(update_fields=["files"])
+    version.given = {"given/pipeline.py": "def stages():\n    return ['<fx>']\n"}
+    version.save(update_fields=["given"])
     html = as_user(user).get(join_url(interview)).content.decode()
     statement = html[html.index('id="statement-add-two"') : html.index("</article>")]
     panel = statement[statement.index('data-given="given/pipeline.py"') :]

@@ -49,7 +49,7 @@ from web.authoring.draft import Draft, draft_to_files, skeleton_leftovers
 from web.authoring.models import RunStatus, ValidationRun
 from web.authoring.zipfiles import ZipRefused, read_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
-from web.challenges.storage import files_decode, files_encode
+from web.challenges.storage import files_decode, version_fields
 from web.errors import Refused
 from web.submissions.heartbeat import heartbeat
 from web.submissions.services.dispatch import grading_queue
@@ -131,15 +131,7 @@ def _store(challenge: Challenge, package: Package, user: AbstractBaseUser) -> tu
     version, created = ChallengeVersion.objects.get_or_create(
         challenge=challenge,
         version=package.version,
-        defaults={
-            "files": files_encode(package.files),
-            "statement": package.statement,
-            "starter_code": package.starter_code,
-            "hints": [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in package.hints],
-            "runtime": package.runtime,
-            "entry": package.entry,
-            "created_by": user,
-        },
+        defaults={**version_fields(package), "created_by": user},
     )
     return version, created
 

@@ -106,6 +106,9 @@ class ChallengeVersion(models.Model):
     # {relative path: {"encoding": "utf-8" | "base64", "content": str}}: the whole
     # package, so that the grader can rebuild it without the challenges folder.
     files = models.JSONField()
+    # {"given/<name>.py": source}: the read-only modules the challenge page
+    # shows, kept apart so that pages can defer ``files`` (the whole package).
+    given = models.JSONField(default=dict, blank=True)
     statement = models.TextField()
     starter_code = models.TextField()
     hints = models.JSONField(default=list, help_text="[{id, tier, tags, text}] as in the package.")

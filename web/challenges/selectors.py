@@ -12,9 +12,7 @@ from pathlib import PurePosixPath
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
-from grader.package import GIVEN_RE
 from web.challenges.models import DIFFICULTY_RANK, Challenge, ChallengeVersion, Difficulty, Track
-from web.challenges.storage import files_decode
 
 
 @dataclass(frozen=True)
@@ -103,8 +101,4 @@ def track_titles() -> dict[str, Track]:
 
 def given_modules(version: ChallengeVersion) -> list[GivenModule]:
     """The version's given/*.py, by path: what the candidate reads and imports but does not edit."""
-    stored = {path: item for path, item in version.files.items() if GIVEN_RE.match(path)}
-    return [
-        GivenModule(path=path, name=PurePosixPath(path).stem, source=data.decode("utf-8", errors="replace"))
-        for path, data in sorted(files_decode(stored).items())
-    ]
+    return [GivenModule(path=path, name=PurePosixPath(path).stem, source=source) for path, source in sorted(version.given.items())]

@@ -24,7 +24,7 @@ from django.db import transaction
 from grader.errors import PackageError
 from grader.package import Package, discover_packages, discover_tracks, load_package_dir, load_track, package_from_files
 from web.challenges.models import Challenge, ChallengeVersion, Source, Track
-from web.challenges.storage import files_decode, files_encode
+from web.challenges.storage import files_decode, version_fields
 
 logger = logging.getLogger(__name__)
 
@@ -106,10 +106,6 @@ def track_upsert(folder: Path) -> Track:
     return track
 
 
-def _hints_as_data(package: Package) -> list[dict[str, object]]:
-    return [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in package.hints]
-
-
 @transaction.atomic
 def challenge_upsert_package(package: Package) -> SyncOutcome:
     """Make the catalogue match one loaded package; return what changed."""
@@ -128,14 +124,7 @@ def challenge_upsert_package(package: Package) -> SyncOutcome:
     version, _ = ChallengeVersion.objects.get_or_create(
         challenge=challenge,
         version=package.version,
-        defaults={
-            "files": files_encode(package.files),
-            "statement": package.statement,
-            "starter_code": package.starter_code,
-            "hints": _hints_as_data(package),
-            "runtime": package.runtime,
-            "entry": package.entry,
-        },
+        defaults=version_fields(package),
     )
     if challenge.current_version_id != version.pk:
         # Also covers going back to an earlier, already stored version.

@@ -8,7 +8,9 @@ UTF-8 (an .npy fixture, say) is stored as base64. The round trip is exact.
 from __future__ import annotations
 
 import base64
-from typing import TypedDict
+from typing import Any, TypedDict
+
+from grader.package import Package
 
 
 class StoredFile(TypedDict):
@@ -36,3 +38,16 @@ def files_decode(stored: dict[str, StoredFile]) -> dict[str, bytes]:
         else:
             raise ValueError(f"stored file {path!r} has unknown encoding {item['encoding']!r}")
     return files
+
+
+def version_fields(package: Package) -> dict[str, Any]:
+    """What a stored ChallengeVersion holds of a loaded package (sync and browser authoring alike)."""
+    return {
+        "files": files_encode(package.files),
+        "given": {f"given/{name}.py": data.decode("utf-8") for name, data in package.given_sources.items()},
+        "statement": package.statement,
+        "starter_code": package.starter_code,
+        "hints": [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in package.hints],
+        "runtime": package.runtime,
+        "entry": package.entry,
+    }
