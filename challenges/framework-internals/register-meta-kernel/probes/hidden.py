@@ -328,3 +328,17 @@ def opcheck_aot_dispatch_one_dimensional(solution: Any) -> dict[str, Any]:
         ),
     }
     return opcheck_table(samples, ("test_autograd_registration", "test_aot_dispatch_dynamic"))
+
+
+@probe(category="compile", weight=2, hints=["opaque-op"])
+def op_stays_one_operator(solution: Any) -> dict[str, Any]:
+    """A make_fx trace, of real and of fake tensors, holds interview::rms_norm itself, not a decomposition."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    out: dict[str, Any] = {}
+    for mode in ("real", "fake"):
+        graph = make_fx(lambda a, b: rms_norm(a, b), tracing_mode=mode)(randn(3, 5, seed=140), randn(5, seed=141)).graph
+        calls = [n for n in graph.nodes if n.op == "call_function"]
+        ours = sum(1 for n in calls if n.target is torch.ops.interview.rms_norm.default)
+        out[mode] = {"rms_norm calls": ours, "other calls": len(calls) - ours}
+    return out
