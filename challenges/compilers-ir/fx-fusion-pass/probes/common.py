@@ -46,10 +46,14 @@ def run_pass(solution: Any, module: nn.Module, *inputs: torch.Tensor) -> dict[st
     except Exception as exc:  # noqa: BLE001
         lint = f"{type(exc).__name__}: {str(exc)[:300]}"
     counts = Counter(target_name(out, n) for n in graph.nodes if n.op not in ("placeholder", "output", "get_attr"))
+    # Nodes nothing reads (get_attr ones included: a rewrite that fetches a Linear's
+    # parameters and then decides not to fuse leaves them behind). The traced modules
+    # have none of their own.
+    unused = sum(1 for n in graph.nodes if n.op not in ("placeholder", "output") and not n.users)
     rebuilt = fx.GraphModule(out, graph)  # what the graph computes, whether or not recompile() was called
     with torch.no_grad():
         result = rebuilt(*(t.clone() for t in inputs))
-    return {"lint": lint, "nodes": dict(sorted(counts.items())), "outputs": result}
+    return {"lint": lint, "nodes": dict(sorted(counts.items())), "unused nodes": unused, "outputs": result}
 
 
 def randn(seed: int, *shape: int) -> torch.Tensor:

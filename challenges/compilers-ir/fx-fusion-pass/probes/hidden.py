@@ -74,6 +74,19 @@ def silu_sigmoid_with_other_reader(solution: Any) -> dict[str, Any]:
     return run_pass(solution, SharedSigmoid(), randn(6, 4, 4))
 
 
+class SigmoidReadInsideStructures(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        t = y.sigmoid()
+        return x * s, [s], torch.sub(y * t, other=t, alpha=0.5)
+
+
+@probe(category="silu", hints=["silu-dead-code"])
+def silu_sigmoid_read_inside_structures(solution: Any) -> dict[str, Any]:
+    """Sigmoids also read from inside the returned list and as a keyword argument: the products become silu, the sigmoids stay."""
+    return run_pass(solution, SigmoidReadInsideStructures(), randn(23, 3, 4), randn(24, 2, 4))
+
+
 # ---------------------------------------------------------------- linear-relu
 
 
@@ -124,6 +137,26 @@ def sequential_mlp(solution: Any) -> dict[str, Any]:
     return run_pass(solution, mlp, randn(12, 2, 5, 6))
 
 
+class FunctionalLinearKeywords(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(5, 4))
+        self.b1 = nn.Parameter(torch.randn(5))
+        self.w2 = nn.Parameter(torch.randn(3, 5))
+        self.b2 = nn.Parameter(torch.randn(3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.relu(F.linear(x, self.w1, bias=self.b1))
+        return F.relu(F.linear(h, weight=self.w2, bias=self.b2))
+
+
+@probe(category="linear-relu", hints=["linear-relu-forms"])
+def functional_linear_keyword_arguments(solution: Any) -> dict[str, Any]:
+    """F.linear with its bias, or its weight and bias, passed as keywords, each followed by F.relu."""
+    torch.manual_seed(25)
+    return run_pass(solution, FunctionalLinearKeywords(), randn(26, 2, 3, 4))
+
+
 class InplaceRelu(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -171,6 +204,63 @@ def linear_output_read_elsewhere(solution: Any) -> dict[str, Any]:
     """Linear outputs read by a ReLU and by something else: fusing would compute them twice."""
     torch.manual_seed(17)
     return run_pass(solution, LinearOtherUsers(), randn(18, 2, 5))
+
+
+class LinearAlsoReturned(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(5, 5)
+        self.fc2 = nn.Linear(5, 5)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = self.fc(x)
+        g = self.fc2(x)
+        return F.relu(h), h, {"act": torch.relu(g), "pre": [g]}
+
+
+@probe(category="leave-alone", weight=2, hints=["other-users"])
+def linear_output_also_returned(solution: Any) -> dict[str, Any]:
+    """Linear outputs returned next to their ReLU, in a tuple and nested in a dict: the Linears have two readers."""
+    torch.manual_seed(27)
+    return run_pass(solution, LinearAlsoReturned(), randn(28, 3, 5))
+
+
+class LinearInAList(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+        self.w = nn.Parameter(torch.randn(6, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = self.fc(x)
+        g = F.linear(x, self.w)
+        return torch.cat([F.relu(h), h], dim=-1), torch.stack((g.relu(), g))
+
+
+@probe(category="leave-alone", weight=2, hints=["other-users"])
+def linear_output_in_a_list_argument(solution: Any) -> dict[str, Any]:
+    """torch.cat([relu(h), h]) and torch.stack((relu(g), g)): the list or tuple argument reads the Linear's output too."""
+    torch.manual_seed(29)
+    return run_pass(solution, LinearInAList(), randn(30, 2, 3, 4))
+
+
+class LinearAsKeyword(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.fc2 = nn.Linear(4, 4, bias=False)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = self.fc(x)
+        g = self.fc2(x)
+        return torch.add(F.relu(h), other=h), torch.sub(g.relu(), other=g, alpha=0.5)
+
+
+@probe(category="leave-alone", weight=2, hints=["other-users"])
+def linear_output_as_a_keyword_argument(solution: Any) -> dict[str, Any]:
+    """torch.add(relu(h), other=h) and torch.sub(relu(g), other=g, alpha=0.5): a keyword argument is a reader too."""
+    torch.manual_seed(31)
+    return run_pass(solution, LinearAsKeyword(), randn(32, 3, 4))
 
 
 class LookAlikes(nn.Module):

@@ -14,9 +14,11 @@ would otherwise fold Conv + BN itself), calls the candidate's
 - for the hygiene probes, whether the model passed in was left unchanged.
 
 Categories: ``folding`` (patterns that must fold), ``untouched`` (patterns
-that must not, because folding would change what the graph computes or
-because the parameters are not constants), ``hygiene`` (shared weights, the
-caller's model, a second run).
+that must not, because folding would change what the graph computes: another
+reader of the Conv's output, in a subgraph too; a training-mode
+BatchNormalization, by attribute or, before opset 14, by its outputs; ops of
+the same names from another domain; parameters that are not constants),
+``hygiene`` (shared weights, the caller's model, a second run).
 """
 
 from typing import Any
@@ -59,7 +61,7 @@ class Stem(nn.Module):
 class Conv1dNet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.c = nn.Conv1d(4, 12, 5, padding=2, dilation=1)
+        self.c = nn.Conv1d(4, 12, 5, padding=3, dilation=2)
         self.b = nn.BatchNorm1d(12)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -115,7 +117,7 @@ def resnet_stem(solution: Any) -> dict[str, Any]:
 
 @probe(category="folding", check="graph_matches", weight=2, hints=["fold-math", "weight-layout"])
 def conv1d_and_conv3d(solution: Any) -> dict[str, Any]:
-    """Conv1d + BatchNorm1d and a strided bias-free Conv3d + BatchNorm3d: the filters are 3-D and 5-D."""
+    """A dilated Conv1d + BatchNorm1d and a strided bias-free Conv3d + BatchNorm3d: the filters are 3-D and 5-D."""
     return {
         "conv1d": apply_pass(solution, from_torch(Conv1dNet(), (2, 4, 20), seed=11), seed=2),
         "conv3d": apply_pass(solution, from_torch(Conv3dNet(), (1, 2, 6, 8, 8), seed=12), seed=3),
@@ -210,7 +212,7 @@ def conv_transpose_then_batchnorm(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["constants-only"])
 def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
-    """The BN's variance is a graph input; the Conv's weight is a graph input; an initializer is also an input."""
+    """A BN or Conv parameter fed by a graph input or a node, or an initializer that is also an input: no fold."""
     rng = np.random.default_rng(19)
     inits = conv_weights(rng, "c", 3, 3, 3) + bn_weights(rng, "bn", 3)
     nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
@@ -219,6 +221,13 @@ def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
     def without(name: str) -> list[TensorProto]:
         return [t for t in inits if t.name != name]
 
+    runtime_bias = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.B", [3])], ["y"], without("c.B"))
+    from_a_node = graph_model(
+        [helper.make_node("Constant", [], ["bn.scale"], value=numpy_helper.from_array(values["bn.scale"])), *nodes],
+        [("x", [1, 3, 5, 5])],
+        ["y"],
+        without("bn.scale"),
+    )
     runtime_var = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.var", [3])], ["y"], without("bn.var"))
     runtime_weight = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.W", [3, 3, 3, 3])], ["y"], without("c.W"))
     overridable = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.mean", [3])], ["y"], inits)
@@ -226,6 +235,8 @@ def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
         "variance is an input": apply_pass(solution, runtime_var, seed=11, fixed={"bn.var": values["bn.var"]}),
         "weight is an input": apply_pass(solution, runtime_weight, seed=12, fixed={"c.W": values["c.W"]}),
         "mean is an initializer and an input": apply_pass(solution, overridable, seed=13),
+        "the Conv's bias is an input": apply_pass(solution, runtime_bias, seed=23, fixed={"c.B": values["c.B"]}),
+        "scale is a node's output": apply_pass(solution, from_a_node, seed=24),
     }
 
 
@@ -233,6 +244,103 @@ def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
 def residual_network_folds_only_safe_pairs(solution: Any) -> dict[str, Any]:
     """Three exported conv-bn pairs; the middle conv's raw output feeds the skip path: exactly two fold."""
     return apply_pass(solution, from_torch(ResidualNet(), (2, 3, 8, 8), seed=20), seed=14)
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["inference-only"])
+def batchnorm_in_training_mode(solution: Any) -> dict[str, Any]:
+    """A BN with training_mode=1 normalizes with the batch's statistics: it stays; an inference BN after it folds."""
+    rng = np.random.default_rng(25)
+    inits = conv_weights(rng, "c1", 5, 3, 3) + bn_weights(rng, "bn1", 5)
+    inits += conv_weights(rng, "c2", 5, 5, 3) + bn_weights(rng, "bn2", 5)
+    params = ["bn1.scale", "bn1.bias", "bn1.mean", "bn1.var"]
+    net = [
+        conv("c1", "x", "c1_out"),
+        helper.make_node("BatchNormalization", ["c1_out", *params], ["t", "bn1.new_mean", "bn1.new_var"], training_mode=1, momentum=0.9),
+        helper.make_node("Relu", ["t"], ["r"]),
+        conv("c2", "r", "c2_out"),
+        bn("bn2", "c2_out", "y", training_mode=0),
+    ]
+    updates = [
+        conv("c1", "x", "c1_out"),
+        helper.make_node("BatchNormalization", ["c1_out", *params], ["y", "m", "v"], training_mode=1, momentum=0.8),
+    ]
+    return {
+        "network": apply_pass(solution, graph_model(net, [("x", [4, 3, 6, 6])], ["y"], inits), seed=25),
+        "running statistics are outputs": apply_pass(
+            solution, graph_model(updates, [("x", [3, 3, 5, 5])], ["y", "m", "v"], inits), seed=26
+        ),
+    }
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["inference-only"])
+def training_outputs_in_an_older_opset(solution: Any) -> dict[str, Any]:
+    """Opset 12, where a BN with more than one output is in training mode (no attribute says so): it stays."""
+    rng = np.random.default_rng(27)
+    inits = conv_weights(rng, "c1", 4, 3, 3) + bn_weights(rng, "bn1", 4)
+    inits += conv_weights(rng, "c2", 4, 4, 3) + bn_weights(rng, "bn2", 4)
+    params = ["bn1.scale", "bn1.bias", "bn1.mean", "bn1.var"]
+    nodes = [
+        conv("c1", "x", "c1_out"),
+        helper.make_node("BatchNormalization", ["c1_out", *params], ["t", "m", "v", "saved_m", "saved_v"], epsilon=1e-3),
+        helper.make_node("Relu", ["t"], ["r"]),
+        conv("c2", "r", "c2_out"),
+        bn("bn2", "c2_out", "y"),
+    ]
+    return apply_pass(solution, graph_model(nodes, [("x", [3, 3, 6, 6])], ["y"], inits, opset=12), seed=27)
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["match-producer"])
+def same_op_types_in_another_domain(solution: Any) -> dict[str, Any]:
+    """A "Conv" and a "BatchNormalization" from a custom domain (model-local functions) are not the ONNX ops."""
+    rng = np.random.default_rng(28)
+    inits = conv_weights(rng, "c1", 4, 3, 3) + bn_weights(rng, "bn1", 4)
+    inits += conv_weights(rng, "c2", 4, 3, 3) + bn_weights(rng, "bn2", 4)
+    domain = "probe.ops"
+    std = [helper.make_opsetid("", 17)]
+    custom_conv = helper.make_function(
+        domain,
+        "Conv",
+        ["X", "W", "B"],
+        ["Y"],
+        [helper.make_node("Conv", ["X", "W", "B"], ["z"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["z"], ["Y"])],
+        opset_imports=std,
+    )
+    custom_bn = helper.make_function(
+        domain,
+        "BatchNormalization",
+        ["X", "s", "b", "m", "v"],
+        ["Y"],
+        [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["n"]), helper.make_node("Neg", ["n"], ["Y"])],
+        opset_imports=std,
+    )
+    nodes = [
+        helper.make_node("Conv", ["x", "c1.W", "c1.B"], ["c1_out"], name="c1", domain=domain),
+        bn("bn1", "c1_out", "y1"),
+        conv("c2", "x", "c2_out"),
+        helper.make_node("BatchNormalization", ["c2_out", "bn2.scale", "bn2.bias", "bn2.mean", "bn2.var"], ["y2"], domain=domain),
+    ]
+    model = graph_model(nodes, [("x", [2, 3, 6, 6])], ["y1", "y2"], inits, functions=[custom_conv, custom_bn])
+    return apply_pass(solution, model, seed=28)
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
+def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
+    """An If node's branches read the Conv's raw output from the enclosing graph: that is a second reader."""
+    rng = np.random.default_rng(29)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    then_branch = helper.make_graph(
+        [helper.make_node("Relu", ["c_out"], ["then_out"])], "then", [], [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, None)]
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Neg", ["c_out"], ["else_out"])], "else", [], [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, None)]
+    )
+    nodes = [
+        conv("c", "x", "c_out"),
+        bn("bn", "c_out", "y"),
+        helper.make_node("If", ["flag"], ["z"], then_branch=then_branch, else_branch=else_branch),
+    ]
+    model = graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y", "z"], inits, input_types={"flag": TensorProto.BOOL})
+    return apply_pass(solution, model, seed=29, fixed={"flag": np.array(True)})
 
 
 # ---------------------------------------------------------------- hygiene

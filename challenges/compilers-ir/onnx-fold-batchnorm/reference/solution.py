@@ -6,8 +6,10 @@ For y = BN(Conv(x, W, b)) with per-channel scale s = gamma / sqrt(var + eps):
     b' = (b - mean) * s + beta          (b = 0 when the Conv has no bias)
 
 The pass works on a copy, folds one pair at a time until none is left (a
-fold can create a new Conv -> BN pair), writes W' and b' as new initializers
-(a weight may be shared with another Conv), gives the new Conv the
+fold can create a new Conv -> BN pair), counts a node whose subgraph (an If
+branch, a Loop body) reads the Conv's output as one of its readers, writes
+W' and b' as new initializers (a weight may be shared with another Conv),
+gives the new Conv the
 BatchNormalization's output name, and keeps the nodes in topological order
 by putting it where the BatchNormalization was.
 """
@@ -38,7 +40,8 @@ def _fold_one(graph: onnx.GraphProto, taken: set[str]) -> bool:
     producer = {out: node for node in graph.node for out in node.output}
     consumers: dict[str, int] = {}
     for node in graph.node:
-        for name in node.input:
+        # A node with a subgraph (If, Loop, Scan) reads whatever its body reads from this scope.
+        for name in (*node.input, *_subgraph_reads(node)):
             consumers[name] = consumers.get(name, 0) + 1
 
     def const(name: str) -> np.ndarray | None:
@@ -97,6 +100,19 @@ def _fold_one(graph: onnx.GraphProto, taken: set[str]) -> bool:
             graph.value_info.remove(v)
         return True
     return False
+
+
+def _subgraph_reads(node: onnx.NodeProto) -> set[str]:
+    """Names the node's subgraphs (If branches, Loop and Scan bodies) read, their outputs included.
+
+    An over-approximation: names the subgraph defines itself are in it too, but SSA
+    forbids a subgraph to reuse an outer name, so they never match the Conv's output.
+    """
+    names: set[str] = set()
+    for attr in node.attribute:
+        for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+            names |= _used_names(sub) | {o.name for o in sub.output}
+    return names
 
 
 def _used_names(graph: onnx.GraphProto) -> set[str]:

@@ -1,6 +1,7 @@
 """Correct, written differently: a rebuilt node list, float32 arithmetic, the Conv's position.
 
-Each round indexes producers and readers, picks every BatchNormalization
+Each round indexes producers and readers (a node with an If or Loop body
+reads what the body reads), picks every BatchNormalization
 whose Conv qualifies, and rebuilds the node list with the folded Convs where
 the original Convs were. Rounds repeat until nothing folds. Orphaned
 initializers are left in place (harmless; not graded).
@@ -15,10 +16,24 @@ import numpy as np
 from onnx import helper, numpy_helper
 
 
+def _subgraphs(node):
+    for a in node.attribute:
+        yield from ([a.g] if a.type == a.GRAPH else a.graphs if a.type == a.GRAPHS else [])
+
+
+def _names_read(g):
+    """Names read by g's nodes; a node also reads what its subgraphs read, their outputs included."""
+    for n in g.node:
+        yield from n.input
+        for sub in _subgraphs(n):
+            yield from _names_read(sub)
+            yield from (o.name for o in sub.output)
+
+
 def _round(g):
     inits = {t.name: t for t in g.initializer}
     overridable = {i.name for i in g.input}
-    readers = Counter(name for n in g.node for name in n.input)
+    readers = Counter(_names_read(g))
     outputs = {o.name for o in g.output}
     made_by = {o: n for n in g.node for o in n.output}
 

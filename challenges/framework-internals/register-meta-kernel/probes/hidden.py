@@ -33,7 +33,8 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = EPS) -> tuple[t
 def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
     """Seeded normal samples, independent of the global generator and of dtype."""
     gen = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+    # The shape as one tuple, so that () (the rstd of a 1-D input) works too.
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
 
 
 def describe(t: torch.Tensor) -> dict[str, Any]:
@@ -201,6 +202,47 @@ def grads_through_y_only(solution: Any) -> dict[str, Any]:
     return {"x.grad": x.grad, "weight.grad": weight.grad}
 
 
+@probe(category="autograd", weight=2, rtol=1e-9, atol=1e-12, hints=["autograd-formula", "autograd-rank"])
+def grads_one_dimensional_input(solution: Any) -> dict[str, Any]:
+    """float64, a 1-D x (one row, a 0-d rstd): gradcheck and the gradients of losses through y, rstd and both."""
+    x = randn(9, dtype=torch.float64, seed=110).requires_grad_()
+    weight = randn(9, dtype=torch.float64, seed=111).requires_grad_()
+    passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b), (x, weight), raise_exception=False)
+    both = backward_values(rms_norm, x, weight, seed=112)
+    y_only = backward_values(lambda a, b: (rms_norm(a, b)[0], torch.zeros((), dtype=a.dtype)), x, weight, seed=114)
+    return {
+        "gradcheck": passed,
+        "both: x.grad": both["x.grad"],
+        "both: weight.grad": both["weight.grad"],
+        "y only: x.grad": y_only["x.grad"],
+        "y only: weight.grad": y_only["weight.grad"],
+    }
+
+
+@probe(category="autograd", weight=2, rtol=1e-9, atol=1e-12, hints=["autograd-formula", "autograd-rank"])
+def grads_other_ranks(solution: Any) -> dict[str, Any]:
+    """float64 inputs of rank 4, a single row, D = 1 and an empty batch: gradcheck and gradients."""
+    shapes = {"rank 4": (2, 1, 3, 5), "one row": (1, 7), "D = 1": (4, 1), "empty batch": (0, 6)}
+    out: dict[str, Any] = {}
+    for i, (name, shape) in enumerate(shapes.items()):
+        x = randn(*shape, dtype=torch.float64, seed=120 + 3 * i).requires_grad_()
+        weight = randn(shape[-1], dtype=torch.float64, seed=121 + 3 * i).requires_grad_()
+        passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b), (x, weight), raise_exception=False)
+        grads = backward_values(rms_norm, x, weight, seed=122 + 3 * i)
+        out[name] = {"gradcheck": passed, "x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+    return out
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-save"])
+def grads_with_a_large_eps(solution: Any) -> dict[str, Any]:
+    """float64 (3, 5) with eps = 0.5 instead of 1e-5: eps is an argument of the op, and the gradient depends on it."""
+    x = randn(3, 5, dtype=torch.float64, seed=130).requires_grad_()
+    weight = randn(5, dtype=torch.float64, seed=131).requires_grad_()
+    passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b, 0.5), (x, weight), raise_exception=False)
+    grads = backward_values(lambda a, b: rms_norm(a, b, 0.5), x, weight, seed=132)
+    return {"gradcheck": passed, "x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+
+
 @probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula", "autograd-rstd"])
 def grads_half_precision(solution: Any) -> dict[str, Any]:
     """bfloat16 and float16 (4, 16): gradients in the inputs' dtypes, near the float32 result."""
@@ -274,3 +316,29 @@ def opcheck_aot_dispatch(solution: Any) -> dict[str, Any]:
         ),
     }
     return opcheck_table(samples, ("test_autograd_registration", "test_aot_dispatch_dynamic"))
+
+
+@probe(category="compile", hints=["autograd-rank", "fake-kernel"])
+def opcheck_aot_dispatch_one_dimensional(solution: Any) -> dict[str, Any]:
+    """torch.library.opcheck's test_autograd_registration and test_aot_dispatch_dynamic on a 1-D input."""
+    samples = {
+        "float64 (7,) requires_grad": (
+            randn(7, dtype=torch.float64, seed=102).requires_grad_(),
+            randn(7, dtype=torch.float64, seed=103).requires_grad_(),
+        ),
+    }
+    return opcheck_table(samples, ("test_autograd_registration", "test_aot_dispatch_dynamic"))
+
+
+@probe(category="compile", weight=2, hints=["opaque-op"])
+def op_stays_one_operator(solution: Any) -> dict[str, Any]:
+    """A make_fx trace, of real and of fake tensors, holds interview::rms_norm itself, not a decomposition."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    out: dict[str, Any] = {}
+    for mode in ("real", "fake"):
+        graph = make_fx(lambda a, b: rms_norm(a, b), tracing_mode=mode)(randn(3, 5, seed=140), randn(5, seed=141)).graph
+        calls = [n for n in graph.nodes if n.op == "call_function"]
+        ours = sum(1 for n in calls if n.target is torch.ops.interview.rms_norm.default)
+        out[mode] = {"rms_norm calls": ours, "other calls": len(calls) - ours}
+    return out
