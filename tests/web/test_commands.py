@@ -11,6 +11,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
+from django.urls import reverse
 
 from web.challenges.models import Challenge
 from web.submissions.models import Submission
@@ -86,6 +88,37 @@ def test_grade_goes_through_code_grade_and_stores_nothing(challenge: Challenge, 
     assert json.loads(out) == fake_grader.result
     assert fake_grader.calls == [{"version": challenge.current_version.version, "code": REFERENCE, "public": False}]
     assert not Submission.objects.exists()
+
+
+def test_grade_as_candidate_prints_the_pages_json_for_that_result(
+    challenge: Challenge, tmp_path: Path, fake_grader: FakeGrader, alice: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    # A hidden probe whose message names the expected value and whose output is the candidate's.
+    fake_grader.result = grade_result("wrong_answer", 0.0, hints=[{"id": "nudge", "tier": 1, "tags": ["sum"], "text": "Look at **add**."}])
+    path = tmp_path / "solution.py"
+    path.write_text(REFERENCE)
+
+    out, _ = call("grade", "add-two", str(path), "--as-candidate")
+    with django_capture_on_commit_callbacks(execute=True):
+        created = alice.post(reverse("challenge-submit", args=[challenge.slug]), data=REFERENCE, content_type="text/plain").json()
+    page = alice.get(created["url"]).json()
+
+    printed = json.loads(out)
+    assert "expected 3, got 0" not in out and "printed" not in out
+    assert printed["probes"][0]["message"] == "the result does not pass this probe's check"
+    # Exactly the page's JSON, but for what only a stored submission has: its id, URLs and times.
+    unsaved = {"id", "url", "created_at", "started_at", "finished_at"}
+    assert {k: v for k, v in printed.items() if k not in unsaved} == {
+        **{k: v for k, v in page.items() if k not in unsaved}, "hints": [{**h, "reveal_url": None} for h in page["hints"]]
+    }  # fmt: skip
+    assert not Submission.objects.filter(pk__gt=created["id"]).exists()
+
+
+def test_grade_refuses_json_and_as_candidate_together(challenge: Challenge, tmp_path: Path) -> None:
+    path = tmp_path / "solution.py"
+    path.write_text(REFERENCE)
+    with pytest.raises(CommandError, match="not allowed with"):
+        call("grade", "add-two", str(path), "--json", "--as-candidate")
 
 
 @pytest.mark.usefixtures("real_grader")

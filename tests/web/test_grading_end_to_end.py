@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from grader import expected as expected_cache
+from grader.seal import seal_problems
 from web.challenges.models import Challenge
+from web.challenges.services import challenge_package
 from web.submissions.models import HintReveal, Submission
 
 pytestmark = pytest.mark.usefixtures("real_grader")
@@ -57,3 +61,28 @@ def test_candidate_exception_is_a_verdict_and_its_text_is_plain_data(
 def test_syntax_error_is_reported(alice: Client, challenge: Challenge, django_capture_on_commit_callbacks: Any) -> None:
     status = post(alice, challenge, "submit", "def add(a, b:\n    return\n", django_capture_on_commit_callbacks)
     assert status["verdict"] == "syntax_error" and status["score"] == 0
+
+
+HOSTILE = """
+import os
+
+def add(a, b):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "probes.py")) as fh:
+        text = fh.read()
+    print(text)
+    raise ValueError(text)
+"""
+
+
+def test_a_submission_that_reads_the_hidden_probes_gets_none_of_them_back(
+    alice: Client, challenge: Challenge, django_capture_on_commit_callbacks: Any
+) -> None:
+    status = post(alice, challenge, "submit", HOSTILE, django_capture_on_commit_callbacks)
+
+    assert status["verdict"] == "runtime_error"
+    assert {p["message"] for p in status["probes"]} == {"raised ValueError at solution.py line 8"}
+    package = challenge_package(challenge.current_version)
+    assert seal_problems(package, status, expected_cache.load(package.version, False) or {}) == []
+    assert "solution.add(-5, 3)" not in json.dumps(status)
+    # It did read them: the stored result, which coaches see, holds the text.
+    assert "solution.add(-5, 3)" in json.dumps(Submission.objects.get().probes)

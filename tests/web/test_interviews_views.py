@@ -8,6 +8,7 @@ ids for every URL; these tests pin the behaviour of each.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from web.interviews.models import Interview, RubricScore, Snapshot
 from web.interviews.services import interview_assess, interview_create, interview_end
 from web.submissions.models import Submission
 
-from .conftest import FakeGrader
+from .conftest import FakeGrader, grade_result
 
 CODE = "def add(a, b):\n    return a + b\n"
 NOTES_SECRET = "PRIVATE-NOTE-4e1b"
@@ -138,6 +139,22 @@ def test_autosave_run_and_submit_answer_json(
     assert ran.status_code == 202 and ran.json()["kind"] == "run"
     # A reload restores the latest code.
     assert "return a + b" in client.get(join_url(interview)).content.decode()
+
+
+def test_the_candidate_sees_a_hidden_result_under_the_feedback_policy_and_the_stored_result_stays_whole(
+    interview: Interview, user: User, fake_grader: FakeGrader, django_capture_on_commit_callbacks: Any
+) -> None:
+    # The grader's message names the expected value and the candidate's code printed something.
+    fake_grader.result = grade_result("wrong_answer", 0.0)
+    client = as_user(user)
+    client.get(join_url(interview))
+    with django_capture_on_commit_callbacks(execute=True):
+        body = client.post(join_url(interview, "interview-submit", "add-two"), CODE, content_type="text/plain").json()
+    polled = client.get(body["url"]).json()
+    [probe] = polled["probes"]
+    assert probe["message"] == "the result does not pass this probe's check" and probe["duration_ms"] is None
+    assert "expected 3" not in json.dumps(polled) and "printed" not in json.dumps(polled)
+    assert Submission.objects.get(pk=body["id"]).probes[0]["message"] == "expected 3, got 0"  # what the interviewer may read
 
 
 def test_after_the_end_the_server_refuses_with_409_and_says_why(interview: Interview, user: User, coach: User) -> None:
