@@ -2,11 +2,13 @@
 
     python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
                                                     one that passed before on this code and backend is not run again)
-    python -m grader grade PACKAGE_DIR FILE [--public] [--json]
+    python -m grader grade PACKAGE_DIR FILE [--public] [--json | --as-candidate]
 
 The web app's ``manage.py grade`` and ``manage.py check_challenges`` wrap the
 same functions; this entry point exists so that a coach can work on a
-package with nothing but the library.
+package with nothing but the library. ``--as-candidate`` prints the result
+as its candidate would see it (grader/feedback.py): what a reviewer reads to
+check that a hidden probe gives nothing away.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from grader.feedback import candidate_view
 from grader.grade import grade_submission
 from grader.package import discover_packages, load_package_dir
 from grader.validate import validate_all
@@ -34,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("package", type=Path)
     grade.add_argument("file", type=Path)
     grade.add_argument("--public", action="store_true", help="run the public probes (Run) instead of the hidden ones")
-    grade.add_argument("--json", action="store_true", help="print one JSON object")
+    output = grade.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the full result (a coach's view) as one JSON object")
+    output.add_argument("--as-candidate", action="store_true", help="print, as JSON, the result as the candidate who submitted FILE sees it")
     args = parser.parse_args(argv)
 
     try:
@@ -58,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
+    if args.as_candidate:
+        print(json.dumps(candidate_view(result.to_dict()), indent=2))
+    elif args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(f"{result.verdict.label}: {result.score:g}% ({result.message})")

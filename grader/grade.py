@@ -19,6 +19,7 @@ from grader.checks import CheckResult
 from grader.custom_checks import run_check
 from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute
+from grader.feedback import failure_details
 from grader.hints import unlocked_hints
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
@@ -262,6 +263,7 @@ def evaluate(
             if run.status == "killed":
                 status = Verdict.MEMORY_LIMIT if execution.oom_killed else Verdict.RUNTIME_ERROR
             result.status = status.value
+            result.details = failure_details(run.status, run.exc_type, run.traceback, run.message)
             if run.status == "error":
                 result.message = (run.traceback or f"{run.exc_type}: {run.message}").strip()
                 if run.exc_type in ("MemoryError",):

@@ -3,8 +3,10 @@
 A package is valid only if the reference scores 100% on public
 and hidden probes, the starter scores below 100%, every probe is
 deterministic (two runs of the reference agree under the probe's own check),
-every run finishes inside its limits, and every shipped solution in
-``solutions/`` gets the verdict and score its ``expected.toml`` states.
+every run finishes inside its limits, every shipped solution in
+``solutions/`` gets the verdict and score its ``expected.toml`` states, and a
+hostile submission that reads the hidden probes in its sandbox gets none of
+them back in its candidate's view (``seal.py``).
 
 Running the reference twice serves two checks at once: the first run is the
 expectation (it fills the cache), the second is graded against it, so a
@@ -21,6 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grader import expected as expected_cache
 from grader import validation_cache
@@ -28,6 +31,7 @@ from grader.errors import GraderError, PackageError
 from grader.execute import execute, probe_timeout
 from grader.grade import grade_submission, judge, reference_failures
 from grader.package import Package, load_package_dir
+from grader.seal import check_seal, leaker_source
 from grader.verdicts import Verdict
 from sandbox import Backend, get_backend
 
@@ -161,6 +165,7 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
     jobs: list[tuple[str, bytes | str]] = [
         ("starter", package.starter_code),
         *((f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions),
+        ("leaker", leaker_source(package)),
     ]
     with ThreadPoolExecutor(max_workers=max(1, validate_jobs()), thread_name_prefix="validate") as pool:
         futures = {name: pool.submit(grade_submission, package, code, public=False, backend=backend) for name, code in jobs}
@@ -171,6 +176,8 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
         report.fail("starter: scores 100% on the hidden probes; it must score less")
     else:
         report.info(f"starter: {starter.verdict.value}, {starter.score:g}% on hidden probes")
+
+    _report_seal(package, results["leaker"].to_dict(), report)
 
     for solution in package.solutions:
         result = results[f"solutions/{solution.name}.py"]
@@ -195,6 +202,16 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
                 report.detail(f"first failure, '{failures[0].name}': {_gist(failures[0].message)}")
         else:
             report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected")
+
+
+def _report_seal(package: Package, leaker: dict[str, Any], report: Report) -> None:
+    problems, tested = check_seal(package, leaker, expected_cache.load(package.version, False) or {})
+    for problem in problems:
+        report.fail(f"seal: {problem}")
+    if not tested:
+        report.fail("seal: the leaker's text reached no hidden probe's message, so the seal was not put to the test")
+    elif not problems:
+        report.info("seal: a submission that reads the hidden probes in its sandbox gets none of them, and no expected value, back")
 
 
 def validate_jobs() -> int:

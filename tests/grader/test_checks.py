@@ -121,7 +121,7 @@ def test_shape_mismatch_is_reported_as_such():
     result = check(arr(np.zeros((3, 2)), "float32"), arr(np.zeros((2, 3)), "float32"))
     assert not result.passed
     assert result.message == "result: shape mismatch: expected (2, 3), got (3, 2)"
-    assert result.details == {"expected_shape": [2, 3], "actual_shape": [3, 2]}
+    assert result.details == {"failure": "shape", "path": [], "expected_shape": [2, 3], "actual_shape": [3, 2]}
     assert ok(arr(np.zeros((2, 3)), "float32"), arr(np.zeros((2, 3)), "float32"))
 
 
@@ -436,3 +436,41 @@ def test_infinite_arrays_compare_without_numpy_warnings():
         assert ok(arr([np.inf], "float32"), arr([np.inf], "float32"), mode="exact")
         assert ok(arr([np.inf], "float64"), arr([np.inf], "float64"), rtol=0)
         assert not ok(arr([-np.inf], "float64"), arr([np.inf], "float64"), mode="exact")
+
+
+# ------------------------------------------------------------ structured details (what the feedback policy reads)
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "failure", "path"),
+    [
+        ([1, 2], {"a": 1}, "type", []),
+        ({"a": 1, "b": 2}, {"a": 1}, "keys", []),
+        ({"a": [1, 2]}, {"a": [1, 2, 3]}, "length", ["a"]),
+        ({"a": [1, "x"]}, {"a": [1, "y"]}, "value", ["a", 1]),
+        ([1.0, 2.5], [1.0, 2.0], "float", [1]),
+        ([float("nan")], [1.0], "nonfinite", [0]),
+        (arr([1.0], "float32", "torch"), arr([1.0], "float32"), "framework", []),
+        (arr([1.0, 2.0], "float32"), arr([1.0], "float32"), "shape", []),
+        (arr([1.0], "float64"), arr([1.0], "float32"), "dtype", []),
+        (arr([1.0, 5.0], "float32"), arr([1.0, 2.0], "float32"), "elements", []),
+        (arr([1, 5], "int64"), arr([1, 2], "int64"), "elements", []),
+        (arr([1.0, np.inf], "float32"), arr([1.0, 2.0], "float32"), "nonfinite", []),
+    ],
+)
+def test_a_failure_names_the_property_and_where_in_its_details(actual, expected, failure, path):
+    result = check(actual, expected)
+    assert not result.passed
+    assert (result.details["failure"], result.details["path"]) == (failure, path)
+
+
+def test_an_array_failure_reports_its_worst_elements_error_over_its_allowance():
+    # atol 0, rtol 0.1: element [1] may be off by 0.2 and is off by 1.0, five times that.
+    result = check(arr([1.0, 3.0, 4.0], "float64"), arr([1.0, 2.0, 4.0], "float64"), rtol=0.1, atol=0)
+    assert result.details["worst_index"] == [1]
+    assert result.details["error_ratio"] == pytest.approx(5.0)
+
+
+def test_a_float_failure_reports_its_error_over_its_allowance_and_exact_is_infinite():
+    assert check(2.5, 2.0, rtol=0.1, atol=0).details["error_ratio"] == pytest.approx(2.5)
+    assert check(arr([1.0, 2.5], "float64"), arr([1.0, 2.0], "float64"), mode="exact").details["error_ratio"] == math.inf

@@ -10,6 +10,7 @@ import pytest
 
 from grader.errors import InvalidSubmission
 from grader.execute import Execution, ProbeRun
+from grader.feedback import candidate_view
 from grader.grade import MAX_CODE_BYTES, GradeResult, decode_submission, evaluate
 from grader.package import load_package_dir, package_from_files, read_package_files
 from grader.verdicts import Verdict
@@ -190,13 +191,22 @@ def test_runner_status_maps_to_a_verdict(runner_status, oom_killed, verdict):
     assert not any(p.passed for p in result.probes)
 
 
-def test_an_exception_shows_its_traceback_or_type_and_message():
-    with_tb = ProbeRun("floats", "error", exc_type="ValueError", message="bad", traceback="Traceback ...\nValueError: bad\n")
+def test_an_exception_keeps_its_traceback_or_type_and_message_in_the_full_result():
+    # The full result is the coaches' (and, for a public probe, the candidate's);
+    # a hidden probe's candidate sees only the type and line (tests/grader/test_feedback.py).
+    with_tb = ProbeRun(
+        "floats", "error", exc_type="ValueError", message="bad",
+        traceback='  File "solution.py", line 4, in add\n    raise ValueError("bad")\nValueError: bad\n',
+    )  # fmt: skip
     without_tb = ProbeRun("integers", "error", exc_type="KeyError", message="'x'")
-    probes = by_name(grade_hidden(hidden_execution({"floats": with_tb, "integers": without_tb})))
-    assert probes["floats"].message == "Traceback ...\nValueError: bad"
+    result = grade_hidden(hidden_execution({"floats": with_tb, "integers": without_tb}))
+    probes = by_name(result)
+    assert probes["floats"].message == 'File "solution.py", line 4, in add\n    raise ValueError("bad")\nValueError: bad'
     assert probes["integers"].message == "KeyError: 'x'"
     assert probes["floats"].status == probes["integers"].status == "runtime_error"
+    assert probes["floats"].details == {"runner_status": "error", "exc_type": "ValueError", "line": 4}
+    seen = {p["name"]: p["message"] for p in candidate_view(result.to_dict())["probes"]}
+    assert (seen["floats"], seen["integers"]) == ("raised ValueError at solution.py line 4", "raised KeyError")
 
 
 def test_a_memory_error_exception_is_a_memory_limit():
@@ -352,13 +362,17 @@ def package_with_checks(checks_source: str):
     return package_from_files(files)
 
 
-def test_a_custom_check_decides_and_its_message_is_shown():
+def test_a_custom_check_decides_and_its_message_is_kept_for_coaches_but_not_shown_on_a_hidden_probe():
     package = package_with_checks(
-        "def close_enough(actual, expected):\n    return (actual == expected, 'off by ' + str(sum(actual) - sum(expected)))\n"
+        "def close_enough(actual, expected):\n"
+        "    return (actual == expected, 'expected ' + str(expected) + ', off by ' + str(sum(actual) - sum(expected)))\n"
     )
     result = evaluate(package, hidden_execution({"integers": run_ok("integers", [5, 7, 10])}), HIDDEN_EXPECTED, public=False)
     integers = by_name(result)["integers"]
-    assert (integers.passed, integers.status, integers.message) == (False, "wrong_answer", "off by 1")
+    assert (integers.passed, integers.status, integers.message) == (False, "wrong_answer", "expected [5, 7, 9], off by 1")
+    # The coach's message names the expected value: the candidate gets a template.
+    [seen] = [p for p in candidate_view(result.to_dict())["probes"] if p["name"] == "integers"]
+    assert seen["message"] == "the result does not pass this probe's check"
     assert by_name(evaluate(package, hidden_execution(), HIDDEN_EXPECTED, public=False))["integers"].passed
 
 
@@ -382,6 +396,8 @@ def test_a_check_that_raises_on_a_misshapen_observation_is_a_wrong_answer_not_a_
     assert integers.message == (
         "the result does not have the structure this probe expects (IndexError: list index out of range)"
     )
+    [seen] = [p for p in candidate_view(result.to_dict())["probes"] if p["name"] == "integers"]
+    assert seen["message"] == "the result does not pass this probe's check"
 
 
 # ------------------------------------------------------------ bugs found while writing these tests

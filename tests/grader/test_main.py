@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from grader.__main__ import main
+from grader.feedback import candidate_view
 from tests.helpers import ADD_NUMBERS
 
 
@@ -42,3 +44,22 @@ def test_a_probes_whole_message_is_printed_down_to_the_error(capsys: pytest.Capt
     # Each probe's traceback, indented under it, ends with the exception the code raised.
     assert "      ValueError: boom: the sum is wrong" in out
     assert '      File "solution.py", line 3, in inner' in out
+
+
+def test_as_candidate_prints_what_the_candidate_of_a_hidden_grading_sees(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = tmp_path / "leaks.py"
+    code.write_text(
+        "import os\n\ndef add(a, b):\n"
+        "    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'probes.py')) as fh:\n"
+        "        text = fh.read()\n"
+        "    print(text)\n"
+        "    raise ValueError(text)\n"
+    )
+    assert main(["grade", str(ADD_NUMBERS), str(code), "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(["grade", str(ADD_NUMBERS), str(code), "--as-candidate"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert "default_rng" in json.dumps(full)  # the full result, a coach's view, has the hidden probes' text
+    assert view == candidate_view(full)
+    assert {p["message"] for p in view["probes"]} == {"raised ValueError at solution.py line 7"}
+    assert "default_rng" not in json.dumps(view) and "timings" not in view

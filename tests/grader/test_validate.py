@@ -90,3 +90,20 @@ def test_a_recorded_expectation_is_checked_by_one_run_that_must_agree_with_it(tm
     report = validate_package(folder, get_backend("bwrap"))
     assert not report.ok
     assert any(line.startswith(f"FAIL reference, public: probe '{name}' is not deterministic or fails") for line in report.lines)
+
+
+def test_validation_grades_the_leaker_and_passes_a_sealed_package() -> None:
+    report = validate_package(ADD_NUMBERS, get_backend("bwrap"))
+    assert report.ok, report.lines
+    assert any(line.startswith("  ok seal: ") for line in report.lines)
+
+
+def test_validation_fails_a_package_whose_candidates_would_see_the_hidden_probes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Stand in for a policy (or a custom check) that lets a hidden probe's message through as written.
+    from grader import feedback, seal
+
+    monkeypatch.setattr(seal, "candidate_view", lambda result: feedback.candidate_view({**result, "public": True}))
+    report = validate_package(ADD_NUMBERS, get_backend("bwrap"))
+    assert not report.ok
+    [failure] = [line for line in report.lines if line.startswith("FAIL")]
+    assert failure.startswith("FAIL seal: the candidate's view shows hidden probe source in probe 'floats' message: ")

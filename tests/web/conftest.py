@@ -21,8 +21,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from grader.package import load_package_dir
+from grader.seal import leaker_source
 from sandbox import use_backend
-from tests.fake_backend import FakeBackend, ok
+from tests.fake_backend import FakeBackend, ok, raised
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -108,6 +110,8 @@ REFERENCE = (FIXTURES / "basics" / "add-two" / "reference" / "solution.py").read
 CORRECT = "def add(a, b):\n    return b + a\n"
 ADD_TWO_ANSWERS = {"small": 5, "positives": [3, 30, 15], "negatives": [-3, -2]}
 STARTER = (FIXTURES / "basics" / "add-two" / "starter" / "solution.py").read_text()
+HIDDEN_PROBES = (FIXTURES / "basics" / "add-two" / "probes" / "hidden.py").read_text()
+LEAKER = leaker_source(load_package_dir(FIXTURES / "basics" / "add-two"))
 # Wrong on positive numbers, right on negative ones: only the "sum" hints unlock.
 SUM_WRONG = "def add(a, b):\n    return a + b if a < 0 else a * b\n"
 # The hints that failing the "sum" probes unlocks (challenge.toml), in the order the grader lists them.
@@ -130,8 +134,13 @@ def fake_sandbox(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Fa
     fake = FakeBackend(ADD_TWO_ANSWERS)
     fake.script(STARTER, small=ok(0), positives=ok([0, 0, 0]), negatives=ok([0, 0]))
     fake.script(SUM_WRONG, small=ok(6), positives=ok([2, 200, 56]))
+    # Validation's leaker (grader/seal.py) reads the hidden probe file and raises with it, as it does in a real sandbox.
+    leak = raised("RuntimeError", HIDDEN_PROBES)
+    fake.script(LEAKER, small=leak, positives=leak, negatives=leak)
     use_backend("fake", fake)
     monkeypatch.setenv("SANDBOX_BACKEND", "fake")
+    # Nothing the fake said may be remembered as a passing validation.
+    monkeypatch.setenv("GRADER_VALIDATION_CACHE", "0")
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected-cache"))
     yield fake
     use_backend("fake", None)

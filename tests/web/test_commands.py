@@ -11,6 +11,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
+from django.urls import reverse
 
 from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge
@@ -92,6 +94,37 @@ def test_grade_goes_through_code_grade_and_stores_nothing(challenge: Challenge, 
     again = code_grade(challenge.current_version, SUM_WRONG, public=False)
     assert (again["verdict"], again["score"]) == (result["verdict"], result["score"])
     assert not Submission.objects.exists()
+
+
+def test_grade_as_candidate_prints_the_pages_json_for_that_result(
+    challenge: Challenge, tmp_path: Path, fake_sandbox: FakeBackend, alice: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    # SUM_WRONG fails hidden probes whose full messages name the expected values.
+    path = tmp_path / "solution.py"
+    path.write_text(SUM_WRONG)
+
+    full, _ = call("grade", "add-two", str(path), "--json")
+    out, _ = call("grade", "add-two", str(path), "--as-candidate")
+    with django_capture_on_commit_callbacks(execute=True):
+        created = alice.post(reverse("challenge-submit", args=[challenge.slug]), data=SUM_WRONG, content_type="text/plain").json()
+    page = alice.get(created["url"]).json()
+
+    printed = json.loads(out)
+    failed = [p for p in json.loads(full)["probes"] if not p["passed"]]
+    assert failed and all(p["message"] not in out for p in failed), "no hidden probe's full message reaches the candidate"
+    # Exactly the page's JSON, but for what only a stored submission has: its id, URLs and times.
+    unsaved = {"id", "url", "created_at", "started_at", "finished_at"}
+    assert {k: v for k, v in printed.items() if k not in unsaved} == {
+        **{k: v for k, v in page.items() if k not in unsaved}, "hints": [{**h, "reveal_url": None} for h in page["hints"]]
+    }  # fmt: skip
+    assert not Submission.objects.filter(pk__gt=created["id"]).exists()
+
+
+def test_grade_refuses_json_and_as_candidate_together(challenge: Challenge, tmp_path: Path) -> None:
+    path = tmp_path / "solution.py"
+    path.write_text(REFERENCE)
+    with pytest.raises(CommandError, match="not allowed with"):
+        call("grade", "add-two", str(path), "--json", "--as-candidate")
 
 
 def test_grade_says_when_the_platform_failed(challenge: Challenge, tmp_path: Path, fake_sandbox: FakeBackend) -> None:

@@ -6,12 +6,15 @@ tests/fake_backend.py); real sandboxes and a real worker are tests/integration's
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from grader import expected as expected_cache
+from grader.seal import seal_problems
 from tests.fake_backend import (
     FakeBackend,
     ProbeReply,
@@ -25,6 +28,7 @@ from tests.fake_backend import (
     timed_out,
 )
 from web.challenges.models import Challenge
+from web.challenges.services import challenge_package
 from web.submissions.models import HintReveal, Submission
 
 from .conftest import REFERENCE
@@ -122,3 +126,25 @@ def test_a_sandbox_killed_from_outside_is_retried_then_offered_a_regrade(
     status = post(alice, challenge, "submit", BROKEN, django_capture_on_commit_callbacks)
     assert status["verdict"] == "internal_error" and status["regrade_url"]
     assert len(fake_sandbox.runs_of(BROKEN)) == 4  # the first try and three retries: never the candidate's fault
+
+
+# What a submission that read the hidden probe file in its sandbox sends back:
+# the file's text as its exception message and as its printed output.
+HOSTILE = "def add(a, b):\n    raise ValueError(open(__file__.replace('solution.py', 'probes.py')).read())\n"
+PROBE_TEXT = "@probe(category='sum')\ndef positives(solution):\n    return [solution.add(1, 2), solution.add(10, 20)]\n"
+
+
+def test_a_submission_that_reads_the_hidden_probes_gets_none_of_them_back(
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    leak = raised("ValueError", PROBE_TEXT, stdout=PROBE_TEXT)
+    fake_sandbox.script(HOSTILE, small=leak, positives=leak, negatives=leak)
+    status = post(alice, challenge, "submit", HOSTILE, django_capture_on_commit_callbacks)
+
+    assert status["verdict"] == "runtime_error"
+    assert {p["message"] for p in status["probes"]} == {"raised ValueError at solution.py line 2"}
+    package = challenge_package(challenge.current_version)
+    assert seal_problems(package, status, expected_cache.load(package.version, False) or {}) == []
+    assert "solution.add(10, 20)" not in json.dumps(status)
+    # The stored result, which coaches see, holds the text.
+    assert "solution.add(10, 20)" in json.dumps(Submission.objects.get().probes)

@@ -8,6 +8,7 @@ ids for every URL; these tests pin the behaviour of each.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.fake_backend import FakeBackend
+from tests.fake_backend import FakeBackend, ok
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.interviews import services
@@ -139,6 +140,30 @@ def test_autosave_run_and_submit_answer_json(
     assert ran.status_code == 202 and ran.json()["kind"] == "run"
     # A reload restores the latest code.
     assert "return b + a" in client.get(join_url(interview)).content.decode()
+
+
+WRONG = "def add(a, b):\n    print('printed')\n    return 0\n"
+
+
+def test_the_candidate_sees_a_hidden_result_under_the_feedback_policy_and_the_stored_result_stays_whole(
+    interview: Interview, user: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    # The check's message names the expected value, and the candidate's code printed something.
+    fake_sandbox.script(WRONG, small=ok(0, stdout="printed"), positives=ok([0, 0, 0], stdout="printed"), negatives=ok([0, 0], stdout="printed"))
+    client = as_user(user)
+    client.get(join_url(interview))
+    with django_capture_on_commit_callbacks(execute=True):
+        body = client.post(join_url(interview, "interview-submit", "add-two"), WRONG, content_type="text/plain").json()
+    polled = client.get(body["url"]).json()
+    stored = Submission.objects.get(pk=body["id"]).probes
+    # What the interviewer may read: the check's own words, naming the expected values (3, 30, 15 / -3, -2).
+    assert [p["name"] for p in stored] == ["positives", "negatives"]
+    assert "expected 3, got 0" in stored[0]["message"] and "expected -3" in stored[1]["message"]
+    shown = json.dumps(polled)
+    assert [p["passed"] for p in polled["probes"]] == [False, False]
+    assert all(p["message"] and p["message"] not in shown for p in stored)
+    assert "expected" not in shown
+    assert "printed" not in json.dumps(polled)
 
 
 def test_after_the_end_the_server_refuses_with_409_and_says_why(interview: Interview, user: User, coach: User) -> None:

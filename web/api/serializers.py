@@ -88,7 +88,11 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     verdict_label = serializers.CharField(allow_null=True)
     score = serializers.FloatField(allow_null=True)
     categories = serializers.DictField()
-    probes = serializers.ListField(child=serializers.DictField())
+    probes = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Each probe's outcome. Run: message, observation, expected value and printed output. "
+        "Submit: a message composed by the grader (which property failed, where, how far), nothing the code printed or raised.",
+    )
     hints = serializers.ListField(child=serializers.DictField())
     message = serializers.CharField()
     version = serializers.CharField()

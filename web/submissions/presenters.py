@@ -1,9 +1,11 @@
 """The JSON a candidate's page gets for a submission: what they may see, nothing more.
 
-The stored result is the grader's full output. Shown to the candidate: status,
-verdict, score, categories, each probe's outcome and message; for Run also
-the observation, expected value and printed output. A hidden probe's printed
-output is withheld, because candidate code could print the hidden inputs.
+The stored result is the grader's full output (coaches and staff read it
+whole). What its candidate sees of it is decided by the grader's feedback
+policy, ``grader.feedback.candidate_view``, and by nothing here: for Run every
+probe's message, observation, expected value and printed output; for Submit
+a message composed from templates, with nothing the candidate's code printed,
+raised or returned, and no expected value (DESIGN.md, trust boundary point 5).
 Hint texts are included only for hints that are shown (tier 1, or revealed),
 rendered from Markdown and sanitised. Everything else is plain data that the
 page inserts as text, never as HTML.
@@ -20,12 +22,10 @@ from typing import Any
 
 from django.urls import reverse
 
+from grader.feedback import candidate_view
 from web.challenges.rendering import markdown_to_html
 from web.submissions.hints import hint_can_reveal, hint_is_shown
 from web.submissions.models import Kind, Submission, Verdict
-
-_PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "description", "duration_ms")
-_PUBLIC_PROBE_FIELDS = ("stdout", "observation", "expected")
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,6 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
 
-def probe_payload(probe: dict[str, Any], *, public: bool) -> dict[str, Any]:
-    fields = _PROBE_FIELDS + (_PUBLIC_PROBE_FIELDS if public else ())
-    return {name: probe.get(name) for name in fields}
-
-
 def hints_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> list[dict[str, Any]]:
     unlocked = list(submission.hints or [])
     payload = []
@@ -63,32 +58,47 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
                 "shown": shown,
                 "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
                 "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),
-                "reveal_url": reverse(routes.hint_reveal, args=[submission.pk, str(hint["id"])]),
+                "reveal_url": _url(routes.hint_reveal, submission, str(hint["id"])),
             }
         )
     return payload
 
 
+def _url(route: str, submission: Submission, *args: str) -> str | None:
+    """The route for this submission; None for one never saved (``manage.py grade --as-candidate``)."""
+    return None if submission.pk is None else reverse(route, args=[submission.pk, *args])
+
+
 def submission_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> dict[str, Any]:
     public = submission.kind == Kind.RUN
     done = submission.is_done
+    # The one policy decides what of the stored result its candidate sees.
+    stored = {
+        "verdict": submission.verdict or None,
+        "score": submission.score,
+        "categories": submission.categories if done else {},
+        "probes": submission.probes if done else [],
+        "message": submission.message,
+        "public": public,
+    }
+    view = candidate_view(stored)
     return {
         "id": submission.pk,
         "kind": submission.kind,
         "status": submission.status,
         "done": done,
-        "verdict": submission.verdict or None,
+        "verdict": view["verdict"],
         "verdict_label": submission.get_verdict_display() if submission.verdict else None,
-        "score": submission.score,
-        "categories": submission.categories if done else {},
-        "probes": [probe_payload(p, public=public) for p in submission.probes] if done else [],
+        "score": view["score"],
+        "categories": view["categories"],
+        "probes": view["probes"],
         "hints": hints_payload(submission, revealed_ids, routes) if done else [],
-        "message": submission.message,
+        "message": view["message"],
         "version": submission.version.short_version,
         "created_at": _iso(submission.created_at),
         "started_at": _iso(submission.started_at),
         "finished_at": _iso(submission.finished_at),
-        "url": reverse(routes.status, args=[submission.pk]),
+        "url": _url(routes.status, submission),
         # The platform failed to grade it: the candidate may have it graded again.
-        "regrade_url": reverse(routes.regrade, args=[submission.pk]) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
+        "regrade_url": _url(routes.regrade, submission) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
     }

@@ -1,0 +1,258 @@
+"""grader.feedback: what a candidate sees of a grading (pure: Executions are built by hand, no sandbox).
+
+The hostile runs below put a secret into every field a sandbox can fill
+(exception text and type, traceback, printed output, observation strings,
+keys, shapes and values, exit codes, crash messages) and the candidate's view
+of the hidden probes must not contain it. tests/sandbox/test_seal.py does the
+same through a real sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.execute import Execution, ProbeRun
+from grader.feedback import EXCEPTION_NAMES, RATIO_ABOVE, TEMPLATES, candidate_probe, candidate_view, failure_details, hidden_message
+from grader.grade import GradeResult, evaluate
+from grader.package import load_package_dir, package_from_files, read_package_files
+from sandbox.runner.codec import TaggedArray
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "packages" / "demo" / "add-numbers"
+PACKAGE = load_package_dir(FIXTURE)
+SECRET = "s3cr3t-hidden-input-4242"
+
+
+def ta(values, dtype: str, source: str = "numpy") -> TaggedArray:
+    return TaggedArray(np.asarray(values, dtype=dtype), dtype, source)
+
+
+FLOATS = np.arange(15, dtype=np.float64).reshape(3, 5) / 7 + 1
+EXPECTED = {"floats": ta(FLOATS, "float64"), "keeps_float16": ta([2, 2, 2], "float16"), "integers": [5, 7, 9]}
+
+
+def graded(runs: dict[str, ProbeRun], *, public: bool = False, package=PACKAGE, expected=EXPECTED) -> GradeResult:
+    full = {name: ProbeRun(name, "ok", observation=value) for name, value in expected.items()}
+    full.update(runs)
+    return evaluate(package, Execution(probes=full), expected, public=public)
+
+
+def seen(result: GradeResult) -> dict[str, dict]:
+    return {p["name"]: p for p in candidate_view(result.to_dict())["probes"]}
+
+
+def as_text(result: GradeResult) -> str:
+    return json.dumps(candidate_view(result.to_dict()))
+
+
+# ------------------------------------------------------------ public probes: everything
+
+
+def test_a_public_probe_shows_message_observation_expected_and_stdout():
+    run = ProbeRun("small", "ok", observation=ta([1, 2, 3, 5], "float32"), stdout="debug\n", duration_ms=7)
+    result = evaluate(PACKAGE, Execution(probes={"small": run}), {"small": ta([1, 2, 3, 4], "float32")}, public=True)
+    [probe] = candidate_view(result.to_dict())["probes"]
+    assert probe["message"] == result.probes[0].message and "expected 4, got 5" in probe["message"]
+    assert probe["stdout"] == "debug\n"
+    assert probe["observation"]["values"] == [1.0, 2.0, 3.0, 5.0]
+    assert probe["expected"]["values"] == [1.0, 2.0, 3.0, 4.0]
+    assert probe["duration_ms"] == 7
+
+
+def test_a_public_probe_shows_the_candidates_own_traceback():
+    run = ProbeRun("small", "error", exc_type="ValueError", message="boom", traceback='  File "solution.py", line 2, in add\nValueError: boom\n')
+    result = evaluate(PACKAGE, Execution(probes={"small": run}), {"small": ta([1], "float32")}, public=True)
+    assert candidate_view(result.to_dict())["probes"][0]["message"].endswith("ValueError: boom")
+
+
+# ------------------------------------------------------------ hidden probes: templates only
+
+
+def test_a_hidden_probe_shows_no_expected_value_but_says_which_property_failed():
+    probes = seen(graded({"keeps_float16": ProbeRun("keeps_float16", "ok", observation=ta([2, 2, 2], "float64"))}))
+    assert probes["keeps_float16"]["message"] == "result: the array does not have the dtype this probe expects"
+    assert probes["keeps_float16"]["status"] == "wrong_answer"
+    assert "expected" not in probes["keeps_float16"] or probes["keeps_float16"].get("expected") is None
+    assert probes["floats"]["message"] == ""
+
+
+def test_a_hidden_array_failure_gives_the_worst_index_and_a_band_of_its_error():
+    wrong = FLOATS.copy()
+    wrong[1, 3] += 0.5  # default float64 tolerance ~1e-7: far over
+    probes = seen(graded({"floats": ProbeRun("floats", "ok", observation=ta(wrong, "float64"))}))
+    message = probes["floats"]["message"]
+    assert message == f"result: the values differ; the worst element at index [1, 3] is off by {RATIO_ABOVE} what its tolerance allows"
+    assert f"{wrong[1, 3]:.6g}" not in message and f"{FLOATS[1, 3]:.6g}" not in message
+
+
+@pytest.mark.parametrize(
+    ("ratio", "band"),
+    [(1.5, "up to 2 times"), (7.0, "2 to 10 times"), (50.0, "10 to 100 times"), (5000.0, "100 to 10,000 times"), (1e9, RATIO_ABOVE)],
+)
+def test_an_errors_size_is_shown_in_coarse_bands_only(ratio, band):
+    probe = {"status": "wrong_answer", "details": {"failure": "float", "path": ["loss"], "error_ratio": ratio}}
+    assert hidden_message(probe) == f"result['loss']: the value is off by {band} what its tolerance allows"
+
+
+def test_an_exact_integer_failure_gives_the_first_wrong_index_only():
+    probes = seen(graded({"integers": ProbeRun("integers", "ok", observation=[5, 7, 10])}))
+    assert probes["integers"]["message"] == "result[2]: the value is wrong"
+    assert "9" not in probes["integers"]["message"] and "10" not in probes["integers"]["message"]
+
+
+def test_a_shape_failure_names_neither_shape():
+    probes = seen(graded({"floats": ProbeRun("floats", "ok", observation=ta(np.zeros((4, 7)), "float64"))}))
+    assert probes["floats"]["message"] == "result: the array does not have the shape this probe expects"
+
+
+def test_a_hidden_probe_has_no_duration_stdout_observation_or_expected():
+    run = ProbeRun("floats", "ok", observation=ta(FLOATS, "float64"), duration_ms=1234, stdout=SECRET)
+    [probe] = [p for p in candidate_view(graded({"floats": run}).to_dict())["probes"] if p["name"] == "floats"]
+    assert probe["duration_ms"] is None
+    assert not {"stdout", "observation", "expected", "details"} & set(probe)
+
+
+def test_a_passed_hidden_custom_check_does_not_repeat_its_message():
+    # A "find the X" check's success message names the answer.
+    package = package_with_check("def answer(actual, expected):\n    return actual == expected, 'found ' + repr(expected)\n")
+    result = graded({}, package=package)
+    assert result.probes[2].message == "found [5, 7, 9]"
+    assert seen(result)["integers"]["message"] == ""
+
+
+def package_with_check(source: str):
+    files = read_package_files(FIXTURE)
+    files["probes/hidden.py"] = files["probes/hidden.py"].replace(b'check="exact"', b'check="answer"')
+    files["probes/checks.py"] = source.encode()
+    return package_from_files(files)
+
+
+def test_a_failed_hidden_custom_check_says_only_that_it_failed():
+    package = package_with_check("def answer(actual, expected):\n    return False, f'the answer is {expected!r}, you said {actual!r}'\n")
+    result = graded({"integers": ProbeRun("integers", "ok", observation=[SECRET])}, package=package)
+    assert "[5, 7, 9]" in result.probes[2].message  # the coach sees it
+    assert seen(result)["integers"]["message"] == TEMPLATES["check"]
+    assert SECRET not in as_text(result) and "[5, 7, 9]" not in as_text(result)
+
+
+def test_a_custom_check_reusing_the_standard_comparison_gets_its_template():
+    package = package_with_check(
+        "from grader.checks import check\n\ndef answer(actual, expected):\n    return check(actual, expected, mode='exact')\n"
+    )
+    result = graded({"integers": ProbeRun("integers", "ok", observation=[5, 8, 9])}, package=package)
+    assert seen(result)["integers"]["message"] == "result[1]: the value is wrong"
+
+
+# ------------------------------------------------------------ hostile channels on hidden probes
+
+
+HOSTILE_RUNS = {
+    "exception text": ProbeRun("floats", "error", exc_type="RuntimeError", message=SECRET, traceback=f"RuntimeError: {SECRET}\n"),
+    "exception class name": ProbeRun("floats", "error", exc_type=SECRET.replace("-", "_"), message="", traceback=""),
+    "traceback text": ProbeRun(
+        "floats", "error", exc_type="ValueError", traceback=f'  File "solution.py", line 3, in add\n    {SECRET}\nValueError\n'
+    ),
+    "printed output": ProbeRun("floats", "ok", observation=ta(FLOATS, "float64"), stdout=SECRET),
+    "printed output of a failure": ProbeRun("floats", "error", exc_type="ValueError", stdout=SECRET),
+    "observation string": ProbeRun("integers", "ok", observation=[5, 7, SECRET]),
+    "observation dict keys": ProbeRun("integers", "ok", observation={SECRET: 1}),
+    "observation nested keys": ProbeRun("integers", "ok", observation=[5, 7, {SECRET: SECRET}]),
+    "array shape": ProbeRun("floats", "ok", observation=ta(np.zeros((4242, 1)), "float64")),
+    "array values": ProbeRun("floats", "ok", observation=ta(np.full((3, 5), 4242.4242), "float64")),
+    "exit code": ProbeRun("floats", "no_result", message="the process exited with code 42 before returning a result"),
+    "crash message": ProbeRun("floats", "crashed", message=f"killed by SIGSEGV {SECRET}"),
+    "bad observation": ProbeRun("floats", "bad_observation", message=f"the result could not be read: cannot encode {SECRET}"),
+    "warning": ProbeRun("floats", "ok", observation=ta(FLOATS, "float64"), stdout=f"UserWarning: {SECRET}\n"),
+    "timeout message": ProbeRun("floats", "timeout", message=f"time limit exceeded {SECRET}"),
+    "memory message": ProbeRun("floats", "memory", message=f"MemoryError: {SECRET}"),
+    "memory error": ProbeRun("floats", "error", exc_type="MemoryError", message=SECRET, traceback=f"MemoryError: {SECRET}\n"),
+    "output limit": ProbeRun("floats", "output_limit", message=f"printed more than {SECRET}"),
+}
+
+
+@pytest.mark.parametrize("channel", list(HOSTILE_RUNS))
+def test_nothing_the_candidates_code_controls_reaches_the_view_of_a_hidden_probe(channel: str):
+    run = HOSTILE_RUNS[channel]
+    result = graded({run.name: run})
+    text = as_text(result)
+    for secret in (SECRET, SECRET.replace("-", "_"), "4242", " 42 ", "code 42"):
+        assert secret not in text, (channel, text)
+
+
+def test_a_public_view_of_the_same_runs_shows_them():
+    # The contrast that makes the test above meaningful: the same fields are shown on a public probe.
+    run = ProbeRun("small", "error", exc_type="RuntimeError", message=SECRET, traceback=f"RuntimeError: {SECRET}\n", stdout=SECRET)
+    result = evaluate(PACKAGE, Execution(probes={"small": run}), {"small": ta([1], "float32")}, public=True)
+    assert SECRET in candidate_view(result.to_dict())["probes"][0]["message"]
+    assert candidate_view(result.to_dict())["probes"][0]["stdout"] == SECRET
+
+
+def test_expected_values_of_a_hidden_probe_never_reach_its_view():
+    expected = {**EXPECTED, "integers": ["inline", "fold-constants", 123456789]}
+    wrong = ProbeRun("integers", "ok", observation=["inline", "dce", 1])
+    text = as_text(graded({"integers": wrong}, expected=expected))
+    assert "fold-constants" not in text and "123456789" not in text and "dce" not in text
+
+
+def test_a_dict_key_on_the_path_is_one_the_candidates_dict_had_too():
+    # Keys only show on a path when both dicts have exactly the same keys.
+    expected = {**EXPECTED, "integers": {"grad_w": [1.0, 2.0]}}
+    run = ProbeRun("integers", "ok", observation={"grad_w": [1.0, 3.0]})
+    assert seen(graded({"integers": run}, expected=expected))["integers"]["message"] == "result['grad_w'][1]: the value is wrong"  # check="exact"
+
+
+# ------------------------------------------------------------ runtime failures
+
+
+def test_an_exception_is_named_only_from_the_known_vocabulary():
+    assert "ValueError" in EXCEPTION_NAMES and "InvalidArgumentError" in EXCEPTION_NAMES and "OutOfMemoryError" in EXCEPTION_NAMES
+    made_up = ProbeRun("floats", "error", exc_type="HiddenAnswerIs_inline", traceback='  File "solution.py", line 9, in add\nX\n')
+    assert seen(graded({"floats": made_up}))["floats"]["message"] == "raised an exception at solution.py line 9"
+
+
+def test_the_line_is_the_last_frame_in_the_candidates_file():
+    traceback = '  File "solution.py", line 12, in add\n    helper()\n  File "solution.py", line 5, in helper\n    raise KeyError\nKeyError\n'
+    assert failure_details("error", "KeyError", traceback, "") == {"runner_status": "error", "exc_type": "KeyError", "line": 5}
+    assert failure_details("error", "KeyError", "KeyError\n", "") == {"runner_status": "error", "exc_type": "KeyError"}
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        (ProbeRun("floats", "crashed", message="killed by SIGSEGV: a crash in native code"), "the probe's process crashed (killed by SIGSEGV)"),
+        (ProbeRun("floats", "crashed", message="the probe did not run"), "the probe's process crashed"),
+        (ProbeRun("floats", "no_result", message="exited with code 3"), TEMPLATES["no_result"]),
+        (ProbeRun("floats", "bad_observation", message="nope"), TEMPLATES["bad_observation"]),
+        (ProbeRun("floats", "timeout"), TEMPLATES["time_limit"]),
+        (ProbeRun("floats", "memory"), TEMPLATES["memory_limit"]),
+        (ProbeRun("floats", "output_limit"), TEMPLATES["output_limit"]),
+    ],
+)
+def test_every_runner_outcome_has_its_template(run: ProbeRun, message: str):
+    assert seen(graded({"floats": run}))["floats"]["message"] == message
+
+
+def test_a_syntax_error_is_shown_because_it_is_the_candidates_own_source_compiled_before_anything_ran():
+    execution = Execution(syntax_error={"message": "invalid syntax", "line": 3, "offset": 5, "text": "def f(:"})
+    view = candidate_view(evaluate(PACKAGE, execution, EXPECTED, public=False).to_dict())
+    assert view["message"] == "SyntaxError on line 3: invalid syntax"
+    assert {p["message"] for p in view["probes"]} == {TEMPLATES["not_run"]}
+
+
+def test_a_result_stored_before_the_policy_existed_still_gets_a_template():
+    # No details: a message written by the old grader, full of candidate text.
+    old = {"name": "floats", "status": "runtime_error", "passed": False, "message": f"Traceback\nValueError: {SECRET}", "details": {}}
+    assert candidate_probe(old, public=False)["message"] == TEMPLATES["runtime_error"]
+    old_wrong = {**old, "status": "wrong_answer", "message": "expected 5, got 6"}
+    assert candidate_probe(old_wrong, public=False)["message"] == TEMPLATES["check"]
+
+
+def test_the_view_leaves_out_timings_and_unshown_hint_texts():
+    result = graded({"keeps_float16": ProbeRun("keeps_float16", "timeout")}).to_dict()
+    result["timings"] = {"total_ms": 5}
+    view = candidate_view(result)
+    assert "timings" not in view
+    assert [(h["id"], h["text"]) for h in view["hints"]] == [("dtype", None), ("near", None)]  # tiers 2 and 3: on request
