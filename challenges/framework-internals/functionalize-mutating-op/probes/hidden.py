@@ -8,9 +8,10 @@ Three categories:
   backend="aot_eager")``, where an undeclared mutation is silently dropped,
   plus opcheck's ``test_faketensor`` and ``test_aot_dispatch_dynamic``.
 - ``aliasing``: who shares memory with whom: the in-place result seen through
-  views, the functional result's fresh storage, ``ema_trajectory``'s states
-  (values and storages), the schemas' alias annotations and opcheck's
-  ``test_schema``.
+  views, ``RunningMean``'s buffer (still the same tensor in the same memory
+  after training, seen through references taken before), the functional
+  result's fresh storage, ``ema_trajectory``'s states (values and storages),
+  the schemas (arguments and alias annotations) and opcheck's ``test_schema``.
 
 Every probe calls the operators through the dispatcher
 (``torch.ops.interview...``). A probe whose target is missing or raises
@@ -84,6 +85,40 @@ def compiled(fn: Callable[..., Any], **opts: Any) -> Callable[..., Any]:
 
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+BUFFER_KEYS = (
+    "same tensor object",
+    "same memory",
+    "a reference taken before",
+    "a state_dict taken before",
+    "a view taken before",
+    "still the registered buffer",
+)
+
+
+def buffer_facts(module: Any, fn: Callable[[torch.Tensor], torch.Tensor], seed: int) -> dict[str, Any]:
+    """Train through fn for three steps, then ask whether module.running is still the buffer it was.
+
+    Whoever holds the buffer (an optimizer, an EMA helper, DDP's buffer sync, a
+    checkpoint's state_dict) holds the tensor object or its memory. An update
+    that rebinds the attribute or swaps the storage leaves them with old values.
+    """
+    before = module.running
+    address = before.data_ptr()
+    saved = module.state_dict()["running"]  # shares the buffer's memory
+    view = before[1:]
+    for i in range(3):
+        fn(randn(6, before.shape[0], seed=seed + i))
+    after = module.running
+    return {
+        "same tensor object": after is before,
+        "same memory": after.data_ptr() == address,
+        "a reference taken before": before.clone(),
+        "a state_dict taken before": saved.clone(),
+        "a view taken before": view.clone(),
+        "still the registered buffer": dict(module.named_buffers()).get("running") is after,
+    }
 
 
 # ---------------------------------------------------------------- eager
@@ -200,6 +235,18 @@ def compile_running_mean(solution: Any) -> dict[str, Any]:
     return guarded(run, ("outputs", "running"))
 
 
+@probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["buffer-in-place", "declare-mutation"])
+def compile_running_mean_buffer_in_place(solution: Any) -> dict[str, Any]:
+    """Compiled RunningMean: after three training steps the buffer is the same tensor, in the same memory."""
+
+    def run() -> dict[str, Any]:
+        torch.manual_seed(0)
+        module = solution.RunningMean(4, decay=0.7)
+        return buffer_facts(module, compiled(module), seed=150)
+
+    return guarded(run, BUFFER_KEYS)
+
+
 @probe(category="compile", weight=2, rtol=1e-6, atol=1e-6, hints=["functional-op", "functional-fake"])
 def compile_functional_dynamic(solution: Any) -> dict[str, Any]:
     """Compiled (dynamic=True) fn around ema_update, two shapes: outputs, inputs unchanged."""
@@ -265,18 +312,19 @@ def opcheck_schema_both_ops(solution: Any) -> dict[str, Any]:
 
 @probe(category="aliasing", weight=2, hints=["declare-mutation"])
 def schema_alias_annotations(solution: Any) -> dict[str, Any]:
-    """The schemas: which arguments each operator declares as written, and what it returns."""
+    """The schemas: each operator's arguments, which of them it declares as written, and what it returns."""
 
     def describe(op_name: str) -> dict[str, Any]:
         def run() -> dict[str, Any]:
             schema = getattr(torch.ops.interview, op_name).default._schema
+            arguments = [f"{arg.type} {arg.name}" for arg in schema.arguments]
             written = [arg.name for arg in schema.arguments if arg.alias_info is not None and arg.alias_info.is_write]
             returns = [
                 {"type": str(ret.type), "aliases": ret.alias_info is not None} for ret in schema.returns
             ]
-            return {"written": written, "returns": returns}
+            return {"arguments": arguments, "written": written, "returns": returns}
 
-        return guarded(run, ("written", "returns"))
+        return guarded(run, ("arguments", "written", "returns"))
 
     return {"ema_update_": describe("ema_update_"), "ema_update": describe("ema_update")}
 
@@ -291,6 +339,18 @@ def inplace_through_views(solution: Any) -> dict[str, Any]:
     ema_(base.t()[1], randn(3, dtype=torch.float64, seed=132), 0.25)  # a strided column
     ema_(base[0, ::2], randn(2, dtype=torch.float64, seed=133), 0.5)  # every other element of a row
     return {"row view after first": seen_through_view, "base after": base, "row view after": row_view.clone()}
+
+
+@probe(category="aliasing", weight=2, rtol=1e-6, atol=1e-6, hints=["buffer-in-place"])
+def running_mean_buffer_in_place(solution: Any) -> dict[str, Any]:
+    """Eager RunningMean: after three training steps the buffer is the same tensor, in the same memory."""
+
+    def run() -> dict[str, Any]:
+        torch.manual_seed(0)
+        module = solution.RunningMean(5, decay=0.6)
+        return buffer_facts(module, module, seed=160)
+
+    return guarded(run, BUFFER_KEYS)
 
 
 @probe(category="aliasing", weight=2, hints=["functional-op"])

@@ -1,4 +1,4 @@
-"""Custom check for layernorm-cancellation, run in the trusted worker.
+"""Custom checks for layernorm-cancellation, run in the trusted worker.
 
 The truth never comes from a solution: the check takes the inputs of the
 reference's run (the expected observation) and computes, per row, in float64
@@ -10,9 +10,62 @@ reference's run (the expected observation) and computes, per row, in float64
 With u32 = 2^-24, L = ceil(log2 max(D, 2)), A = mean(|x|), and u, s_min the
 unit roundoff and smallest subnormal of x's dtype (see the statement):
 
-    mean:  |m - mu|       <= dmu = (2L + 4) u32 A
-    rstd:  |rstd - r|     <= er * r,   er = ((2L + 8) u32 (var + A sqrt(var)) + dmu^2) / (2 (var + eps)) + 2 u32
+    dmu  = (2L + 4 + D/8) u32 A,   dmu2 = (2L + 4) u32 A
+    er   = ((2L + 8 + sqrt(D)) u32 var + (2L + 8 + sqrt(D)/4) u32 A sqrt(var) + dmu2^2) / (2 (var + eps)) + 2 u32
+    mean:  |m - mu|       <= dmu
+    rstd:  |rstd - r|     <= er * r
     y:     |y_i - y*_i|   <= 2u |y*_i| + |w_i| r (|x_i - mu| (er + 4 u32) + dmu) + 4 u32 |b_i| + s_min
+
+Where the terms come from (float32 arithmetic, D <= 16384 as the statement
+allows, sigma = sqrt(var), kappa = A / sigma):
+
+- A mean summed as a tree of depth L (torch.mean, torch.sum) is off by at
+  most about L u32 sum|x| / D + 2 u32 |mu| <= (L + 2) u32 A: dmu2 allows twice
+  that.
+- A running mean, as Welford's update keeps it (m_k = m_(k-1) + (x_k -
+  m_(k-1)) / k), rounds once per element, by rho_k <= u32 |m_k| ~ u32 A. Each
+  later step j scales an earlier error by (1 - 1/j), so rho_k reaches the end
+  as rho_k k / D, and the final error is sum_k rho_k k / D: (D/2) u32 A at
+  worst. Rounding errors of float32 data mostly cancel (a random walk with a
+  standard deviation of about sqrt(D)/3 u32 A; measured at most
+  0.85 sqrt(D) u32 A). float16 and bfloat16 inputs lie on a coarse grid, so
+  x_k - m_(k-1) takes few distinct values and consecutive errors share their
+  sign: the error grows like D, measured up to D/20 u32 A (float16 rows
+  1024 + 2 randn). The D/8 term in dmu covers that with a margin of 2.5.
+  Beyond D = 16384 the growth steepens (at D = 65536, D/10 for bfloat16 rows
+  1e4 + 64 randn, as the updates start to fall below the mean's ulp), which is
+  why the statement stops there.
+- Two passes: with the mean off by delta, sum (x - m)^2 = sum (x - mu)^2 +
+  D delta^2 (the first-order term vanishes), so the variance pays
+  delta^2 <= dmu2^2 for a tree-summed mean; rounding the deviations, their
+  squares and their sum costs about (L + 4) u32 var.
+- Welford's variance (Chan, Golub and LeVeque, 1983) has an error first order
+  in kappa: measured at most about 20 u32 A sigma (float16 rows 1024 + 2 randn,
+  D = 16384), against the allowance's (2L + 8 + sqrt(D)/4) u32 A sigma = 68.
+  Its M2 is also a running sum of D positive terms, whose rounding errors add
+  like a random walk (standard deviation about 0.27 sqrt(D) u32 var): measured
+  at most 1.0 sqrt(D) u32 var, covered by the sqrt(D) term. Over 50 seeds of
+  every input family of the probes and D in {1, 2, 3, 7, 64, 256, 1024, 4096,
+  8192, 16384}, the textbook Welford update stays within 0.56 of every bound
+  (solutions/welford.py).
+- The textbook E[x^2] - E[x]^2 rounds E[x^2] ~ A^2: relative to var that is
+  L u32 kappa^2, squared in kappa, against an allowance first order in kappa.
+  Over the same 50 seeds it is over the bound on every seed of the
+  cancellation families, at the probes' sizes: by a factor of at least 2.9e4
+  (float32 1e4 + randn, D = 1024), 160 (float32 -3000 + 0.05 randn,
+  D = 4096), 17 (float16 1024 + 2 randn, D = 512), 3.5 (bfloat16
+  1e4 + 64 randn, D = 1024) and 9.7 (constant float32 rows of 1000.3,
+  D = 1000).
+- eps only shrinks a relative error, sqrt halves it, and the division and
+  sqrt add 2 u32: er. The errors of mean and rstd reach y scaled by |w_i| r,
+  each float32 operation adds a few u32, and rounding y to its dtype costs
+  u |y*|.
+
+Two checks share all of this. ``within_layer_norm_bound`` (public probes) says
+where the worst element is, with its value, the exact value and the bound.
+``within_layer_norm_bound_hidden`` (hidden probes) says only which case and
+output failed, where, and by how much relative to the bound: no exact value,
+no input, nothing the submission's own code wrote.
 """
 
 from __future__ import annotations
@@ -45,8 +98,12 @@ def truth_and_bounds(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float, dt
     r = 1.0 / np.sqrt(var + eps)
     y = centered * r * w + b
     a = np.abs(x).mean(-1, keepdims=True)
-    dmu = (2 * depth + 4) * U32 * a
-    er = ((2 * depth + 8) * U32 * (var + a * np.sqrt(var)) + dmu * dmu) / (2 * (var + eps)) + 2 * U32
+    dmu_tree = (2 * depth + 4) * U32 * a  # a tree-summed mean: what a second pass subtracts
+    dmu = dmu_tree + (d / 8) * U32 * a  # any mean, a running one (Welford's) included
+    root = math.sqrt(d)  # running sums (Welford's M2 and mean) add rounding errors like a random walk
+    er = (
+        (2 * depth + 8 + root) * U32 * var + (2 * depth + 8 + root / 4) * U32 * a * np.sqrt(var) + dmu_tree * dmu_tree
+    ) / (2 * (var + eps)) + 2 * U32
     y_allowed = (
         2 * UNIT_ROUNDOFF[dtype] * np.abs(y)
         + np.abs(w) * r * (np.abs(centered) * (er + 4 * U32) + dmu)
@@ -63,30 +120,51 @@ def truth_and_bounds(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float, dt
     }
 
 
-def _output_problem(name: str, label: str, got: Any, want_dtype: str, want_shape: tuple[int, ...]) -> str | None:
+def _output_problem(name: str, label: str, got: Any, want_dtype: str, want_shape: tuple[int, ...], hidden: bool) -> str | None:
     if not _is_array(got) or got.source != "torch":
         return f"{name}: {label} must be a torch.Tensor"
     if got.dtype != want_dtype:
-        return f"{name}: {label} has dtype {got.dtype}; it must be {want_dtype}"
+        rule = "the dtype of x" if label == "y" else "float32"
+        return f"{name}: {label} has dtype {got.dtype}; it must be {rule if hidden else want_dtype}"
     if tuple(got.data.shape) != want_shape:
-        return f"{name}: {label} has shape {list(got.data.shape)}; it must be {list(want_shape)}"
+        rule = "x.shape" if label == "y" else "x.shape[:-1]"
+        return f"{name}: {label} has shape {list(got.data.shape)}; it must be {rule if hidden else list(want_shape)}"
     return None
 
 
-def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[str | None, float]:
-    """(what is wrong with one case or None, the largest error / bound)."""
+def _raised(outputs: str, hidden: bool) -> str:
+    """What run_cases wrote about a call that did not return three tensors; for hidden probes only its kind.
+
+    The exception's message is the submission's own text (it could carry anything the
+    submission read), so a hidden probe's message keeps only the exception's class name.
+    """
+    if not hidden:
+        return outputs
+    if outputs.startswith("raised "):
+        return "raised " + outputs.removeprefix("raised ").split(":", 1)[0]
+    return "did not return a tuple of three tensors (y, mean, rstd)"
+
+
+def _case_problem(name: str, got: Any, expected_case: dict[str, Any], hidden: bool) -> tuple[str | None, float]:
+    """(what is wrong with one case or None, the largest error / bound).
+
+    For a hidden probe the message names the output, the worst element's position and its
+    error relative to the bound, never a value (exact or submitted) or an input.
+    """
     if not isinstance(got, dict):
         return f"{name}: no result", math.inf
     outputs = got.get("outputs")
     if isinstance(outputs, str):
-        return f"{name}: layer_norm() {outputs}", math.inf
+        return f"{name}: layer_norm() {_raised(outputs, hidden)}", math.inf
+    if not isinstance(outputs, dict):
+        return f"{name}: no result", math.inf
     if got.get("inputs unchanged") is not True:
         return f"{name}: layer_norm() modified an input in place", math.inf
     x_arr = expected_case["x"]
     dtype = x_arr.dtype
     shape = tuple(x_arr.data.shape)
     for label, want_dtype, want_shape in (("y", dtype, shape), ("mean", "float32", shape[:-1]), ("rstd", "float32", shape[:-1])):
-        problem = _output_problem(name, label, outputs.get(label), want_dtype, want_shape)
+        problem = _output_problem(name, label, outputs.get(label), want_dtype, want_shape, hidden)
         if problem:
             return problem, math.inf
     x = np.asarray(x_arr.data, dtype=np.float64)
@@ -102,27 +180,34 @@ def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[s
         bad = ~np.isfinite(got_v)
         if bad.any():
             i = int(np.argmax(bad))
+            where = f"{int(bad.sum())} non-finite values, the first at index {_idx(i, got_v.shape)}"
+            if hidden:
+                return f"{name}: {label} has {where}", math.inf
             return (
-                f"{name}: {label} has {int(bad.sum())} non-finite values; at index {_idx(i, got_v.shape)} "
-                f"it is {float(got_v.flat[i])!r}, the exact value is {float(want.flat[i])!r}"
+                f"{name}: {label} has {where}: it is {float(got_v.flat[i])!r}, the exact value is {float(want.flat[i])!r}"
             ), math.inf
         ratio = np.abs(got_v - want) / allowed
         i = int(np.argmax(ratio)) if ratio.size else 0
         if ratio.size and ratio.flat[i] > 1.0:
+            over = f"{int((ratio > 1.0).sum())} of {got_v.size} {label} values are over their bound."
+            if hidden:
+                return (
+                    f"{name}: {label} is out of bounds; the worst element, at index {_idx(i, got_v.shape)}, "
+                    f"is off by {float(ratio.flat[i]):.3g} times its bound. {over}"
+                ), float(ratio.flat[i])
             err = abs(float(got_v.flat[i]) - float(want.flat[i]))
             rel = err / abs(float(want.flat[i])) if want.flat[i] != 0 else math.inf
-            over = int((ratio > 1.0).sum())
             return (
                 f"{name}: {label} at index {_idx(i, got_v.shape)} is {float(got_v.flat[i])!r}, the exact value is "
                 f"{float(want.flat[i])!r}: error {err:.3g} (relative {rel:.3g}) exceeds the bound {float(allowed.flat[i]):.3g}. "
-                f"{over} of {got_v.size} {label} values are over their bound."
+                f"{over}"
             ), float(ratio.flat[i])
         if ratio.size:
             worst = max(worst, float(ratio.flat[i]))
     return None, worst
 
 
-def within_layer_norm_bound(actual: Any, expected: Any) -> tuple[bool, str]:
+def _verdict(actual: Any, expected: Any, hidden: bool) -> tuple[bool, str]:
     if not isinstance(actual, dict) or not isinstance(actual.get("cases"), dict):
         return False, "the probe's observation is malformed"
     violations = actual.get("violations") or []
@@ -131,7 +216,7 @@ def within_layer_norm_bound(actual: Any, expected: Any) -> tuple[bool, str]:
     failures: list[str] = []
     worst = 0.0
     for name, expected_case in expected["cases"].items():
-        failure, ratio = _case_problem(name, actual["cases"].get(name), expected_case)
+        failure, ratio = _case_problem(name, actual["cases"].get(name), expected_case, hidden)
         if failure:
             failures.append(failure)
         else:
@@ -140,3 +225,13 @@ def within_layer_norm_bound(actual: Any, expected: Any) -> tuple[bool, str]:
         more = f" (and {len(failures) - 1} more failing case{'s' if len(failures) > 2 else ''})" if len(failures) > 1 else ""
         return False, failures[0] + more
     return True, f"every case within its bounds; the largest error is {worst:.2g} of its bound"
+
+
+def within_layer_norm_bound(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Public probes: a failure shows the worst element's value, the exact value and the bound."""
+    return _verdict(actual, expected, hidden=False)
+
+
+def within_layer_norm_bound_hidden(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Hidden probes: a failure shows which output, where, and its error relative to the bound; no value."""
+    return _verdict(actual, expected, hidden=True)

@@ -3,7 +3,7 @@
 Each probe drives ``fit`` or ``evaluate`` with a sequence of calls that would
 retrace a naive tf.function, then records the results and
 ``experimental_get_tracing_count()`` of the methods it called. The check
-(``bounded_traces`` in checks.py) allows 1 or 2 traces per method and model,
+(``bounded_traces_hidden`` in checks.py) allows 1 or 2 traces per method and model,
 and compares everything else with the reference: call counts exactly, floats
 to rtol=1e-5, atol=1e-6. Each probe repeats its troublemaker at least three
 times, so a solution that still retraces for it goes over the bound.
@@ -11,6 +11,9 @@ times, so a solution that still retraces for it goes over the bound.
 Categories: ``python-scalars`` (learning rates as Python and NumPy floats),
 ``python-lists`` (labels and class weights as Python lists), ``shapes``
 (varying batch sizes) and ``mixed`` (all of it at once, several models).
+Some models have other sizes than the public probes' 6 features and 3
+classes: the constructor takes both, so a signature that fixes either is
+wrong.
 """
 
 from __future__ import annotations
@@ -37,11 +40,20 @@ def batch(seed: int, size: int, labels_as: str = "list") -> tuple[np.ndarray, An
     return x, labels.astype(labels_as)
 
 
+def sized_batch(seed: int, size: int, features: int, classes: int, labels_as: str = "list") -> tuple[np.ndarray, Any]:
+    """Like batch(), for a model with other sizes: labels from a seeded random (features, classes) truth."""
+    true_w = np.random.default_rng(1000 * features + classes).normal(size=(features, classes))
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(size, features)).astype(np.float32)
+    labels = np.argmax(x @ true_w + 0.5 * rng.normal(size=(size, classes)), axis=1)
+    if labels_as == "list":
+        return x, [int(v) for v in labels]
+    return x, labels.astype(labels_as)
+
+
 def tracing_count(fn: Any) -> int | str:
     count = getattr(fn, "experimental_get_tracing_count", None)
     return int(count()) if callable(count) else "not a tf.function"
-
-
 
 
 def observe(model: Any, calls: dict[str, int], **values: Any) -> dict[str, Any]:
@@ -62,7 +74,7 @@ def metrics(pairs: list[Any]) -> list[list[Any]]:
 # ---------------------------------------------------------------- python-scalars
 
 
-@probe(category="python-scalars", weight=2, check="bounded_traces", hints=["python-scalars"])
+@probe(category="python-scalars", weight=2, check="bounded_traces_hidden", hints=["python-scalars"])
 def exponential_decay_python_floats(solution: Any) -> dict[str, Any]:
     """fit: ten batches of 16 with int32 labels, a Python-float learning rate decaying every step."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=11)
@@ -72,7 +84,7 @@ def exponential_decay_python_floats(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": 10}, losses=losses)
 
 
-@probe(category="python-scalars", check="bounded_traces", hints=["python-scalars", "dtypes"])
+@probe(category="python-scalars", check="bounded_traces_hidden", hints=["python-scalars", "dtypes"])
 def schedule_of_numpy_floats(solution: Any) -> dict[str, Any]:
     """fit: a schedule from np.geomspace (NumPy float64 scalars), int64 labels, batches of 12."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=12)
@@ -82,7 +94,7 @@ def schedule_of_numpy_floats(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": 6}, losses=losses)
 
 
-@probe(category="python-scalars", check="bounded_traces", hints=["python-scalars"])
+@probe(category="python-scalars", check="bounded_traces_hidden", hints=["python-scalars"])
 def warmup_then_constant(solution: Any) -> dict[str, Any]:
     """fit: a linear warm-up over four steps (Python floats), then a constant rate; ints among the rates."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=13)
@@ -95,7 +107,7 @@ def warmup_then_constant(solution: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- python-lists
 
 
-@probe(category="python-lists", weight=2, check="bounded_traces", hints=["python-lists"])
+@probe(category="python-lists", weight=2, check="bounded_traces_hidden", hints=["python-lists"])
 def labels_as_python_lists(solution: Any) -> dict[str, Any]:
     """fit: eight batches of 12 whose labels are Python lists, constant learning rate 0.3."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=21)
@@ -104,7 +116,7 @@ def labels_as_python_lists(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": 8}, losses=losses)
 
 
-@probe(category="python-lists", weight=2, check="bounded_traces", hints=["python-lists"])
+@probe(category="python-lists", weight=2, check="bounded_traces_hidden", hints=["python-lists"])
 def class_weights_change_between_fits(solution: Any) -> dict[str, Any]:
     """Three fit calls of two steps each, with different class-weight lists, int32 labels."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=22)
@@ -115,7 +127,7 @@ def class_weights_change_between_fits(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": 6}, losses=losses)
 
 
-@probe(category="python-lists", check="bounded_traces", hints=["python-lists"])
+@probe(category="python-lists", check="bounded_traces_hidden", hints=["python-lists"])
 def evaluate_with_list_labels(solution: Any) -> dict[str, Any]:
     """evaluate: four batches of 10 whose labels are Python lists."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=23)
@@ -123,10 +135,23 @@ def evaluate_with_list_labels(solution: Any) -> dict[str, Any]:
     return observe(model, {"evaluate": 4}, metrics=metrics(results))
 
 
+@probe(category="python-lists", weight=2, check="bounded_traces_hidden", hints=["python-lists", "shapes"])
+def other_class_count(solution: Any) -> dict[str, Any]:
+    """Three fit calls with new class-weight lists, then evaluate, on a model whose number of classes is not 3."""
+    features, classes = 6, 5
+    model = solution.SoftmaxClassifier(features, classes, seed=24)
+    losses = []
+    for phase, weights in enumerate(([1.0] * 5, [2.0, 1.0, 1.0, 0.5, 1.0], [1.0, 3.0, 0.5, 1.0, 2.0])):
+        batches = [sized_batch(2400 + 10 * phase + k, 14, features, classes, "list") for k in range(2)]
+        losses.append(solution.fit(model, batches, [0.5, 0.5], weights))
+    results = [model.evaluate(*sized_batch(2500 + k, size, features, classes, "int64")) for k, size in enumerate((14, 6, 9))]
+    return observe(model, {"train_step": 6, "evaluate": 3}, losses=losses, metrics=metrics(results))
+
+
 # ---------------------------------------------------------------- shapes
 
 
-@probe(category="shapes", weight=2, check="bounded_traces", hints=["shapes"])
+@probe(category="shapes", weight=2, check="bounded_traces_hidden", hints=["shapes"])
 def ragged_batch_sizes(solution: Any) -> dict[str, Any]:
     """fit: batches of 16, 16, 5, 16, 9, 1 and 16 examples, int32 labels, constant learning rate."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=31)
@@ -136,7 +161,7 @@ def ragged_batch_sizes(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": len(sizes)}, losses=losses)
 
 
-@probe(category="shapes", weight=2, check="bounded_traces", hints=["shapes"])
+@probe(category="shapes", weight=2, check="bounded_traces_hidden", hints=["shapes"])
 def evaluate_varying_batch_sizes(solution: Any) -> dict[str, Any]:
     """evaluate: batches of 32, 7, 1, 20 and 7 examples with int64 label arrays."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=32)
@@ -145,10 +170,22 @@ def evaluate_varying_batch_sizes(solution: Any) -> dict[str, Any]:
     return observe(model, {"evaluate": len(sizes)}, metrics=metrics(results))
 
 
+@probe(category="shapes", weight=2, check="bounded_traces_hidden", hints=["shapes"])
+def other_feature_count(solution: Any) -> dict[str, Any]:
+    """fit and evaluate on a model whose number of features is not the public probes' 6."""
+    features, classes = 10, 3
+    model = solution.SoftmaxClassifier(features, classes, seed=33)
+    sizes = (12, 12, 5, 12, 1, 12)
+    batches = [sized_batch(3300 + k, size, features, classes, "int32") for k, size in enumerate(sizes)]
+    losses = solution.fit(model, batches, [0.4 - 0.05 * k for k in range(len(sizes))], [1.0, 2.0, 1.0])
+    results = [model.evaluate(*sized_batch(3400 + k, size, features, classes, "list")) for k, size in enumerate((7, 20, 3))]
+    return observe(model, {"train_step": len(sizes), "evaluate": 3}, losses=losses, metrics=metrics(results))
+
+
 # ---------------------------------------------------------------- mixed
 
 
-@probe(category="mixed", weight=2, check="bounded_traces", hints=["python-lists", "dtypes", "shapes"])
+@probe(category="mixed", weight=2, check="bounded_traces_hidden", hints=["python-lists", "dtypes", "shapes"])
 def mixed_label_kinds(solution: Any) -> dict[str, Any]:
     """fit: labels as Python lists, int64 and int32 arrays in turn, batch sizes 12, 7 and 3, Python-float rates."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=41)
@@ -160,7 +197,7 @@ def mixed_label_kinds(solution: Any) -> dict[str, Any]:
     return observe(model, {"train_step": 9}, losses=losses)
 
 
-@probe(category="mixed", check="bounded_traces", hints=["python-scalars", "python-lists", "shapes"])
+@probe(category="mixed", check="bounded_traces_hidden", hints=["python-scalars", "python-lists", "shapes"])
 def two_models_in_turn(solution: Any) -> dict[str, Any]:
     """Two models trained in turn, three fit calls each with new rates, weights and batch sizes."""
     models = [solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=s) for s in (42, 43)]
@@ -178,7 +215,7 @@ def two_models_in_turn(solution: Any) -> dict[str, Any]:
     }
 
 
-@probe(category="mixed", weight=2, check="bounded_traces", hints=["python-scalars", "python-lists", "shapes"])
+@probe(category="mixed", weight=2, check="bounded_traces_hidden", hints=["python-scalars", "python-lists", "shapes"])
 def long_run_then_evaluate(solution: Any) -> dict[str, Any]:
     """Thirty steps: cosine schedule, list labels, sizes cycling 16/11/4; then evaluate on batches of 50, 9 and 23."""
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=44)
@@ -188,3 +225,32 @@ def long_run_then_evaluate(solution: Any) -> dict[str, Any]:
     losses = solution.fit(model, batches, rates, [1.0, 1.5, 1.0])
     results = [model.evaluate(*batch(4500 + k, size, "int32")) for k, size in enumerate((50, 9, 23))]
     return observe(model, {"train_step": 30, "evaluate": 3}, losses=losses, metrics=metrics(results))
+
+
+@probe(category="mixed", weight=2, check="bounded_traces_hidden", hints=["python-scalars", "python-lists", "shapes", "dtypes"])
+def models_of_different_sizes(solution: Any) -> dict[str, Any]:
+    """Two models of different sizes, neither of them 6 features by 3 classes, trained and evaluated in turn."""
+    shapes = ((1, 2), (13, 7))
+    models = [solution.SoftmaxClassifier(f, c, seed=45 + m) for m, (f, c) in enumerate(shapes)]
+    losses, results = [], []
+    kinds = ("list", "int64", "int32")
+    for phase in range(3):
+        for m, (model, (features, classes)) in enumerate(zip(models, shapes, strict=True)):
+            size = (9, 4, 15)[phase] + m
+            batches = [sized_batch(4600 + 100 * m + 10 * phase + k, size, features, classes, kinds[(phase + k) % 3]) for k in range(2)]
+            rates = list(np.geomspace(0.5, 0.2, 2) / (phase + 1))
+            weights = [1.0 + 0.5 * ((phase + j) % 3) for j in range(classes)]
+            losses.append(solution.fit(model, batches, rates, weights))
+            results.append(model.evaluate(*sized_batch(4700 + 100 * m + phase, size + 2, features, classes, kinds[phase])))
+    return {
+        "losses": losses,
+        "metrics": metrics(results),
+        "w": [np.array(model.w.numpy()) for model in models],
+        "b": [np.array(model.b.numpy()) for model in models],
+        "calls": {f"model {m} {method}": n for m in range(2) for method, n in (("train_step", 6), ("evaluate", 3))},
+        "traces": {
+            f"model {m} {method}": tracing_count(getattr(model, method))
+            for m, model in enumerate(models)
+            for method in ("train_step", "evaluate")
+        },
+    }
