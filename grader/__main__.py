@@ -3,7 +3,7 @@
     python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
                                                     one that passed before on this code and backend is not run again)
     python -m grader grade PACKAGE_DIR FILE [--public] [--json]
-    python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write]
+    python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount]
                                                     grade mutants of the reference on the hidden probes
                                                     and report the survivors (grader/mutants.py)
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from grader.errors import GraderError
 from grader.grade import grade_submission
-from grader.mutants import TARGET_SCORE, Outcome, run_mutants, write_record
+from grader.mutants import TARGET_SCORE, Outcome, record_problems, recount_record, run_mutants, write_record
 from grader.package import MUTANTS_RECORD, discover_packages, load_package_dir
 from grader.validate import validate_all, validate_jobs
 from sandbox.backend import SandboxStartError
@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     mutants.add_argument("--limit", type=int, default=None, help="grade only N mutants, evenly spread over the reference")
     mutants.add_argument("--json", action="store_true", help="print one JSON object")
     mutants.add_argument("--write", action="store_true", help=f"write the result to the package's {MUTANTS_RECORD}, keeping its whys")
+    mutants.add_argument(
+        "--recount", action="store_true", help=f"run nothing: rewrite {MUTANTS_RECORD} after survivors got a why (package unchanged)"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -90,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _mutants(args: argparse.Namespace) -> int:
     """``mutants``: progress on stderr, the report on stdout; 1 when the score is below the target."""
+    if args.recount:
+        path = recount_record(args.package)
+        problems = record_problems(args.package)
+        print(f"rewrote {path}" + "".join(f"\n  {p}" for p in problems))
+        return 1 if problems else 0
     package = load_package_dir(args.package)
     jobs = args.jobs if args.jobs is not None else validate_jobs()
     done = [0]

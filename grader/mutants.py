@@ -220,31 +220,49 @@ def _string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def render_record(run: MutationRun) -> str:
-    """The text of ``solutions/mutants.toml`` for a run; a survivor keeps the ``why`` recorded for its id."""
-    equivalent = run.equivalent
-    unjudged = [o for o in run.survivors if o not in equivalent]
+@dataclass(frozen=True)
+class Tally:
+    """What a record holds: the counts of a run and its survivors, (id, description) each."""
+
+    version: str
+    generated: int
+    total: int
+    killed: int
+    survivors: tuple[tuple[str, str], ...]
+
+    @staticmethod
+    def of(run: MutationRun) -> Tally:
+        return Tally(
+            run.version, run.generated, len(run.outcomes), len(run.killed), tuple((o.mutant.id, o.mutant.description) for o in run.survivors)
+        )
+
+
+def render_record(tally: Tally, whys: dict[str, str]) -> str:
+    """The text of ``solutions/mutants.toml``: a survivor with a ``why`` in ``whys`` is equivalent."""
+    equivalent = [(i, d) for i, d in tally.survivors if whys.get(i)]
+    unjudged = [(i, d) for i, d in tally.survivors if not whys.get(i)]
+    score = mutation_score(tally.killed, tally.total, len(equivalent))
     lines = [
         "# Mutation analysis of the reference, written by `python -m grader mutants PACKAGE --write`.",
         "# A mutant is killed when it scores below 100 on the hidden probes; score = killed / (total - equivalent).",
-        "# A [[survivor]] is a mistake no probe catches: add a probe that kills it, or, if no input the",
-        "# statement allows can tell it from the reference, give it a one-line `why` (it becomes [[equivalent]]).",
+        "# A [[survivor]] is a mistake no probe catches: add a probe that kills it, or, if no input the statement",
+        "# allows can tell it from the reference, give it a one-line `why` and run with --recount (it becomes [[equivalent]]).",
         "# `version` is the package version without this file; `survived` counts the equivalent ones too.",
-        f"version = {_string(run.version)}",
-        f"score = {round(run.score, 1)}",
+        f"version = {_string(tally.version)}",
+        f"score = {round(score, 1)}",
         "",
         "[counts]",
-        f"generated = {run.generated}  # mutants made; more than total when a run had --limit",
-        f"total = {len(run.outcomes)}",
-        f"killed = {len(run.killed)}",
-        f"survived = {len(run.survivors)}",
+        f"generated = {tally.generated}  # mutants made; more than total when a run had --limit",
+        f"total = {tally.total}",
+        f"killed = {tally.killed}",
+        f"survived = {len(tally.survivors)}",
         f"equivalent = {len(equivalent)}",
     ]
-    for table, outcomes in (("equivalent", equivalent), ("survivor", unjudged)):
-        for o in outcomes:
-            lines += ["", f"[[{table}]]", f"id = {_string(o.mutant.id)}", f"description = {_string(o.mutant.description)}"]
+    for table, entries in (("equivalent", equivalent), ("survivor", unjudged)):
+        for mutant_id, description in entries:
+            lines += ["", f"[[{table}]]", f"id = {_string(mutant_id)}", f"description = {_string(description)}"]
             if table == "equivalent":
-                lines.append(f"why = {_string(run.whys[o.mutant.id])}")
+                lines.append(f"why = {_string(whys[mutant_id])}")
     return "\n".join(lines) + "\n"
 
 
@@ -253,7 +271,34 @@ def write_record(folder: Path, run: MutationRun) -> Path:
     if run.errors:
         raise PlatformError(f"{len(run.errors)} mutants could not be graded; not writing {MUTANTS_RECORD}")
     path = folder / MUTANTS_RECORD
-    path.write_text(render_record(run), encoding="utf-8")
+    path.write_text(render_record(Tally.of(run), run.whys), encoding="utf-8")
+    return path
+
+
+def recount_record(folder: Path) -> Path:
+    """Rewrite a record after its author judged survivors, running nothing.
+
+    A survivor given a ``why`` becomes ``[[equivalent]]`` and the counts and
+    score follow. Only for a record of the package as it is now: after any
+    other change the mutants must be graded again.
+    """
+    files = read_package_files(folder)
+    record = load_record(files)
+    if record is None:
+        raise PackageError("no record to recount: run with --write first", path=str(folder / MUTANTS_RECORD))
+    if record.get("version") != version_without_mutants(files):
+        raise PackageError("the package changed since this record was written: run with --write, not --recount", path=str(folder / MUTANTS_RECORD))
+    table = record.get("counts")
+    counts: dict[str, Any] = table if isinstance(table, dict) else {}
+    try:
+        survivors = tuple(
+            (str(entry["id"]), str(entry.get("description", ""))) for table in ("equivalent", "survivor") for entry in record.get(table, [])
+        )
+        tally = Tally(record["version"], int(counts["generated"]), int(counts["total"]), int(counts["killed"]), survivors)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PackageError(f"cannot read the record's counts and entries ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
+    path = folder / MUTANTS_RECORD
+    path.write_text(render_record(tally, recorded_whys(files)), encoding="utf-8")
     return path
 
 

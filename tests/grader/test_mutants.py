@@ -15,7 +15,7 @@ import pytest
 
 from grader.__main__ import main
 from grader.errors import PackageError
-from grader.mutants import mutation_score, record_problems, spread
+from grader.mutants import mutation_score, record_problems, recount_record, spread
 from grader.mutate import make_mutants
 from grader.package import MUTANTS_RECORD, load_package_dir, read_package_files, version_of, version_without_mutants
 from tests.helpers import ADD_NUMBERS
@@ -118,6 +118,27 @@ def test_a_score_below_the_target_fails(folder: Path) -> None:
     text += '\n[[survivor]]\nid = "const:6:1:0"\ndescription = "x"\n\n[[survivor]]\nid = "const:6:2:0"\ndescription = "y"\n'
     (folder / MUTANTS_RECORD).write_text(text.replace("generated = 10", "generated = 30"))
     assert record_problems(folder) == ["mutation score 90.0% is below the target 95%: 2 survivors need a probe"]
+
+
+def test_recount_turns_a_survivor_given_a_why_into_an_equivalent_mutant_without_grading(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    survivor = '\n[[survivor]]\nid = "sign:6:5:0"\ndescription = "line 6: minus"\n'
+    text = record_text(folder, killed=1, survived=2, score=50.0) + survivor
+    (folder / MUTANTS_RECORD).write_text(text)
+    assert record_problems(folder) == ["mutation score 50.0% is below the target 95%: 1 survivors need a probe"]
+    (folder / MUTANTS_RECORD).write_text(text.replace('"line 6: minus"', '"line 6: minus"\nwhy = "a judgement"'))
+    assert main(["mutants", str(folder), "--recount"]) == 0
+    assert capsys.readouterr().out.startswith("rewrote ")
+    record = (folder / MUTANTS_RECORD).read_text()
+    assert "equivalent = 2" in record and "score = 100.0" in record and "[[survivor]]\nid" not in record
+    assert 'id = "sign:6:5:0"\ndescription = "line 6: minus"\nwhy = "a judgement"' in record
+    assert record_problems(folder) == []
+
+
+def test_recount_refuses_a_package_that_changed(folder: Path) -> None:
+    (folder / MUTANTS_RECORD).write_text(record_text(folder))
+    (folder / "statement.md").write_text("Changed.\n")
+    with pytest.raises(PackageError, match="run with --write, not --recount"):
+        recount_record(folder)
 
 
 def test_an_unreadable_record_is_named(folder: Path) -> None:
