@@ -3,6 +3,9 @@
     python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
                                                     one that passed before on this code and backend is not run again)
     python -m grader grade PACKAGE_DIR FILE [--public] [--json | --as-candidate]
+    python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount]
+                                                    grade mutants of the reference on the hidden probes
+                                                    and report the survivors (grader/mutants.py)
 
 The web app's ``manage.py grade`` and ``manage.py check_challenges`` wrap the
 same functions; this entry point exists so that a coach can work on a
@@ -16,12 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from pathlib import Path
 
 from grader.feedback import candidate_view
 from grader.grade import grade_submission
-from grader.package import discover_packages, load_package_dir
-from grader.validate import validate_all
+from grader.mutants import TARGET_SCORE, Outcome, record_problems, recount_record, run_mutants, write_record
+from grader.package import MUTANTS_RECORD, discover_packages, load_package_dir
+from grader.validate import validate_all, validate_jobs
 from sandbox.errors import AppError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     output = grade.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the full result (a coach's view) as one JSON object")
     output.add_argument("--as-candidate", action="store_true", help="print, as JSON, the result as the candidate who submitted FILE sees it")
+    mutants = sub.add_parser("mutants", help="mutation analysis: grade mutants of the reference, report the survivors")
+    mutants.add_argument("package", type=Path)
+    mutants.add_argument("--jobs", type=int, default=None, help="gradings at once (default: GRADER_VALIDATE_JOBS, else the cores, at most 4)")
+    mutants.add_argument("--limit", type=int, default=None, help="grade only N mutants, evenly spread over the reference")
+    mutants.add_argument("--json", action="store_true", help="print one JSON object")
+    mutants.add_argument("--write", action="store_true", help=f"write the result to the package's {MUTANTS_RECORD}, keeping its whys")
+    mutants.add_argument(
+        "--recount", action="store_true", help=f"run nothing: rewrite {MUTANTS_RECORD} after survivors got a why (package unchanged)"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -52,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {line}")
                 failed += not report.ok
             return 1 if failed else 0
+        if args.command == "mutants":
+            return _mutants(args)
         package = load_package_dir(args.package)
         try:
             code = args.file.read_bytes()
@@ -79,6 +95,50 @@ def main(argv: list[str] | None = None) -> int:
             if hint["tier"] == 1:
                 print(f"  hint: {hint['text']}")
     return 0
+
+
+def _mutants(args: argparse.Namespace) -> int:
+    """``mutants``: progress on stderr, the report on stdout; 1 when the score is below the target."""
+    if args.recount:
+        path = recount_record(args.package)
+        problems = record_problems(args.package)
+        print(f"rewrote {path}" + "".join(f"\n  {p}" for p in problems))
+        return 1 if problems else 0
+    package = load_package_dir(args.package)
+    jobs = args.jobs if args.jobs is not None else validate_jobs()
+    done = [0]
+    lock = threading.Lock()
+
+    def progress(outcome: Outcome) -> None:
+        with lock:
+            done[0] += 1
+            state = "error" if outcome.score is None else "killed" if outcome.killed else "SURVIVED"
+            print(f"[{done[0]}] {state:8} {outcome.mutant.id}", file=sys.stderr, flush=True)
+
+    run = run_mutants(package, jobs=jobs, limit=args.limit, on_outcome=progress)
+    if args.write:
+        path = write_record(args.package, run)
+        print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(run.to_dict(), indent=2))
+    else:
+        sampled = f" (a spread of {len(run.outcomes)} of the {run.generated} made)" if len(run.outcomes) < run.generated else ""
+        print(f"{run.package}: {len(run.outcomes)} mutants of reference/{package.entry}{sampled}, graded on the hidden probes, {jobs} at a time")
+        print(
+            f"  killed {len(run.killed)}, survived {len(run.survivors)} ({len(run.equivalent)} recorded equivalent), "
+            f"errors {len(run.errors)}; mutation score {run.score:.1f}% (target {TARGET_SCORE:g}%)"
+        )
+        for outcome in run.survivors + run.errors:
+            why = run.whys.get(outcome.mutant.id, "")
+            label = "EQUIVALENT" if outcome.survived and why else "SURVIVED" if outcome.survived else "ERROR"
+            print(f"{label} {outcome.mutant.id}  {outcome.mutant.description}")
+            print(f"    - {outcome.mutant.before}")
+            print(f"    + {outcome.mutant.after}")
+            if why:
+                print(f"    why: {why}")
+            if outcome.error:
+                print(f"    {outcome.error}")
+    return 0 if run.score >= TARGET_SCORE and not run.errors else 1
 
 
 if __name__ == "__main__":

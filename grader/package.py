@@ -35,6 +35,8 @@ ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
 GIVEN_RE = re.compile(r"^given/([A-Za-z_][A-Za-z0-9_]*)\.py$")
 
 MAX_PACKAGE_BYTES = 16 * 1024 * 1024
+# The result of the mutation analysis of the reference (grader/mutants.py).
+MUTANTS_RECORD = "solutions/mutants.toml"
 # Tool output a package folder may hold that is not package content: skipped
 # when the folder is read, so a test run or an editor cannot change the version.
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"}
@@ -132,6 +134,16 @@ def version_of(files: dict[str, bytes]) -> str:
         data = files[path]
         digest.update(path.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
     return digest.hexdigest()
+
+
+def version_without_mutants(files: dict[str, bytes]) -> str:
+    """The version of the package without its mutation record: the version that record names.
+
+    ``solutions/mutants.toml`` (grader/mutants.py) records the package version
+    its mutants were graded on; it cannot record the version of a package
+    that holds it, since writing it would change that version.
+    """
+    return version_of({path: data for path, data in files.items() if path != MUTANTS_RECORD})
 
 
 def read_package_files(folder: Path) -> dict[str, bytes]:

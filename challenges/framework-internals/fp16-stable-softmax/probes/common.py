@@ -52,7 +52,8 @@ class RuleWatch(TorchFunctionMode):
         return out
 
 
-Case = tuple[str, str, torch.Tensor, int]  # (name, "softmax" | "log_softmax", x, dim)
+# (name, "softmax" | "log_softmax", x, dim); dim None calls the function without one, which must reduce over -1.
+Case = tuple[str, str, torch.Tensor, int | None]
 
 
 def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
@@ -63,14 +64,14 @@ def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
         before = x.clone()
         try:
             with watch:
-                y = getattr(solution, fn)(x, dim)
+                y = getattr(solution, fn)(x) if dim is None else getattr(solution, fn)(x, dim)
         except Exception as exc:  # noqa: BLE001 - reported per case by the check
             y = f"raised {type(exc).__name__}: {str(exc)[:300]}"
         if not isinstance(y, torch.Tensor | str):
             y = f"returned a {type(y).__module__}.{type(y).__qualname__}, not a torch.Tensor"
         out[name] = {
             "fn": fn,
-            "dim": dim,
+            "dim": -1 if dim is None else dim,
             "x": before.contiguous(),
             "y": y.detach() if isinstance(y, torch.Tensor) else y,
             "input unchanged": bool(torch.equal(x, before)),
@@ -78,7 +79,7 @@ def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
     return {"violations": watch.violations, "cases": out}
 
 
-def both(name: str, x: torch.Tensor, dim: int = -1) -> list[Case]:
+def both(name: str, x: torch.Tensor, dim: int | None = -1) -> list[Case]:
     return [(f"softmax, {name}", "softmax", x, dim), (f"log_softmax, {name}", "log_softmax", x, dim)]
 
 

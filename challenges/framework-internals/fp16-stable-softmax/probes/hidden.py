@@ -120,7 +120,7 @@ def large_offset_small_spread(solution: Any) -> dict[str, Any]:
 
 @probe(category="layout", check="within_softmax_bound", hints=["dims-and-layout"])
 def other_dims_and_strides(solution: Any) -> dict[str, Any]:
-    """Reductions over a middle dim, dim 0, a negative dim, and a transposed input."""
+    """Reductions over a middle dim, dim 0, a negative dim, a transposed input, and the default dim when none is passed."""
     x3 = randn(6, 50, 7, scale=4.0, dtype=F16, seed=16)
     x2 = randn(300, 20, scale=4.0, dtype=BF16, seed=17)
     xt = randn(40, 24, scale=6.0, dtype=F32, seed=18).t()
@@ -129,7 +129,8 @@ def other_dims_and_strides(solution: Any) -> dict[str, Any]:
         both("float16 (6, 50, 7), dim=1", x3, 1)
         + both("bfloat16 (300, 20), dim=0", x2, 0)
         + both("float16 (6, 50, 7), dim=-3", x3, -3)
-        + both("float32 (24, 40) transposed view, dim=-1", xt, -1),
+        + both("float32 (24, 40) transposed view, dim=-1", xt, -1)
+        + both("float16 (6, 50, 7), no dim given (the default, -1)", x3, None),
     )
 
 

@@ -1,0 +1,349 @@
+"""Mutation analysis of a package: grade mutants of its reference on the hidden probes, and record the result.
+
+Place in the flow: ``python -m grader mutants PACKAGE`` (grader/__main__.py)
+calls :func:`run_mutants`; the mutants come from grader/mutate.py and are
+graded exactly as a submission is (``grade_submission``), side by side. A
+mutant is *killed* when it scores below 100; one that scores 100 *survived*:
+either the probes miss a mistake (add a probe that kills it) or no input the
+statement allows can tell it from the reference (an *equivalent* mutant,
+recorded with a one-line reason). The mutation score is killed / (total -
+equivalent).
+
+``solutions/mutants.toml`` records a run: the package version it was
+computed for (without the record itself: ``version_without_mutants``), the
+counts, every survivor judged equivalent with its ``why``, and the survivors
+not judged yet. :func:`record_problems` is what ``make test`` checks of it
+(the version is current, the counts add up, the score meets the target)
+without running a mutant.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import PackageError, PlatformError
+from grader.grade import expected_observations, grade_submission
+from grader.mutate import Mutant, make_mutants
+from grader.package import MUTANTS_RECORD, Package, read_package_files, version_without_mutants
+from sandbox import Backend
+
+# The mutation score every package must reach (issue 12).
+TARGET_SCORE = 95.0
+# A grading that failed for the platform's sake (a sandbox that did not start) is tried this often.
+_TRIES = 2
+
+
+@dataclass
+class Outcome:
+    """One mutant's grading: its score, or why it could not be graded."""
+
+    mutant: Mutant
+    score: float | None = None
+    verdict: str = ""
+    failed: tuple[str, ...] = ()  # "probe (status)" of each failed probe
+    error: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return self.score is not None and self.score < 100
+
+    @property
+    def survived(self) -> bool:
+        return self.score is not None and self.score >= 100
+
+
+@dataclass
+class MutationRun:
+    package: str  # track/slug
+    version: str  # version_without_mutants
+    generated: int  # mutants made; more than graded with --limit
+    outcomes: list[Outcome]
+    whys: dict[str, str] = field(default_factory=dict)  # equivalent survivors: id -> reason
+
+    @property
+    def killed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.killed]
+
+    @property
+    def survivors(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.survived]
+
+    @property
+    def errors(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.score is None]
+
+    @property
+    def equivalent(self) -> list[Outcome]:
+        return [o for o in self.survivors if self.whys.get(o.mutant.id)]
+
+    @property
+    def score(self) -> float:
+        return mutation_score(len(self.killed), len(self.killed) + len(self.survivors), len(self.equivalent))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "version": self.version,
+            "generated": self.generated,
+            "total": len(self.outcomes),
+            "killed": len(self.killed),
+            "survived": len(self.survivors),
+            "equivalent": len(self.equivalent),
+            "errors": len(self.errors),
+            "score": round(self.score, 1),
+            "mutants": [
+                {
+                    "id": o.mutant.id,
+                    "kind": o.mutant.kind,
+                    "description": o.mutant.description,
+                    "before": o.mutant.before,
+                    "after": o.mutant.after,
+                    "score": o.score,
+                    "verdict": o.verdict,
+                    "killed": o.killed,
+                    "failed": list(o.failed),
+                    "error": o.error,
+                    "why": self.whys.get(o.mutant.id, "") if o.survived else "",
+                }
+                for o in self.outcomes
+            ],
+        }
+
+
+def mutation_score(killed: int, total: int, equivalent: int) -> float:
+    """killed / (total - equivalent), in percent; 100 when every mutant is equivalent (nothing to kill)."""
+    judged = total - equivalent
+    return 100.0 * killed / judged if judged > 0 else 100.0
+
+
+def spread(mutants: list[Mutant], limit: int | None) -> list[Mutant]:
+    """At most ``limit`` mutants, evenly spaced over the file (the same ones every run)."""
+    if limit is None or limit >= len(mutants):
+        return list(mutants)
+    if limit < 1:
+        raise PackageError(f"--limit must be at least 1, not {limit}")
+    return [mutants[i * len(mutants) // limit] for i in range(limit)]
+
+
+def run_mutants(
+    package: Package,
+    *,
+    jobs: int,
+    limit: int | None = None,
+    backend: Backend | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> MutationRun:
+    """Grade mutants of the package's reference on its hidden probes, ``jobs`` at a time.
+
+    The expectations are computed (or read from the cache) once, before any
+    mutant runs. The reference as ``ast.unparse`` prints it, with no mutation,
+    must score 100 first: mutants are printed the same way, and a reference
+    whose behaviour depends on its own formatting cannot be judged by them.
+    """
+    reference = package.reference_code
+    mutants = make_mutants(reference, package.entry)
+    chosen = spread(mutants, limit)
+    expected_observations(package, False, backend)
+    baseline = _grade(package, ast.unparse(ast.parse(reference)) + "\n", backend)
+    if baseline.score is None or baseline.score < 100:
+        what = baseline.error or f"{baseline.score:g}%, failing {', '.join(baseline.failed)}"
+        raise PackageError(
+            f"the reference, printed back from its syntax tree, does not score 100 ({what}): its mutants cannot be judged",
+            path=f"{package.slug}/reference/{package.entry}",
+        )
+
+    def grade_one(mutant: Mutant) -> Outcome:
+        outcome = _grade(package, mutant.source, backend, mutant)
+        if on_outcome is not None:
+            on_outcome(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutants") as pool:
+        outcomes = list(pool.map(grade_one, chosen))
+    return MutationRun(
+        package=f"{package.track}/{package.slug}",
+        version=version_without_mutants(package.files),
+        generated=len(mutants),
+        outcomes=outcomes,
+        whys=recorded_whys(package.files),
+    )
+
+
+def _grade(package: Package, source: str, backend: Backend | None, mutant: Mutant | None = None) -> Outcome:
+    outcome = Outcome(mutant or Mutant("reference", "none", 0, "the reference", "", "", source))
+    for attempt in range(_TRIES):
+        try:
+            result = grade_submission(package, source, public=False, backend=backend)
+        except PlatformError as exc:
+            outcome.error = f"the platform failed (try {attempt + 1} of {_TRIES}): {exc}"
+            continue
+        outcome.score, outcome.verdict, outcome.error = result.score, result.verdict.value, ""
+        outcome.failed = tuple(f"{p.name} ({p.status})" for p in result.probes if not p.passed)
+        break
+    return outcome
+
+
+# ---------------------------------------------------------------- the record
+
+
+def load_record(files: dict[str, bytes]) -> dict[str, Any] | None:
+    """The parsed ``solutions/mutants.toml`` of a package's files, None if it has none."""
+    raw = files.get(MUTANTS_RECORD)
+    if raw is None:
+        return None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PackageError(f"invalid TOML: {exc}", path=MUTANTS_RECORD) from None
+
+
+def recorded_whys(files: dict[str, bytes]) -> dict[str, str]:
+    """id -> why of every mutant the record judges equivalent."""
+    record = load_record(files) or {}
+    whys = {}
+    for table in ("equivalent", "survivor"):
+        for entry in record.get(table, []):
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and str(entry.get("why", "")).strip():
+                whys[entry["id"]] = str(entry["why"]).strip()
+    return whys
+
+
+def _string(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a record holds: the counts of a run and its survivors, (id, description) each."""
+
+    version: str
+    generated: int
+    total: int
+    killed: int
+    survivors: tuple[tuple[str, str], ...]
+
+    @staticmethod
+    def of(run: MutationRun) -> Tally:
+        return Tally(
+            run.version, run.generated, len(run.outcomes), len(run.killed), tuple((o.mutant.id, o.mutant.description) for o in run.survivors)
+        )
+
+
+def render_record(tally: Tally, whys: dict[str, str]) -> str:
+    """The text of ``solutions/mutants.toml``: a survivor with a ``why`` in ``whys`` is equivalent."""
+    equivalent = [(i, d) for i, d in tally.survivors if whys.get(i)]
+    unjudged = [(i, d) for i, d in tally.survivors if not whys.get(i)]
+    score = mutation_score(tally.killed, tally.total, len(equivalent))
+    lines = [
+        "# Mutation analysis of the reference, written by `python -m grader mutants PACKAGE --write`.",
+        "# A mutant is killed when it scores below 100 on the hidden probes; score = killed / (total - equivalent).",
+        "# A [[survivor]] is a mistake no probe catches: add a probe that kills it, or, if no input the statement",
+        "# allows can tell it from the reference, give it a one-line `why` and run with --recount (it becomes [[equivalent]]).",
+        "# `version` is the package version without this file; `survived` counts the equivalent ones too.",
+        f"version = {_string(tally.version)}",
+        f"score = {round(score, 1)}",
+        "",
+        "[counts]",
+        f"generated = {tally.generated}  # mutants made; more than total when a run had --limit",
+        f"total = {tally.total}",
+        f"killed = {tally.killed}",
+        f"survived = {len(tally.survivors)}",
+        f"equivalent = {len(equivalent)}",
+    ]
+    for table, entries in (("equivalent", equivalent), ("survivor", unjudged)):
+        for mutant_id, description in entries:
+            lines += ["", f"[[{table}]]", f"id = {_string(mutant_id)}", f"description = {_string(description)}"]
+            if table == "equivalent":
+                lines.append(f"why = {_string(whys[mutant_id])}")
+    return "\n".join(lines) + "\n"
+
+
+def write_record(folder: Path, run: MutationRun) -> Path:
+    """Write ``run`` to the package folder's record (the run must be complete: no mutant left ungraded)."""
+    if run.errors:
+        raise PlatformError(f"{len(run.errors)} mutants could not be graded; not writing {MUTANTS_RECORD}")
+    path = folder / MUTANTS_RECORD
+    path.write_text(render_record(Tally.of(run), run.whys), encoding="utf-8")
+    return path
+
+
+def recount_record(folder: Path) -> Path:
+    """Rewrite a record after its author judged survivors, running nothing.
+
+    A survivor given a ``why`` becomes ``[[equivalent]]`` and the counts and
+    score follow. Only for a record of the package as it is now: after any
+    other change the mutants must be graded again.
+    """
+    files = read_package_files(folder)
+    record = load_record(files)
+    if record is None:
+        raise PackageError("no record to recount: run with --write first", path=str(folder / MUTANTS_RECORD))
+    if record.get("version") != version_without_mutants(files):
+        raise PackageError("the package changed since this record was written: run with --write, not --recount", path=str(folder / MUTANTS_RECORD))
+    table = record.get("counts")
+    counts: dict[str, Any] = table if isinstance(table, dict) else {}
+    try:
+        survivors = tuple(
+            (str(entry["id"]), str(entry.get("description", ""))) for table in ("equivalent", "survivor") for entry in record.get(table, [])
+        )
+        tally = Tally(record["version"], int(counts["generated"]), int(counts["total"]), int(counts["killed"]), survivors)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PackageError(f"cannot read the record's counts and entries ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
+    path = folder / MUTANTS_RECORD
+    path.write_text(render_record(tally, recorded_whys(files)), encoding="utf-8")
+    return path
+
+
+def record_problems(folder: Path | str) -> list[str]:
+    """What is wrong with a package folder's mutation record, without running anything ([] when nothing is, or it has none).
+
+    The record must belong to the package as it is now (its version ignoring
+    the record), its counts must add up and its score must reach the target.
+    """
+    files = read_package_files(Path(folder))
+    try:
+        record = load_record(files)
+    except PackageError as exc:
+        return [str(exc)]
+    if record is None:
+        return []
+    problems = []
+    current = version_without_mutants(files)
+    if record.get("version") != current:
+        problems.append(
+            f"{MUTANTS_RECORD} was computed for version {str(record.get('version'))[:12]}, the package is now {current[:12]}: "
+            "run `python -m grader mutants PACKAGE --write` again"
+        )
+    table = record.get("counts")
+    counts = table if isinstance(table, dict) else {}
+    names = ("generated", "total", "killed", "survived", "equivalent")
+    bad = [name for name in names if type(counts.get(name)) is not int or counts[name] < 0]
+    if bad:
+        return [*problems, f"{MUTANTS_RECORD}: counts.{', counts.'.join(bad)} must be whole numbers"]
+    generated, total, killed, survived, equivalent = (int(counts[name]) for name in names)
+    entries = {table: [e for e in record.get(table, []) if isinstance(e, dict)] for table in ("equivalent", "survivor")}
+    if killed + survived != total or total > generated:
+        problems.append(f"{MUTANTS_RECORD}: killed {killed} + survived {survived} must be total {total}, at most generated {generated}")
+    if equivalent != len(entries["equivalent"]):
+        problems.append(f"{MUTANTS_RECORD}: counts.equivalent is {equivalent} but {len(entries['equivalent'])} [[equivalent]] entries are listed")
+    if survived - equivalent != len(entries["survivor"]):
+        problems.append(
+            f"{MUTANTS_RECORD}: {survived - equivalent} survivors are not equivalent but {len(entries['survivor'])} [[survivor]] entries are listed"
+        )
+    unexplained = [str(e.get("id", "?")) for e in entries["equivalent"] if not str(e.get("why", "")).strip()]
+    if unexplained:
+        problems.append(f"{MUTANTS_RECORD}: equivalent mutants need a one-line why: {', '.join(unexplained)}")
+    score = mutation_score(killed, total, equivalent)
+    if not isinstance(record.get("score"), int | float) or abs(record["score"] - score) > 0.05:
+        problems.append(f"{MUTANTS_RECORD}: score must be {score:.1f}, what its counts give")
+    if score < TARGET_SCORE:
+        problems.append(f"mutation score {score:.1f}% is below the target {TARGET_SCORE:g}%: {survived - equivalent} survivors need a probe")
+    return problems
