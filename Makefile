@@ -52,6 +52,10 @@ check-challenges: venv
 # in var/cache/validated (grader/validation_cache.py). The 30 slowest tests
 # are listed at the end (docs/performance.md).
 TEST_JOBS ?= $(shell nproc)
+# One grading at a time inside each validation: the xdist workers already keep
+# every core busy, and more sandboxes than cores would squeeze the reference's
+# probe times that validation holds against their limits.
+export GRADER_VALIDATE_JOBS ?= 1
 
 test: deps venv
 	@$(MAKE) --no-print-directory -j2 lint sandbox-image
