@@ -7,31 +7,15 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("author-config").textContent);
-  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
-  var csrfToken = csrfInput ? csrfInput.value : "";
-  var $ = function (id) { return document.getElementById(id); };
+  var config = PageKit.config("author-config");
+  var csrfToken = PageKit.csrfToken();
+  var $ = PageKit.byId;
   var dirty = false;
 
   // --- Code editors ---
   window.authorEditors = {};
   document.querySelectorAll("textarea.code-input").forEach(function (area) {
-    var cm = CodeMirror.fromTextArea(area, {
-      mode: { name: "python", version: 3 },
-      lineNumbers: true,
-      indentUnit: 4,
-      tabSize: 4,
-      indentWithTabs: false,
-      matchBrackets: true,
-      viewportMargin: Infinity,
-      extraKeys: {
-        Tab: function (ed) {
-          if (ed.somethingSelected()) ed.indentSelection("add");
-          else ed.replaceSelection("    ", "end");
-        },
-        "Shift-Tab": function (ed) { ed.indentSelection("subtract"); }
-      }
-    });
+    var cm = PageKit.pythonEditor(area);
     cm.on("change", function () { dirty = true; });
     window.authorEditors[area.name] = cm;
   });

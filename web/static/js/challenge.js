@@ -8,13 +8,12 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("page-config").textContent);
-  var starter = JSON.parse(document.getElementById("starter-code").textContent);
-  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
-  var csrfToken = csrfInput ? csrfInput.value : "";
+  var config = PageKit.config("page-config");
+  var starter = PageKit.config("starter-code");
+  var csrfToken = PageKit.csrfToken();
   var draftKey = "draft:" + config.slug + ":" + config.version;
 
-  var $ = function (id) { return document.getElementById(id); };
+  var $ = PageKit.byId;
   var runButton = $("run");
   var submitButton = $("submit");
   var formError = $("form-error");
@@ -22,31 +21,13 @@
   var busy = false;
 
   // --- Statement code blocks: highlight with the same mode as the editor ---
-  document.querySelectorAll("#statement pre > code").forEach(function (code) {
-    var lang = (code.className.match(/language-(\w+)/) || [])[1];
-    if (lang === "python" || lang === "py" || lang === "pycon" || !lang) {
-      code.parentNode.classList.add("cm-s-default");
-      CodeMirror.runMode(code.textContent, "python", code);
-    }
-  });
+  PageKit.highlightStatements("#statement pre > code");
 
   // --- Editor ---
-  var editor = CodeMirror.fromTextArea($("editor"), {
-    mode: { name: "python", version: 3 },
-    lineNumbers: true,
-    indentUnit: 4,
-    tabSize: 4,
-    indentWithTabs: false,
-    matchBrackets: true,
+  var editor = PageKit.pythonEditor($("editor"), {
     autoCloseBrackets: true,
     styleActiveLine: true,
-    viewportMargin: Infinity,
     extraKeys: {
-      Tab: function (cm) {
-        if (cm.somethingSelected()) cm.indentSelection("add");
-        else cm.replaceSelection("    ", "end");
-      },
-      "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
       "Ctrl-/": "toggleComment",
       "Cmd-/": "toggleComment",
       "Ctrl-Enter": function () { send("run"); },
@@ -60,13 +41,7 @@
   // --- Read-only given modules: one tab each beside the candidate's file ---
   var givenEditors = [];
   document.querySelectorAll("textarea.given-source").forEach(function (area) {
-    givenEditors.push(CodeMirror.fromTextArea(area, {
-      mode: { name: "python", version: 3 },
-      lineNumbers: true,
-      readOnly: true,
-      tabSize: 4,
-      matchBrackets: true,
-    }));
+    givenEditors.push(PageKit.pythonEditor(area, { readOnly: true }));
   });
   var tabs = Array.prototype.slice.call(document.querySelectorAll("#file-tabs [role=tab]"));
   function showTab(tab) {

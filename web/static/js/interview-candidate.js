@@ -11,10 +11,9 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("page-config").textContent);
-  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
-  var csrfToken = csrfInput ? csrfInput.value : "";
-  var $ = function (id) { return document.getElementById(id); };
+  var config = PageKit.config("page-config");
+  var csrfToken = PageKit.csrfToken();
+  var $ = PageKit.byId;
   var AUTOSAVE_MS = 3000;
   var STATE_POLL_MS = 5000;
 
@@ -26,22 +25,12 @@
   var pollTimer = null;
   var pollGeneration = 0;
 
-  document.querySelectorAll(".statement pre > code").forEach(function (code) {
-    var lang = (code.className.match(/language-(\w+)/) || [])[1];
-    if (lang === "python" || lang === "py" || lang === "pycon" || !lang) {
-      code.parentNode.classList.add("cm-s-default");
-      CodeMirror.runMode(code.textContent, "python", code);
-    }
-  });
+  PageKit.highlightStatements(".statement pre > code");
 
   // --- One editor, one document per challenge (each keeps its own undo history) ---
-  var editor = CodeMirror.fromTextArea($("editor"), {
-    mode: { name: "python", version: 3 }, lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
-    matchBrackets: true, autoCloseBrackets: true, styleActiveLine: true, viewportMargin: Infinity,
-    readOnly: locked,
+  var editor = PageKit.pythonEditor($("editor"), {
+    autoCloseBrackets: true, styleActiveLine: true, readOnly: locked,
     extraKeys: {
-      Tab: function (cm) { if (cm.somethingSelected()) cm.indentSelection("add"); else cm.replaceSelection("    ", "end"); },
-      "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
       "Ctrl-/": "toggleComment", "Cmd-/": "toggleComment",
       "Ctrl-Enter": function () { send("run"); }, "Shift-Ctrl-Enter": function () { send("submit"); },
     },

@@ -7,10 +7,9 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("page-config").textContent);
-  var csrfInput = document.querySelector("input[name=csrfmiddlewaretoken]");
-  var csrfToken = csrfInput ? csrfInput.value : "";
-  var $ = function (id) { return document.getElementById(id); };
+  var config = PageKit.config("page-config");
+  var csrfToken = PageKit.csrfToken();
+  var $ = PageKit.byId;
   var POLL_MS = 2000;
   var timelines = {}; // slug -> {count, snapshots}
 
