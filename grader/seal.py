@@ -11,10 +11,15 @@ The leaker is built from the starter: each public name the starter defines
 becomes a function (or a class whose construction, methods and class
 attributes are such functions) that reads every file in the sandbox's job
 folder (the hidden probes first), prints it, writes it to stderr, warns it,
-and then carries it out the way the calling probe's position picks: raised
-in an exception, returned as a string, as a dict's keys, as an array's bytes,
-or as the process's exit code. The probe file is read in the sandbox, as any
-candidate could; the question is only whether any of it comes back.
+and then carries it out the way the running probe's position in the file
+picks (read off the stack, as any candidate could): raised in an exception,
+returned as a string, as a dict's keys, as an array's bytes, or as the
+process's exit code. For the first probe the leaker raises the text while it
+is imported, so that whatever the probes call (a name, or an op the starter
+would have registered), one probe's full result shows that the files were
+read: a leaker that never got its text anywhere would prove nothing, and
+validation says so. The question is only whether any of it comes back to the
+candidate.
 
 A leak is a 40-character stretch of the hidden probe file, or a string value
 of a hidden expected observation, found in the candidate's view outside the
@@ -62,20 +67,32 @@ def _secrets():
     return "\\n".join(parts)
 
 
-def _mode():
-    """The calling probe's position in the probe file: the first one raises, so a coach's view shows the text."""
-    frame = sys._getframe(1)
-    while frame is not None and not frame.f_code.co_filename.endswith("probes.py"):
-        frame = frame.f_back
-    if frame is None:
-        return 0
+def _probes():
     try:
         with open(os.path.join(_JOB, "probes.py"), encoding="utf-8", errors="replace") as fh:
             tree = ast.parse(fh.read())
     except (OSError, SyntaxError):
-        return 0
-    probes = [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.decorator_list]
-    return probes.index(frame.f_code.co_name) % 5 if frame.f_code.co_name in probes else 0
+        return []
+    return [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.decorator_list]
+
+
+def _running():
+    """The position of the probe this process runs, read off the stack (the runner holds its name), or -1."""
+    probes = _probes()
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.endswith("probes.py") and frame.f_code.co_name in probes:
+            return probes.index(frame.f_code.co_name)
+        name = frame.f_locals.get("name")
+        if isinstance(name, str) and name in probes:
+            return probes.index(name)
+        frame = frame.f_back
+    return -1
+
+
+def _mode():
+    """How this probe carries the text out: by its position, so every channel is tried in one grading."""
+    return max(_running(), 0) % 5
 
 
 def _leak(*args, _init=False, **kwargs):
@@ -101,6 +118,13 @@ def _leak(*args, _init=False, **kwargs):
     return numpy.frombuffer(text.encode()[:4096] or b"x", dtype=numpy.uint8)
 
 
+# The first probe raises while this module is imported, before it can call
+# anything: whatever the probes use (a name, an op this module would register),
+# a coach's view of that probe shows the text, so the seal is put to the test.
+if _running() == 0:
+    raise RuntimeError(_secrets()[:3000])
+
+
 class _LeakyType(type):
     def __getattr__(cls, name):
         if name.startswith("__"):
@@ -122,30 +146,37 @@ class _Leaky(metaclass=_LeakyType):
 '''
 
 
-def public_names(starter: str) -> list[tuple[str, bool]]:
-    """The names the starter defines at top level and a probe may use: (name, is a class), in order."""
-    names: list[tuple[str, bool]] = []
+def public_names(starter: str) -> list[tuple[str, str]]:
+    """The names the starter defines at top level and a probe may use: (name, "function" | "class" | "value"), in order."""
+    names: list[tuple[str, str]] = []
     for node in ast.parse(starter).body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found = [(node.name, isinstance(node, ast.ClassDef))]
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found = [(node.name, "function")]
+        elif isinstance(node, ast.ClassDef):
+            found = [(node.name, "class")]
         elif isinstance(node, ast.Assign):
-            found = [(t.id, False) for t in node.targets if isinstance(t, ast.Name)]
+            found = [(t.id, "value") for t in node.targets if isinstance(t, ast.Name)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            found = [(node.target.id, False)]
+            found = [(node.target.id, "value")]
         else:
             continue
-        names.extend((name, is_class) for name, is_class in found if not name.startswith("_") and name not in {n for n, _ in names})
+        names.extend((name, kind) for name, kind in found if not name.startswith("_") and name not in {n for n, _ in names})
     return names
 
 
 def leaker_source(package: Package) -> str:
-    """The leaker for this package: the starter's public names, each one a leak."""
+    """The leaker for this package: the starter's public names, each one a leak.
+
+    A starter that defines no function or class (its module-level code is the
+    solution: it registers a C++ op, say) gives the probes nothing to call,
+    so that leaker raises the files' text while it is imported.
+    """
+    names = public_names(package.starter_code)
     lines = [_LEAKER_HEAD]
-    for name, is_class in public_names(package.starter_code):
-        if is_class:
-            lines.append(f"\n\nclass {name}(_Leaky):\n    pass\n")
-        else:
-            lines.append(f"\n\n{name} = _leak\n")
+    for name, kind in names:
+        lines.append(f"\n\nclass {name}(_Leaky):\n    pass\n" if kind == "class" else f"\n\n{name} = _leak\n")
+    if not any(kind != "value" for _, kind in names):
+        lines.append("\n\n_leak()\n")
     return "".join(lines)
 
 

@@ -33,7 +33,7 @@ def test_public_names_are_the_starters_top_level_definitions_in_order():
         "def execute(graph):\n    pass\n\nclass Engine:\n    def run(self):\n        pass\n\nasync def later():\n    pass\n\n"
         "table: dict = {}\n"
     )
-    assert public_names(starter) == [("LIMIT", False), ("execute", False), ("Engine", True), ("later", False), ("table", False)]
+    assert public_names(starter) == [("LIMIT", "value"), ("execute", "function"), ("Engine", "class"), ("later", "function"), ("table", "value")]
 
 
 def test_the_leaker_defines_every_public_name_and_compiles():
@@ -43,6 +43,14 @@ def test_the_leaker_defines_every_public_name_and_compiles():
     defined |= {node.name for node in tree.body if isinstance(node, ast.ClassDef | ast.FunctionDef)}
     assert "add" in defined
     compile(source, "solution.py", "exec")
+
+
+def test_a_starter_without_functions_gets_a_leaker_that_raises_on_import():
+    files = read_package_files(ADD_NUMBERS)
+    files["starter/solution.py"] = b'SOURCE = "int add(int a, int b);"\n'
+    source = leaker_source(package_from_files(files))
+    assert source.rstrip().endswith("_leak()")
+    assert "_leak()" not in leaker_source(PACKAGE).rstrip().splitlines()[-1]
 
 
 def full_result_leaking_through(run: ProbeRun):
