@@ -28,6 +28,14 @@ The programs and what makes each one worth asking about:
 - ``ODD_MATMUL``: a matmul of shapes no vector size divides: loop peeling
   turns one ``linalg.matmul`` into three, and the vectorizer masks (the
   ``vector.yield`` inside ``vector.mask`` is not printed).
+- ``TWO_DIFFERENT``: two matmuls of different shapes, so two executables,
+  lowered one after the other: the ops the last matmul becomes were already
+  seen while the first executable was lowered, then vanished into LLVM.
+- ``BATCH_ONLY``: a ``linalg.batch_matmul`` and no ``linalg.matmul``: the
+  name is not a pattern to match.
+- ``VECTOR_BODY``: an elementwise ``linalg.generic`` whose body is written
+  with vector ops, so the program holds vector ops from the first dump on,
+  before any vectorization pass (and no such pass changes it).
 """
 
 from typing import Any
@@ -91,6 +99,44 @@ func.func @main(%a: tensor<33x100xf32>, %b: tensor<100x17xf32>) -> tensor<33x17x
 }
 """
 
+TWO_DIFFERENT = """
+func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>, %c: tensor<48x16xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x48xf32>
+  %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %ab = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x48xf32>) outs(%acc1 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %t = math.tanh %ab : tensor<32x48xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.matmul ins(%t, %c : tensor<32x48xf32>, tensor<48x16xf32>) outs(%acc2 : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+"""
+
+BATCH_ONLY = """
+func.func @main(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8xf32>) -> tensor<4x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x16x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<4x16x32xf32>, tensor<4x32x8xf32>) outs(%acc : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %c : tensor<4x16x8xf32>
+}
+"""
+
+VECTOR_BODY = """
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = vector.broadcast %a : f32 to vector<2xf32>
+    %s = vector.reduction <add>, %v : vector<2xf32> into f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+"""
+
 
 # ---------------------------------------------------------------- matmul
 
@@ -118,6 +164,18 @@ def odd_matmul_lowered(solution: Any) -> Any:
     """matmul_lowered on a matmul whose shapes no vector size divides."""
     return matmul_case(solution, ODD_MATMUL)
 
+
+
+@probe(category="matmul", check="matmul_matches", hints=["exact-rule", "last-one-gone"])
+def two_different_matmuls_lowered(solution: Any) -> Any:
+    """matmul_lowered on two matmuls of different shapes."""
+    return matmul_case(solution, TWO_DIFFERENT)
+
+
+@probe(category="matmul", check="matmul_matches", hints=["exact-rule", "walk-ops"])
+def batch_matmul_lowered(solution: Any) -> Any:
+    """matmul_lowered on a batched matmul."""
+    return matmul_case(solution, BATCH_ONLY)
 
 # ---------------------------------------------------------------- dispatch
 
@@ -173,6 +231,12 @@ def odd_matmul_vector(solution: Any) -> Any:
     return vector_case(solution, ODD_MATMUL)
 
 
+
+@probe(category="vector", check="vector_matches", hints=["exact-rule", "walk-ops"])
+def vector_body_vector(solution: Any) -> Any:
+    """first_vector_pass on an elementwise generic whose body is written with vector ops."""
+    return vector_case(solution, VECTOR_BODY)
+
 # ---------------------------------------------------------------- tiles
 
 
@@ -198,3 +262,9 @@ def data_tiled_matmul_tiles(solution: Any) -> Any:
 def odd_matmul_tiles(solution: Any) -> Any:
     """tile_sizes on a matmul whose shapes no vector size divides."""
     return tiles_case(solution, ODD_MATMUL)
+
+
+@probe(category="tiles", check="tiles_match", hints=["root-op", "config-levels"])
+def two_different_matmuls_tiles(solution: Any) -> Any:
+    """tile_sizes on two matmuls of different shapes."""
+    return tiles_case(solution, TWO_DIFFERENT)
