@@ -54,6 +54,8 @@ def folded_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         return False, str(actual["error"])
     if actual.get("folded_interface") != expected["interface"]:
         return False, f"the folded graph's inputs/outputs are {actual.get('folded_interface')}; they must stay {expected['interface']}"
+    if actual.get("opset") != expected["original_opset"]:
+        return False, "the folded model's opset_import differs from the original model's: keep the original's opset"
     if actual.get("check_model") != "ok":
         return False, f"onnx.checker.check_model(full_check=True) rejects the folded model: {actual.get('check_model')}"
     problem = _outputs_problem(actual.get("outputs"), expected["original"])

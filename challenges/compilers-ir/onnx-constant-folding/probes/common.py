@@ -63,6 +63,7 @@ def fold_case(solution: Any, model: onnx.ModelProto, feeds: list[dict[str, np.nd
         "interface": {"inputs": [i.name for i in model.graph.input], "outputs": [o.name for o in model.graph.output]},
         "original": [run(model, f, times) for f in feeds],
         "original_nodes": len(model.graph.node),
+        "original_opset": sorted([o.domain, o.version] for o in model.opset_import),
     }
     try:
         new = solution.fold_constants(copy.deepcopy(model))
@@ -73,6 +74,7 @@ def fold_case(solution: Any, model: onnx.ModelProto, feeds: list[dict[str, np.nd
         obs["error"] = f"fold_constants returned a {type(new).__name__}, not an onnx.ModelProto"
         return obs
     obs["folded_interface"] = {"inputs": [i.name for i in new.graph.input], "outputs": [o.name for o in new.graph.output]}
+    obs["opset"] = sorted([o.domain, o.version] for o in new.opset_import)
     obs["op_counts"] = dict(sorted(Counter(n.op_type for n in new.graph.node).items()))
     obs["initializers"] = len(new.graph.initializer)
     try:

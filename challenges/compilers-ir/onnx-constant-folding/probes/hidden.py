@@ -118,6 +118,59 @@ def torchscript_export_unfolded(solution: Any) -> dict[str, Any]:
     return fold_case(solution, m, [{"x": randn(10, 2, 3, 4)}])
 
 
+@probe(category="folding", check="folded_ok", weight=2, hints=["opset"])
+def older_opset_model(solution: Any) -> dict[str, Any]:
+    """An opset-11 model: Unsqueeze, ReduceSum and Split of weights, whose axes and sizes are attributes at that opset."""
+    nodes = [
+        helper.make_node("Split", ["w"], ["w_top", "w_bottom"], axis=0, split=[2, 4]),
+        helper.make_node("ReduceSum", ["w_top"], ["top_sum"], axes=[0], keepdims=0),
+        helper.make_node("Unsqueeze", ["top_sum"], ["row"], axes=[0]),
+        helper.make_node("Squeeze", ["lone"], ["lone_sq"], axes=[0, 2]),
+        helper.make_node("Mul", ["x", "row"], ["xr"]),
+        helper.make_node("MatMul", ["xr", "w_bottom_t"], ["h"]),
+        helper.make_node("Transpose", ["w_bottom"], ["w_bottom_t"], perm=[1, 0]),
+        helper.make_node("Add", ["h", "lone_sq"], ["y"]),
+    ]
+    # Topological order: the Transpose must come before the MatMul that reads it.
+    nodes[5], nodes[6] = nodes[6], nodes[5]
+    m = make(nodes, [vi("x", [2, 5])], [vi("y", [2, 4])],
+             [init("w", randn(30, 6, 5)), init("lone", randn(31, 1, 4, 1))], opset=11)  # fmt: skip
+    return fold_case(solution, m, [{"x": randn(32, 2, 5)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["propagate"])
+def constant_attribute_forms(solution: Any) -> dict[str, Any]:
+    """Constant nodes written with value_float, value_floats, value_int and value_ints, not a tensor value."""
+    nodes = [
+        helper.make_node("Constant", [], ["half"], value_float=0.5),
+        helper.make_node("Constant", [], ["gains"], value_floats=[1.0, -2.0, 3.0, 0.25]),
+        helper.make_node("Constant", [], ["two"], value_int=2),
+        helper.make_node("Constant", [], ["shape"], value_ints=[2, 2]),
+        helper.make_node("Mul", ["gains", "half"], ["g"]),
+        helper.make_node("Reshape", ["g", "shape"], ["g2"]),
+        helper.make_node("Cast", ["two"], ["two_f"], to=F32),
+        helper.make_node("Mul", ["x", "g2"], ["xg"]),
+        helper.make_node("Add", ["xg", "two_f"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [3, 2, 2])], [vi("y", [3, 2, 2])])
+    return fold_case(solution, m, [{"x": randn(33, 3, 2, 2)}])
+
+
+@probe(category="folding", check="folded_ok", hints=["no-merge"])
+def equal_constants_stay_apart(solution: Any) -> dict[str, Any]:
+    """Two Constant nodes and an initializer with equal values, each read by its own input-dependent node."""
+    ones = np.ones(4, dtype=np.float32)
+    nodes = [
+        const("c1", ones),
+        const("c2", ones.copy()),
+        helper.make_node("Add", ["x", "c1"], ["a"]),
+        helper.make_node("Mul", ["a", "c2"], ["b"]),
+        helper.make_node("Sub", ["b", "w"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [4])], [vi("y", [4])], [init("w", ones.copy())])
+    return fold_case(solution, m, [{"x": randn(34, 4)}])
+
+
 # ---------------------------------------------------------------- semantics
 
 
@@ -173,6 +226,47 @@ def random_ops_not_folded(solution: Any) -> dict[str, Any]:
     return fold_case(solution, m, [{"x": randn(16, 2, 3)}], times=2)
 
 
+@probe(category="semantics", check="folded_ok", weight=2, hints=["random"])
+def other_random_ops_not_folded(solution: Any) -> dict[str, Any]:
+    """RandomUniformLike, RandomNormalLike, Bernoulli and Multinomial of constant inputs: they must stay. Run twice."""
+    nodes = [
+        helper.make_node("RandomUniformLike", ["w"], ["u"], seed=1.0, low=-0.1, high=0.1),
+        helper.make_node("RandomNormalLike", ["w"], ["n"], seed=2.0, scale=0.05),
+        helper.make_node("Bernoulli", ["p"], ["mask"], seed=3.0),
+        helper.make_node("Multinomial", ["logits"], ["pick"], seed=4.0, sample_size=3),
+        helper.make_node("Cast", ["pick"], ["pick_f"], to=F32),
+        helper.make_node("Add", ["x", "u"], ["xu"]),
+        helper.make_node("Add", ["xu", "n"], ["xun"]),
+        helper.make_node("Mul", ["xun", "mask"], ["y"]),
+        helper.make_node("Mul", ["x", "pick_f"], ["z"]),
+    ]
+    m = make(
+        nodes,
+        [vi("x", [2, 3])],
+        [vi("y", [2, 3]), vi("z", [2, 3])],
+        [init("w", randn(35, 2, 3)), init("p", np.full((2, 3), 0.5, np.float32)), init("logits", randn(36, 2, 4))],
+    )
+    return fold_case(solution, m, [{"x": randn(37, 2, 3)}], times=2)
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["overridable", "dead-code"])
+def overridable_initializer_nobody_reads(solution: Any) -> dict[str, Any]:
+    """A graph input with a default value, read only by a dead branch: run without feeding it, and feeding it."""
+    nodes = [
+        helper.make_node("Mul", ["x", "temperature"], ["scaled"]),  # dead: no output reads it
+        helper.make_node("Tanh", ["x"], ["t"]),
+        helper.make_node("Add", ["t", "b"], ["y"]),
+    ]
+    m = make(
+        nodes,
+        [vi("x", [3]), vi("temperature", [])],
+        [vi("y", [3])],
+        [init("temperature", np.float32(1.0)), init("b", randn(38, 3))],
+    )
+    x = randn(39, 3)
+    return fold_case(solution, m, [{"x": x}, {"x": x, "temperature": np.array(4.0, dtype=np.float32)}])
+
+
 # ---------------------------------------------------------------- cleanup
 
 
@@ -226,3 +320,29 @@ def identity_to_two_outputs(solution: Any) -> dict[str, Any]:
     ]
     m = make(nodes, [vi("x", [3])], [vi("out_a", [3]), vi("out_b", [3]), vi("out_c", [3])])
     return fold_case(solution, m, [{"x": randn(24, 3)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["dead-code"])
+def later_output_of_a_multi_output_node(solution: Any) -> dict[str, Any]:
+    """Split and TopK of the input whose first outputs nobody reads: only a later output is used."""
+    nodes = [
+        helper.make_node("Split", ["x"], ["left", "right"], axis=1, num_outputs=2),
+        helper.make_node("Relu", ["right"], ["y"]),
+        const("k", np.array([2], dtype=np.int64)),
+        helper.make_node("TopK", ["x", "k"], ["top_values", "top_indices"], axis=1),
+        helper.make_node("Cast", ["top_indices"], ["z"], to=F32),
+    ]
+    m = make(nodes, [vi("x", [3, 6])], [vi("y", [3, 3]), vi("z", [3, 2])])
+    return fold_case(solution, m, [{"x": randn(40, 3, 6)}])
+
+
+@probe(category="cleanup", check="folded_ok", hints=["identity"])
+def identity_of_a_shared_constant(solution: Any) -> dict[str, Any]:
+    """An initializer read directly by one node and through an Identity by another."""
+    nodes = [
+        helper.make_node("Identity", ["w"], ["w_alias"]),
+        helper.make_node("Add", ["x", "w"], ["a"]),
+        helper.make_node("Mul", ["a", "w_alias"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [4])], [vi("y", [4])], [init("w", randn(41, 4))])
+    return fold_case(solution, m, [{"x": randn(42, 4)}])

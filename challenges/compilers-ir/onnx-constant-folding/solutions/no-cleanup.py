@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 NONDETERMINISTIC = frozenset(
@@ -36,9 +36,20 @@ def _foldable(node: onnx.NodeProto, constants: dict[str, np.ndarray]) -> bool:
     return all(name == "" or name in constants for name in node.input)
 
 
-def _evaluate(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int) -> list[np.ndarray]:
-    feeds = {name: constants[name] for name in node.input if name}
-    return ReferenceEvaluator(node, opsets={"": opset}).run(None, feeds)
+def _evaluate(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int) -> dict[str, np.ndarray]:
+    """Run one node at the model's opset: its non-empty outputs by name.
+
+    The node is wrapped in a one-node function that imports the model's
+    opset: ReferenceEvaluator(node) alone would run the newest version of
+    the op, whose inputs and attributes can differ from the model's.
+    """
+    inputs = list(dict.fromkeys(name for name in node.input if name))
+    outputs = [name for name in node.output if name]
+    function = helper.make_function(
+        "fold", "node", inputs, outputs, [node], opset_imports=[helper.make_opsetid(node.domain, opset)]
+    )
+    values = ReferenceEvaluator(function).run(None, {name: constants[name] for name in inputs}, attributes={})
+    return dict(zip(outputs, values, strict=True))
 
 
 def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -54,9 +65,8 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     kept: list[onnx.NodeProto] = []
     for node in graph.node:
         if _foldable(node, constants):
-            for name, value in zip(node.output, _evaluate(node, constants, opset), strict=False):
-                if name:
-                    constants[name] = np.asarray(value)
+            for name, value in _evaluate(node, constants, opset).items():
+                constants[name] = np.asarray(value)
         else:
             kept.append(node)
 

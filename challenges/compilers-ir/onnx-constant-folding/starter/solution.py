@@ -10,7 +10,7 @@ it should, and not only those it may.
 from __future__ import annotations
 
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 
@@ -23,7 +23,10 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     for node in graph.node:
         if node.input and all(name in initializers for name in node.input):
             feeds = {name: initializers[name] for name in node.input}
-            outputs = ReferenceEvaluator(node, opsets={"": opset}).run(None, feeds)
+            # One-node function at the model's opset (a bare NodeProto would run at the newest opset).
+            fn = helper.make_function("fold", "node", list(feeds), list(node.output), [node],
+                                      opset_imports=[helper.make_opsetid("", opset)])  # fmt: skip
+            outputs = ReferenceEvaluator(fn).run(None, feeds, attributes={})
             for name, value in zip(node.output, outputs):
                 graph.initializer.append(numpy_helper.from_array(value, name))
         else:
