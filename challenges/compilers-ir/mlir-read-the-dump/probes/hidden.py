@@ -100,16 +100,15 @@ func.func @main(%a: tensor<33x100xf32>, %b: tensor<100x17xf32>) -> tensor<33x17x
 """
 
 TWO_DIFFERENT = """
-func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>, %c: tensor<48x16xf32>) -> tensor<32x16xf32> {
+func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<32x48xf32>
-  %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x48xf32>) -> tensor<32x48xf32>
-  %ab = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x48xf32>) outs(%acc1 : tensor<32x48xf32>) -> tensor<32x48xf32>
-  %t = math.tanh %ab : tensor<32x48xf32>
-  %e2 = tensor.empty() : tensor<32x16xf32>
-  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x16xf32>) -> tensor<32x16xf32>
-  %r = linalg.matmul ins(%t, %c : tensor<32x48xf32>, tensor<48x16xf32>) outs(%acc2 : tensor<32x16xf32>) -> tensor<32x16xf32>
-  return %r : tensor<32x16xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %ab = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = linalg.matmul ins(%ab, %c : tensor<8x8xf32>, tensor<8x4xf32>) outs(%acc2 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
 }
 """
 
