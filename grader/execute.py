@@ -19,7 +19,8 @@ from typing import Any
 from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
-from sandbox import Backend, RunOutcome, SandboxLimits, SandboxStartError, get_backend
+from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
+from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import ObservationError, decode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
 from sandbox.runner.wire import WireError, read_frames
@@ -98,6 +99,23 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     return run_job(backend, package.runtime, limits, job, {s.name for s in specs})
 
 
+def _ready_sandbox(backend: Backend, runtime: str, limits: SandboxLimits) -> Sandbox:
+    """A started sandbox whose runner said ready; one more is tried if the first hung before it.
+
+    The job has not been sent when a runner hangs on its way to "ready", so
+    no candidate code has run and a second sandbox cannot run anything twice.
+    """
+    try:
+        sandbox = backend.start(runtime, limits)
+        sandbox.wait_ready()  # instant for a warm sandbox; the whole start for a cold one
+        return sandbox
+    except SandboxNotReady as exc:
+        log.warning("sandbox hung before ready; starting another", extra={"event": "sandbox.start_retried", "profile": runtime, "error": str(exc)[:500]})
+    sandbox = backend.start(runtime, limits)
+    sandbox.wait_ready()
+    return sandbox
+
+
 def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str, Any], names: set[str]) -> Execution:
     """Run one job (sources, probes_list, limits) in a new sandbox of ``runtime``; decode the probes named ``names``.
 
@@ -106,8 +124,7 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
     """
     t0 = time.monotonic()
     try:
-        sandbox = backend.start(runtime, limits)
-        sandbox.wait_ready()  # instant for a warm sandbox; the whole start for a cold one
+        sandbox = _ready_sandbox(backend, runtime, limits)
         startup_ms = int((time.monotonic() - t0) * 1000)
         outcome = sandbox.run(job)
     except SandboxStartError as exc:

@@ -5,6 +5,7 @@ extends lives here, in a module that imports nothing::
 
     AppError                    raised on purpose; the message is written for a person
     +-- SandboxStartError       (here) a sandbox could not start or never became ready
+    |   +-- SandboxNotReady     its runner lived but never said ready: worth one more sandbox
     +-- GraderError             (grader/errors.py) InvalidSubmission, PackageError, PlatformError
     +-- Refused                 (web/errors.py) a request refused: NotFound, Conflict,
                                 LimitReached (too much pending) and Throttled (too often)
@@ -23,3 +24,7 @@ class AppError(Exception):
 
 class SandboxStartError(AppError):
     """The sandbox could not be started or never became ready (a platform failure)."""
+
+
+class SandboxNotReady(SandboxStartError):
+    """The runner was alive but did not say "ready" in time; no job had been sent, so a new sandbox may be tried."""

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+from pathlib import Path
 from typing import IO
 
 from sandbox.backend import SandboxLimits, SandboxStartError
@@ -133,6 +134,11 @@ class ProcessSandbox(RunnerSandbox):
         except (OSError, ValueError):  # closed by destroy
             return ""
 
+    def process_snapshot(self) -> str:
+        if self.proc is None:
+            return ""
+        return describe_session(self.proc.pid)
+
     def kill_all(self) -> None:
         if self.proc is None:
             return
@@ -156,3 +162,22 @@ class ProcessSandbox(RunnerSandbox):
         if self._stderr_file is not None:
             self._stderr_file.close()
         log.info("sandbox destroyed", extra={"event": "sandbox.destroyed", "profile": self.profile, **self.log_fields()})
+
+
+def describe_session(sid: int) -> str:
+    """``pid state wchan command`` for every process of session ``sid`` (a launched sandbox is one session)."""
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            fields = stat[stat.rfind(")") + 2 :].split()
+            if int(fields[3]) != sid:  # field 6, the session id
+                continue
+            wchan = (entry / "wchan").read_text().strip() or "-"
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, ValueError, IndexError):
+            continue
+        lines.append(f"{entry.name} {fields[0]} {wchan} {command[:160]}")
+    return "\n".join(sorted(lines, key=lambda line: int(line.split()[0])))

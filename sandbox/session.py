@@ -27,6 +27,7 @@ from typing import Any
 
 from sandbox import cpus
 from sandbox.backend import RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.errors import SandboxNotReady
 from sandbox.stream import StreamBuffer
 from sandbox.teardown import destroy_soon
 
@@ -63,6 +64,10 @@ class RunnerSandbox(Sandbox):
     def send_job(self, line: bytes) -> None:
         """Give the runner its one job line; OSError if the runner is gone."""
 
+    def process_snapshot(self) -> str:
+        """One line per process of the sandbox (pid, state, what it waits in, command), for the log; "" where unseen."""
+        return ""
+
     @abstractmethod
     def kill_all(self) -> None:
         """SIGKILL everything in the sandbox at once; harmless if it has already stopped."""
@@ -98,9 +103,19 @@ class RunnerSandbox(Sandbox):
             return self.ready
         header = self.stream.wait_for_first_frame(self.limits.startup_seconds)
         if not header or header.get("type") != "ready":
+            # Still running with nothing said: it hung (seen once in hundreds of
+            # starts on a loaded host). What its processes wait on is the only
+            # clue to why, so it goes into the log before they are killed.
+            hung = header is None and not self.stream.eof.is_set()
+            snapshot = self.process_snapshot() if hung else ""
             tail = self.stderr_text()
             self.destroy()
-            log.warning("sandbox never became ready", extra={"event": "sandbox.start_failed", "profile": self.profile, **self.log_fields()})
+            log.warning(
+                "sandbox never became ready",
+                extra={"event": "sandbox.start_failed", "profile": self.profile, "hung": hung, "processes": snapshot, **self.log_fields()},
+            )
+            if hung:
+                raise SandboxNotReady(f"the {self.noun} did not become ready in {self.limits.startup_seconds:g} s: {tail[-2000:] or 'no output'}")
             raise SandboxStartError(f"the {self.noun} did not become ready: {tail[-2000:] or 'no output'}")
         self.ready = header
         log.info("sandbox ready", extra={"event": "sandbox.ready", "profile": self.profile, **self.log_fields()})

@@ -18,6 +18,7 @@ code it submits::
     fake.script(BROKEN, small=raised("ValueError", "no", line=2))
     fake.script(TYPO, reply=syntax_error("'(' was never closed", line=1))
     fake.fail_starts(2)                                   # the next two sandboxes do not start
+    fake.hang_starts(1)                                   # the next one hangs before "ready"
 
 Code not scripted (the reference, among others) observes ``answers``; a
 probe without an answer observes None. ``jobs`` records every job run, so a
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import encode_observation
 from sandbox.runner.wire import write_frame
 
@@ -136,6 +138,7 @@ class FakeBackend(Backend):
         self.starts = 0
         self._scripts: dict[str, _Script] = {}
         self._start_failures: list[str] = []
+        self._hangs = 0
 
     # -- scripting
     def script(self, code: str, reply: Reply | None = None, *, during: Callable[[], None] | None = None, **probes: ProbeReply) -> None:
@@ -153,6 +156,10 @@ class FakeBackend(Backend):
         """The next ``count`` sandboxes fail to start (SandboxStartError: the grader's PlatformError)."""
         self._start_failures.extend([message] * count)
 
+    def hang_starts(self, count: int) -> None:
+        """The next ``count`` sandboxes start but never say ready (SandboxNotReady, which the grader retries once)."""
+        self._hangs += count
+
     def runs_of(self, code: str) -> list[dict[str, Any]]:
         """The jobs that ran ``code``, in order."""
         return [job for job in self.jobs if job["sources"]["solution"] == code]
@@ -162,7 +169,9 @@ class FakeBackend(Backend):
         self.starts += 1
         if self._start_failures:
             raise SandboxStartError(self._start_failures.pop(0))
-        return FakeSandbox(self, profile, limits)
+        hangs = self._hangs > 0
+        self._hangs -= hangs
+        return FakeSandbox(self, profile, limits, hangs=hangs)
 
     def answer(self, job: dict[str, Any]) -> tuple[Reply, Callable[[], None] | None]:
         script = self._scripts.get(job["sources"]["solution"])
@@ -172,13 +181,17 @@ class FakeBackend(Backend):
 class FakeSandbox(Sandbox):
     """One job's worth of scripted runner output."""
 
-    def __init__(self, backend: FakeBackend, profile: str, limits: SandboxLimits) -> None:
+    def __init__(self, backend: FakeBackend, profile: str, limits: SandboxLimits, *, hangs: bool = False) -> None:
         self.backend = backend
         self.profile = profile
         self.limits = limits
+        self.hangs = hangs
         self._alive = True
 
     def wait_ready(self) -> dict[str, Any]:
+        if self.hangs:
+            self.destroy()
+            raise SandboxNotReady(f"the sandbox did not become ready in {self.limits.startup_seconds:g} s: no output")
         return {"type": "ready", "profile": self.profile, "pid": 2}
 
     def alive(self) -> bool:

@@ -23,6 +23,7 @@ import pytest
 from grader.errors import PlatformError
 from sandbox import cgroups
 from sandbox.docker import DockerSandbox
+from sandbox.errors import SandboxStartError
 from sandbox.process import ProcessSandbox
 from sandbox.session import RunnerSandbox
 from tests.helpers import grade, patient_add_numbers, real_backends
@@ -117,3 +118,62 @@ def test_groups_of_a_dead_worker_are_swept_and_live_ones_kept(monkeypatch: pytes
         mine.destroy()
         for parent_dir in cgroups._parent_dirs():
             parent_dir.rmdir()
+
+
+class _HangsBeforeReady(ProcessSandbox):
+    """A sandbox whose "runner" never says ready: it blocks reading its stdin, as a hung import would."""
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-c", "import sys; sys.stdin.read()"]
+
+
+def test_a_runner_that_hangs_before_ready_is_reported_with_what_it_waits_on(caplog: pytest.LogCaptureFixture) -> None:
+    from sandbox import SandboxLimits
+    from sandbox.errors import SandboxNotReady
+
+    sandbox = _HangsBeforeReady("python", SandboxLimits(wall_seconds=5, memory_mb=256, startup_seconds=0.5))
+    sandbox.launch()
+    assert sandbox.proc is not None
+    pid = sandbox.proc.pid
+    with caplog.at_level("WARNING", logger="sandbox.session"), pytest.raises(SandboxNotReady, match=r"did not become ready in 0\.5 s: no output"):
+        sandbox.wait_ready()
+    # The log names the hung process and what it waits in, taken before it was killed.
+    record = next(r for r in caplog.records if getattr(r, "event", "") == "sandbox.start_failed")
+    assert record.hung is True
+    assert f"{pid} S " in record.processes and "sys.stdin.read()" in record.processes
+    assert not sandbox.alive()
+
+
+def test_a_runner_that_dies_before_ready_is_not_taken_for_a_hang() -> None:
+    from sandbox import SandboxLimits
+    from sandbox.errors import SandboxNotReady
+
+    class DiesBeforeReady(ProcessSandbox):
+        def command(self) -> list[str]:
+            return [sys.executable, "-c", "import sys; sys.exit('no such profile')"]
+
+    sandbox = DiesBeforeReady("python", SandboxLimits(wall_seconds=5, memory_mb=256, startup_seconds=30))
+    sandbox.launch()
+    with pytest.raises(SandboxStartError, match="no such profile") as raised:
+        sandbox.wait_ready()
+    assert not isinstance(raised.value, SandboxNotReady)
+
+
+def test_grading_starts_one_more_sandbox_when_the_first_hangs_before_ready() -> None:
+    from grader import grade_submission
+    from tests.fake_backend import FakeBackend
+    from tests.helpers import add_numbers
+
+    fake = FakeBackend()
+    grade_submission(add_numbers(), HONEST, public=False, backend=fake)  # the expectations
+    fake.starts = 0
+    fake.hang_starts(1)
+    assert grade_submission(add_numbers(), HONEST, public=False, backend=fake).score == 100
+    assert fake.starts == 2
+
+    # Twice in a row is not a passing hiccup: the grading fails as the platform's fault, after two sandboxes.
+    fake.starts = 0
+    fake.hang_starts(2)
+    with pytest.raises(PlatformError, match="did not become ready"):
+        grade_submission(add_numbers(), HONEST, public=False, backend=fake)
+    assert fake.starts == 2

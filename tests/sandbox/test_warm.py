@@ -18,7 +18,8 @@ import pytest
 from grader import load_package_dir
 from grader.execute import execute
 from sandbox import get_backend
-from sandbox.backend import RUNNER_DIR, Backend
+from sandbox.backend import Backend
+from sandbox.environment import RUNNER_DIR
 from sandbox.bwrap import BwrapBackend
 from sandbox.warm import digest, ensure_host_cache, stage, warm_sources
 from tests.helpers import real_backends
