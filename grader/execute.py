@@ -110,7 +110,10 @@ def _ready_sandbox(backend: Backend, runtime: str, limits: SandboxLimits) -> San
         sandbox.wait_ready()  # instant for a warm sandbox; the whole start for a cold one
         return sandbox
     except SandboxNotReady as exc:
-        log.warning("sandbox hung before ready; starting another", extra={"event": "sandbox.start_retried", "profile": runtime, "error": str(exc)[:500]})
+        log.warning(
+            "sandbox hung before ready; starting another",
+            extra={"event": "sandbox.start_retried", "profile": runtime, "error": str(exc)[:500]},
+        )
     sandbox = backend.start(runtime, limits)
     sandbox.wait_ready()
     return sandbox
