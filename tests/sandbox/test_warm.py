@@ -19,8 +19,8 @@ from grader import load_package_dir
 from grader.execute import execute
 from sandbox import get_backend
 from sandbox.backend import Backend
-from sandbox.environment import RUNNER_DIR
 from sandbox.bwrap import BwrapBackend
+from sandbox.environment import RUNNER_DIR
 from sandbox.warm import digest, ensure_host_cache, stage, warm_sources
 from tests.helpers import real_backends
 
