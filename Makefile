@@ -46,7 +46,8 @@ lint: venv
 check-challenges: venv
 	$(PY) manage.py check_challenges
 
-# The suite over every core (pytest-xdist, work stealing; tests/conftest.py
+# The suite over every core (pytest-xdist, each worker given the next test as it
+# frees up, a package's two backend validations as one group; tests/conftest.py
 # puts the longest first), lint while the sandbox image builds. Package
 # validations that passed before on the same code and backend are remembered
 # in var/cache/validated (grader/validation_cache.py). The 30 slowest tests
@@ -59,7 +60,7 @@ export GRADER_VALIDATE_JOBS ?= 1
 
 test: deps venv
 	@$(MAKE) --no-print-directory -j2 lint sandbox-image
-	scripts/run-tests.sh -n $(TEST_JOBS) --dist worksteal --durations=30
+	scripts/run-tests.sh -n $(TEST_JOBS) --dist loadgroup --durations=30
 
 clean:
 	rm -rf var/cache var/log var/run staticfiles

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -27,17 +28,31 @@ def package_copy(tmp_path: Path) -> Path:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Longest first: whole-package validations, then the other slow and browser tests, then the rest.
 
-    ``make test`` spreads the suite over the cores with pytest-xdist's
-    work-stealing scheduler; started first, the long tests cannot end up
-    alone at the tail of the run while the other worker idles. The order
-    within each group is the collection order (the sort is stable).
+    ``make test`` spreads the suite over the cores with pytest-xdist, giving
+    each worker the next test (or package group) as it frees up; started
+    first, the long tests cannot end up alone at the tail of the run while
+    the other worker idles. Validations go by their package's wall-clock
+    limit, the best estimate of their length before they run (the heaviest,
+    compile-bisect-layer and find-the-broken-pass, take four minutes each
+    backend; the lightest a few seconds), and a package's backends in the
+    order ``real_backends`` lists them. Otherwise the collection order stays.
     """
 
-    def rank(item: pytest.Item) -> int:
+    def rank(item: pytest.Item) -> tuple[int, float]:
         if item.get_closest_marker("slow") and "test_package_is_valid" in item.name:
-            return 0
+            folder = getattr(item, "callspec").params["folder"]
+            return 0, -_package_wall_seconds(folder)
         if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
-            return 1
-        return 2
+            return 1, 0
+        return 2, 0
 
     items.sort(key=rank)
+
+
+def _package_wall_seconds(folder: Path) -> float:
+    """A package's ``[limits] wall_seconds`` (0 if unreadable: the test itself will say why)."""
+    try:
+        with (folder / "challenge.toml").open("rb") as f:
+            return float(tomllib.load(f).get("limits", {}).get("wall_seconds", 0))
+    except (OSError, ValueError, tomllib.TOMLDecodeError):
+        return 0.0

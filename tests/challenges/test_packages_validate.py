@@ -7,6 +7,12 @@ real backend (bwrap and docker in CI: production grades in docker, so a
 package that only works under bwrap must fail here), so a failure names the
 package and the backend and prints the whole report.
 
+Both backends' validations of one package run on the same xdist worker, one
+after the other (an ``xdist_group`` per package; ``make test`` uses
+``--dist loadgroup``): the first records the reference's observations and
+the second only needs one reference run that agrees with them, where two
+validations at once on two workers would each run it twice.
+
 A package that passed before on the same version, platform code, runtime and
 backend is not validated again (grader/validation_cache.py; its key is tested
 in tests/grader/test_validation_cache.py): a second ``make test`` re-validates
@@ -34,7 +40,10 @@ def test_the_catalogue_is_not_empty() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", real_backends())
-@pytest.mark.parametrize("folder", PACKAGES, ids=[f"{p.parent.name}/{p.name}" for p in PACKAGES])
+@pytest.mark.parametrize(
+    "folder",
+    [pytest.param(p, id=f"{p.parent.name}/{p.name}", marks=pytest.mark.xdist_group(f"validate-{p.parent.name}-{p.name}")) for p in PACKAGES],
+)
 def test_package_is_valid(folder: Path, backend: str) -> None:
     report = validate_package(folder, get_backend(backend), remember=True)
     assert report.ok, "\n".join([report.name, f"backend: {backend}", *report.lines])

@@ -164,7 +164,7 @@ def test_grading_starts_one_more_sandbox_when_the_first_hangs_before_ready() -> 
     from tests.fake_backend import FakeBackend
     from tests.helpers import add_numbers
 
-    fake = FakeBackend()
+    fake = FakeBackend({"floats": [3.0, 4.5], "keeps_float16": "float16", "integers": [5, 7]})
     grade_submission(add_numbers(), HONEST, public=False, backend=fake)  # the expectations
     fake.starts = 0
     fake.hang_starts(1)

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grader.errors import GraderError, InvalidSubmission, PackageError, PlatformError
-from sandbox.errors import AppError, SandboxStartError
+from sandbox.errors import AppError, SandboxNotReady, SandboxStartError
 from web.accounts.throttle import LoginBlocked
 from web.authoring.services import AuthoringError
 from web.errors import (
@@ -70,6 +70,7 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     (PackageError("probe 'secret_probe' fails on the reference", path="add-two/reference/solution.py"), 500, {"error": PACKAGE_MESSAGE}, {}),
     (PlatformError("the sandbox runner did not start: /var/lib/secret"), 503, {"error": PLATFORM_MESSAGE}, {}),
     (SandboxStartError("the Docker engine at tcp://10.0.0.5 is not reachable"), 503, {"error": PLATFORM_MESSAGE}, {}),
+    (SandboxNotReady("the sandbox did not become ready in 90 s: /srv/secret"), 503, {"error": PLATFORM_MESSAGE}, {}),
     (GraderError("an internal detail"), 500, {"error": SERVER_MESSAGE}, {}),
     (AppError("an internal detail"), 500, {"error": SERVER_MESSAGE}, {}),
     (OperationalError("database is locked"), 503, {"error": BUSY_MESSAGE, "retry_after": 5}, {"Retry-After": "5"}),
