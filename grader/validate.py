@@ -13,6 +13,9 @@ expectation (it fills the cache), the second is graded against it, so a
 score of 100 proves both correctness of the wiring and determinism. When the
 cache already holds this version's expectations (an earlier run, on this
 backend or another), one run graded against them proves the same.
+
+Validating on several backends (``make test``: bwrap and docker) can share
+the work out (:class:`Share`) instead of repeating all of it on each.
 """
 
 from __future__ import annotations
@@ -61,8 +64,56 @@ def _gist(message: str, limit: int = 600) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+@dataclass(frozen=True)
+class Share:
+    """This backend's part of one package's validation shared out over ``of`` backends; ``index`` says which part.
+
+    Every backend grades what can differ between backends: the reference
+    (its time against the limits), the leaker (the seal is the backend's own
+    walls) and every solution that must be accepted (a correct but slower or
+    hungrier solution meets the limits as each backend enforces them). The
+    starter and the solutions that must fail are dealt out in turn, each
+    graded on one backend: their verdicts are functions of their
+    observations, and the reference's observations agreeing across backends
+    (below) shows the backends observe alike. Every backend still grades wrong
+    solutions of every package that has two or more.
+
+    Determinism: the first part (index 0) runs the reference once and records
+    it; the others must agree with that record, which proves determinism
+    across two sandboxes, as two runs on one backend would, and agreement
+    across backends besides. A part that finds no record runs it twice.
+    """
+
+    index: int
+    of: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.of:
+            raise ValueError(f"share {self.index} of {self.of}: index must be in 0..{self.of - 1}")
+
+    @property
+    def records_once(self) -> bool:
+        """Whether this part may record the reference from one run (a later part proves determinism)."""
+        return self.index == 0 and self.of > 1
+
+    def grades(self, position: int) -> bool:
+        """Whether this part grades the dealt item at ``position`` (the starter is 0, then the failing solutions)."""
+        return position % self.of == self.index
+
+    def __str__(self) -> str:
+        return f"part {self.index + 1} of {self.of}"
+
+
+WHOLE = Share(0, 1)
+
+
 def validate_package(
-    folder: Path | str, backend: Backend | None = None, *, checks_in_sandbox: bool = False, remember: bool = False
+    folder: Path | str,
+    backend: Backend | None = None,
+    *,
+    checks_in_sandbox: bool = False,
+    remember: bool = False,
+    share: Share = WHOLE,
 ) -> Report:
     """Run every check on the package in ``folder`` and report.
 
@@ -70,7 +121,8 @@ def validate_package(
     package: its custom checks run in a sandbox (grader/sandboxed_checks.py).
     ``remember`` looks the validation up in grader/validation_cache.py first
     and records it there when it passes: a package, platform, runtime and
-    backend that passed together before are not run again.
+    backend that passed together before are not run again. ``share`` does
+    only this backend's part of a validation shared out over several.
     """
     report = Report(str(folder))
     try:
@@ -84,14 +136,14 @@ def validate_package(
     cache_key = None
     if remember and validation_cache.enabled():
         backend = backend or get_backend()
-        cache_key = validation_cache.key(package.version, backend, checks_in_sandbox=package.checks_in_sandbox)
+        cache_key = validation_cache.key(package.version, backend, checks_in_sandbox=package.checks_in_sandbox, share=str(share))
         recorded = validation_cache.lookup(cache_key)
         if recorded is not None:
             when = recorded.get("recorded_at", "?")
             report.lines = [*recorded["lines"], f"  ok passed before on this version, platform code, runtime and backend ({when}); not run again"]
             return report
     try:
-        _validate_loaded(package, report, backend)
+        _validate_loaded(package, report, backend, share)
     except GraderError as exc:
         report.fail(f"{type(exc).__name__}: {exc}")
     if cache_key is not None and report.ok:
@@ -99,15 +151,17 @@ def validate_package(
     return report
 
 
-def _validate_loaded(package: Package, report: Report, backend: Backend | None) -> None:
+def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share) -> None:
+    if share != WHOLE:
+        report.info(f"{share} of a validation shared out over backends (grader/validate.py: Share)")
     for public in (True, False):
-        _validate_reference(package, public, report, backend)
+        _validate_reference(package, public, report, backend, share)
     if not report.ok:
         return
-    _validate_submissions(package, report, backend)
+    _validate_submissions(package, report, backend, share)
 
 
-def _validate_reference(package: Package, public: bool, report: Report, backend: Backend | None) -> None:
+def _validate_reference(package: Package, public: bool, report: Report, backend: Backend | None, share: Share = WHOLE) -> None:
     """The reference passes every probe, twice alike, inside its limits; its observations become the expectations.
 
     Determinism needs two runs that agree. When the expectations of this
@@ -129,7 +183,10 @@ def _validate_reference(package: Package, public: bool, report: Report, backend:
         for problem in problems:
             report.fail(f"reference, {kind}: {problem}")
         return
-    if recorded is None:
+    if recorded is None and share.records_once:
+        expected, second = {name: run.observation for name, run in first.probes.items()}, first
+        agreement = "recorded from one run (the next backend's run must agree with it),"
+    elif recorded is None:
         expected = {name: run.observation for name, run in first.probes.items()}
         second = execute(package, package.reference_code.encode(), public=public, backend=backend)
         agreement = "deterministic; two runs agree,"
@@ -155,24 +212,33 @@ def _validate_reference(package: Package, public: bool, report: Report, backend:
         report.fail(f"reference, {kind}: probe '{slowest.name}' uses over 80% of its time limit; raise the limit")
 
 
-def _validate_submissions(package: Package, report: Report, backend: Backend | None) -> None:
-    """The starter scores below 100 and every shipped solution gets the verdict ``solutions/expected.toml`` states."""
+def _validate_submissions(package: Package, report: Report, backend: Backend | None, share: Share = WHOLE) -> None:
+    """The starter scores below 100 and every shipped solution gets the verdict ``solutions/expected.toml`` states.
+
+    Under a :class:`Share`, only this backend's part: every accepted
+    solution, and the starter and failing solutions dealt to it.
+    """
     # The starter and the solutions are independent gradings of code whose
     # expectations are now cached: run them side by side. Each sandbox is held
     # to one CPU by its cgroup, so two at once take about the time of one on
     # a machine with two cores, and no probe gets less CPU than it would alone.
     # The reference runs above stay one at a time: they measure probe times.
+    dealt = [("starter", package.starter_code)] + [
+        (f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value
+    ]
     jobs: list[tuple[str, bytes | str]] = [
-        ("starter", package.starter_code),
-        *((f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions),
+        *(job for position, job in enumerate(dealt) if share.grades(position)),
+        *((f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value),
         ("leaker", leaker_source(package)),
     ]
     with ThreadPoolExecutor(max_workers=max(1, validate_jobs()), thread_name_prefix="validate") as pool:
         futures = {name: pool.submit(grade_submission, package, code, public=False, backend=backend) for name, code in jobs}
         results = {name: future.result() for name, future in futures.items()}
 
-    starter = results["starter"]
-    if starter.score >= 100:
+    starter = results.get("starter")
+    if starter is None:
+        report.info("starter: graded by another backend's part")
+    elif starter.score >= 100:
         report.fail("starter: scores 100% on the hidden probes; it must score less")
     else:
         report.info(f"starter: {starter.verdict.value}, {starter.score:g}% on hidden probes")
@@ -180,7 +246,9 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
     _report_seal(package, results["leaker"].to_dict(), report)
 
     for solution in package.solutions:
-        result = results[f"solutions/{solution.name}.py"]
+        result = results.get(f"solutions/{solution.name}.py")
+        if result is None:
+            continue  # dealt to another backend's part
         problems = []
         if result.verdict.value != solution.verdict:
             problems.append(f"verdict {result.verdict.value}, expected {solution.verdict}")

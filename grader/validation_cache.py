@@ -100,9 +100,10 @@ def backend_identity(backend: Any) -> dict[str, str]:
     return identity
 
 
-def key(version: str, backend: Any, *, checks_in_sandbox: bool, platform_code: str | None = None) -> str:
+def key(version: str, backend: Any, *, checks_in_sandbox: bool, share: str = "part 1 of 1", platform_code: str | None = None) -> str:
     parts = {
         "package": version,
+        "share": share,
         "runtime": runtime_fingerprint(),
         "platform": platform_code or _platform_fingerprint_of_this_checkout(),
         "checks_in_sandbox": checks_in_sandbox,

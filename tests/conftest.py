@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import BACKEND_ORDER
+
 FIXTURE_PACKAGE = Path(__file__).resolve().parent / "fixtures" / "packages" / "demo" / "add-numbers"
 
 
@@ -33,18 +35,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     first, the long tests cannot end up alone at the tail of the run while
     the other worker idles. Validations go by their package's wall-clock
     limit, the best estimate of their length before they run (the heaviest,
-    compile-bisect-layer and find-the-broken-pass, take four minutes each
+    compile-bisect-layer and find-the-broken-pass, take minutes each
     backend; the lightest a few seconds), and a package's backends in the
-    order ``real_backends`` lists them. Otherwise the collection order stays.
+    order its shared validation needs (tests/challenges/test_packages_validate.py).
+    Otherwise the collection order stays.
     """
 
-    def rank(item: pytest.Item) -> tuple[int, float]:
+    def rank(item: pytest.Item) -> tuple[int, float, str, int]:
         if item.get_closest_marker("slow") and "test_package_is_valid" in item.name:
-            folder = getattr(item, "callspec").params["folder"]
-            return 0, -_package_wall_seconds(folder)
+            params = getattr(item, "callspec").params
+            return 0, -_package_wall_seconds(params["folder"]), str(params["folder"]), BACKEND_ORDER.index(params["backend"])
         if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
-            return 1, 0
-        return 2, 0
+            return 1, 0, "", 0
+        return 2, 0, "", 0
 
     items.sort(key=rank)
 

@@ -85,6 +85,17 @@ def real_backends() -> list[str]:
     return names
 
 
+# The order in which a package's shared validation runs on the backends
+# (grader/validate.py: Share; the first records the reference): docker,
+# production's backend, first. tests/conftest.py sorts the validations by it.
+BACKEND_ORDER = ["docker", "bwrap"]
+
+
+def ordered_backends() -> list[str]:
+    """:func:`real_backends` in :data:`BACKEND_ORDER`."""
+    return sorted(real_backends(), key=BACKEND_ORDER.index)
+
+
 def dead_owner_token() -> str:
     """The owner token (sandbox/owners.py) of a process that ran and was reaped: what a killed worker's leftovers carry."""
     from sandbox.owners import owner_token

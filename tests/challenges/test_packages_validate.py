@@ -7,11 +7,14 @@ real backend (bwrap and docker in CI: production grades in docker, so a
 package that only works under bwrap must fail here), so a failure names the
 package and the backend and prints the whole report.
 
-Both backends' validations of one package run on the same xdist worker, one
-after the other (an ``xdist_group`` per package; ``make test`` uses
-``--dist loadgroup``): the first records the reference's observations and
-the second only needs one reference run that agrees with them, where two
-validations at once on two workers would each run it twice.
+The backends share each package's validation out (grader/validate.py:
+``Share``): each runs the reference, the seal and every solution that must
+be accepted; the starter and the failing solutions are dealt out between
+them. The first records the reference from one run and the second must agree
+with that record, which proves determinism and backend agreement at once.
+So both run on the same xdist worker, one after the other (an
+``xdist_group`` per package; ``make test`` uses ``--dist loadgroup``), in
+``tests.helpers.BACKEND_ORDER``: docker, production's backend, first.
 
 A package that passed before on the same version, platform code, runtime and
 backend is not validated again (grader/validation_cache.py; its key is tested
@@ -26,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from grader.package import discover_packages, discover_tracks, load_track
-from grader.validate import validate_package
+from grader.validate import Share, validate_package
 from sandbox import get_backend
-from tests.helpers import real_backends
+from tests.helpers import ordered_backends
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = discover_packages(REPO / "challenges") + discover_packages(REPO / "tests" / "fixtures" / "packages")
@@ -39,13 +42,15 @@ def test_the_catalogue_is_not_empty() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", real_backends())
+@pytest.mark.parametrize("backend", ordered_backends())
 @pytest.mark.parametrize(
     "folder",
     [pytest.param(p, id=f"{p.parent.name}/{p.name}", marks=pytest.mark.xdist_group(f"validate-{p.parent.name}-{p.name}")) for p in PACKAGES],
 )
 def test_package_is_valid(folder: Path, backend: str) -> None:
-    report = validate_package(folder, get_backend(backend), remember=True)
+    backends = ordered_backends()
+    share = Share(backends.index(backend), len(backends))
+    report = validate_package(folder, get_backend(backend), remember=True, share=share)
     assert report.ok, "\n".join([report.name, f"backend: {backend}", *report.lines])
 
 

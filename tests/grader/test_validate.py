@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import PackageError
-from grader.validate import validate_jobs, validate_package
+from grader.validate import Share, validate_jobs, validate_package
 from sandbox import get_backend
 from tests.helpers import ADD_NUMBERS
 
@@ -107,3 +107,71 @@ def test_validation_fails_a_package_whose_candidates_would_see_the_hidden_probes
     assert not report.ok
     [failure] = [line for line in report.lines if line.startswith("FAIL")]
     assert failure.startswith("FAIL seal: the candidate's view shows hidden probe source in probe 'floats' message: ")
+
+
+ACCEPTED_SOLUTION = "import numpy as np\n\n\ndef add(a, b):\n    return np.add(a, b)\n"
+RETURNS_B = "def add(a, b):\n    return b\n"
+
+
+@pytest.fixture
+def dealt_package(tmp_path: Path) -> Path:
+    """add-numbers with an accepted solution and three failing ones, one of whose stated verdicts is false."""
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    (folder / "solutions" / "np-add.py").write_text(ACCEPTED_SOLUTION)
+    (folder / "solutions" / "first-only.py").write_text(WRONG_SOLUTION)
+    (folder / "solutions" / "returns-b.py").write_text(RETURNS_B)
+    expected = folder / "solutions" / "expected.toml"
+    expected.write_text(
+        expected.read_text()
+        + '\n[np-add]\nverdict = "accepted"\nwhy = "The same sum."\n'
+        + '\n[first-only]\nverdict = "wrong_answer"\nwhy = "It returns a."\n'
+        + '\n[returns-b]\nverdict = "accepted"\nwhy = "A false statement: it returns b."\n'
+    )
+    return folder
+
+
+def _graded(report_lines: list[str]) -> set[str]:
+    """The starter and solutions a part graded, from its report's lines."""
+    return {
+        line.split()[1].rstrip(":")
+        for line in report_lines
+        if line.split()[1].startswith(("solutions/", "starter")) and "another backend's part" not in line
+    }
+
+
+def test_a_shared_validation_deals_the_failing_solutions_out_and_grades_the_accepted_ones_everywhere(
+    dealt_package: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
+    bwrap = get_backend("bwrap")
+    # Every stated verdict true this time: returns-b fails, as it does.
+    (dealt_package / "solutions" / "expected.toml").write_text(
+        (dealt_package / "solutions" / "expected.toml").read_text().replace('[returns-b]\nverdict = "accepted"', '[returns-b]\nverdict = "wrong_answer"')
+    )
+    first = validate_package(dealt_package, bwrap, share=Share(0, 2))
+    second = validate_package(dealt_package, bwrap, share=Share(1, 2))
+    assert first.ok and second.ok, (first.lines, second.lines)
+
+    # The first part records the reference from one run; the second proves determinism by agreeing with it.
+    assert any("recorded from one run" in line for line in first.lines)
+    assert sum("one run agrees with the recorded run" in line for line in second.lines) == 2
+    # Dealt in turn (starter, float64, first-only, returns-b); the accepted solution and the seal on both.
+    assert _graded(first.lines) == {"starter", "solutions/first-only.py", "solutions/np-add.py"}
+    assert _graded(second.lines) == {"solutions/float64.py", "solutions/returns-b.py", "solutions/np-add.py"}
+    assert all(any(line.strip().startswith("ok seal") for line in r.lines) for r in (first, second))
+
+
+def test_a_false_verdict_fails_the_part_it_is_dealt_to(dealt_package: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
+    bwrap = get_backend("bwrap")
+    # returns-b is stated "accepted": a solution that must be accepted is graded by every part, and each fails it.
+    reports = [validate_package(dealt_package, bwrap, share=Share(i, 2)) for i in range(2)]
+    for report in reports:
+        assert not report.ok
+        assert any(line.startswith("FAIL solutions/returns-b.py: verdict wrong_answer, expected accepted") for line in report.lines), report.lines
+
+
+def test_a_share_outside_its_whole_is_refused() -> None:
+    with pytest.raises(ValueError, match="index must be in 0..1"):
+        Share(2, 2)

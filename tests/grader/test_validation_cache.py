@@ -30,7 +30,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Stand-in for the real validation (sandboxes are tested elsewhere): records each run, passes or fails on demand."""
     calls: list[str] = []
 
-    def fake(package: Any, report: Report, backend: Any) -> None:
+    def fake(package: Any, report: Report, backend: Any, share: Any) -> None:
         calls.append(package.version)
         if "FAIL" in package.files["probes/hidden.py"].decode():
             report.fail("reference, hidden: probe 'x' fails")
@@ -139,3 +139,14 @@ def test_a_damaged_entry_is_a_miss(private_cache: Path) -> None:
     assert validation_cache.lookup("k2") is None
     validation_cache.record("k3", "demo/add-numbers", ["  ok fine"])
     assert validation_cache.lookup("k3") is not None
+
+
+def test_each_part_of_a_shared_validation_is_remembered_on_its_own(package_copy: Path, runs: list[str]) -> None:
+    from grader.validate import Share
+
+    validate_package(package_copy, BWRAP, remember=True, share=Share(0, 2))  # type: ignore[arg-type]
+    validate_package(package_copy, BWRAP, remember=True, share=Share(1, 2))  # type: ignore[arg-type]
+    assert len(runs) == 2  # part 2 is other work than part 1: not "passed before"
+    validate_package(package_copy, BWRAP, remember=True, share=Share(1, 2))  # type: ignore[arg-type]
+    validate_package(package_copy, BWRAP, remember=True)  # type: ignore[arg-type]
+    assert len(runs) == 3  # part 2 again is remembered; the whole validation is not a part
