@@ -149,6 +149,51 @@ def several_roots_with_grad_outputs(solution: ModuleType) -> dict[str, Any]:
     return {"first": first, "z.grad": _grad(z), "grad_outputs left untouched": untouched}
 
 
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["roots", "input-buffer"])
+def pieces_of_a_split_as_roots(solution: ModuleType) -> dict[str, Any]:
+    """Roots that are outputs 2 and 0 of one multi-output node, and a piece that is both a root and on another root's path."""
+    V = solution.Variable
+    x = V(np.linspace(-0.5, 2.0, 6), requires_grad=True)
+    a, _b, c = x.split([1, 2, 3])
+    solution.backward([c, a], [V([1.0, 2.0, 3.0]), V([-1.5])])  # each gradient enters its own slot of one node
+    pieces = _grad(x)
+
+    y = V([[0.3, -1.2], [0.8, 0.5], [1.1, -0.4], [-0.7, 2.0]], requires_grad=True)
+    p, q = y.chunk(2)
+    s = (p.sin() * q).sum()  # reaches q's node, which is also a root
+    solution.backward([q, s], [V([[0.5, -1.0], [2.0, 0.25]]), V(1.0)])
+    return {"x.grad": pieces, "y.grad": _grad(y)}
+
+
+@probe(category="double-backward", weight=2, rtol=1e-9, atol=1e-12, hints=["create-graph", "roots"])
+def seed_gradients_follow_create_graph(solution: ModuleType) -> dict[str, Any]:
+    """Gradients handed to backward that require grad: summing them is recorded exactly when create_graph is."""
+    V = solution.Variable
+    z = V([0.6, -0.3], requires_grad=True)
+    out = z.exp() * z
+    h = V([1.0, 2.0], requires_grad=True)
+    k = V([0.5, -1.0], requires_grad=True)
+    with solution.no_grad():
+        solution.backward([out, out], [h, k], create_graph=True)  # the seeds meet: h + k must be recorded
+    first = _grad(z)
+    g = z.grad
+    z.grad = None
+    g.sum().backward()  # d/dh and d/dk of sum(z.grad) exist only if h + k was recorded
+
+    x = V([1.5, -2.0], requires_grad=True)
+    u = V([0.25, 4.0], requires_grad=True)
+    v = V([-1.0, 0.5], requires_grad=True)
+    solution.backward([x, x], [u, v])  # create_graph=False in grad mode: u + v must not be recorded
+    return {
+        "z.grad": first,
+        "z.grad second order": _grad(z),
+        "h.grad": _grad(h),
+        "k.grad": _grad(k),
+        "x.grad": _grad(x),
+        "x.grad requires grad without create_graph": bool(x.grad.requires_grad),
+    }
+
+
 # ---------------------------------------------------------------- accumulation
 
 
@@ -212,6 +257,22 @@ def released_nodes_only(solution: ModuleType) -> dict[str, Any]:
         "other: x.grad": _grad(x),
         "other: y.grad": _grad(y),
     }
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["retain-graph", "create-graph"])
+def create_graph_without_retain_graph(solution: ModuleType) -> dict[str, Any]:
+    """create_graph=True with retain_graph=False: the new gradient is differentiable, the graph it came from is freed."""
+    x = solution.Variable([0.4, -1.3, 0.9], requires_grad=True)
+    # The gradient's graph reaches only the leaf, never f's own intermediates:
+    # it is made of nodes this backward recorded, which nothing has released.
+    f = (x.sin() * 3.0 + x.cos()).sum()
+    f.backward(create_graph=True, retain_graph=False)
+    first = _grad(x)
+    g = x.grad
+    again = raises(f.backward)  # every node of f ran and was released
+    x.grad = None
+    g.sum().backward()
+    return {"x.grad": first, "backward through f again": again, "x.grad of sum(x.grad)": _grad(x)}
 
 
 # ---------------------------------------------------------------- double-backward
