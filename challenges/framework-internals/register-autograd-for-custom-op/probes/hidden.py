@@ -159,41 +159,19 @@ def gradients_float32_and_empty(solution: Any) -> dict[str, Any]:
     return out
 
 
-@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["formulas"])
-def gradients_with_zero_gates(solution: Any) -> dict[str, Any]:
-    """Gates that are exactly 0 (a ReLU or top-k gate switches lookups off), -0.0 among them: finite, exact gradients."""
-    table = randn(7, 4, seed=190).requires_grad_()
-    gate_logits = randn(3, 4, seed=191).requires_grad_()
-    indices = randint(7, 3, 4, seed=192)
-    out = embed(table, indices, torch.relu(gate_logits), 1.5)  # about half the gates are exactly 0
-    loss = (out * randn(3, 4, 4, seed=193)).sum()
-    g_table, g_logits = torch.autograd.grad(loss, (table, gate_logits))
-    leaf = {
-        "table": randn(5, 3, seed=194).requires_grad_(),
-        "weights": torch.tensor([0.0, 1.2, -0.0, 0.7, 0.0], dtype=torch.float64).requires_grad_(),
-    }
-    return {
-        "relu gates": {"table.grad": g_table, "gate_logits.grad": g_logits},
-        "zero weights": gradients(leaf["table"], torch.tensor([4, 1, 4, 0, 2]), leaf["weights"], -0.5, seed=195),
-    }
-
-
-def backward_after_update(which: str, seed: int, index_shape: tuple[int, ...], scale: float) -> dict[str, Any]:
-    """Forward, then an in-place update of ``which`` input (an optimizer step), then backward: what came of it.
-
-    The observation carries the inputs as the forward saw them, from which
-    checks.py computes the gradients a correct backward may return instead of raising.
-    """
-    table = randn(7, 3, seed=seed).requires_grad_()
-    indices = randint(7, *index_shape, seed=seed + 1)
-    weights = randn(*index_shape, seed=seed + 2).requires_grad_()
-    upstream = randn(*index_shape, 3, seed=seed + 3)
+@probe(category="gradients", check="inplace_guarded", hints=["save-for-backward"])
+def table_updated_before_backward(solution: Any) -> dict[str, Any]:
+    """The table is updated in place (an optimizer step) between forward and backward: raise, or use the old values."""
+    table = randn(7, 3, seed=70).requires_grad_()
+    indices = randint(7, 4, 2, seed=71)
+    weights = randn(4, 2, seed=72).requires_grad_()
+    upstream = randn(4, 2, 3, seed=73)
+    scale = 0.8
     inputs = {"table": table.detach().clone(), "indices": indices, "weights": weights.detach().clone(),
               "upstream": upstream, "scale": scale}
     out = embed(table, indices, weights, scale)
-    updated = {"table": table, "weights": weights}[which]
     with torch.no_grad():
-        updated.sub_(0.5 * randn(*updated.shape, seed=seed + 4))  # what an optimizer.step() does
+        table.sub_(0.5 * randn(7, 3, seed=74))  # what an optimizer.step() does
     try:
         (out * upstream).sum().backward()
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
@@ -201,18 +179,6 @@ def backward_after_update(which: str, seed: int, index_shape: tuple[int, ...], s
                 "table.grad": None, "weights.grad": None, "inputs": inputs}
     return {"error": None, "mentions in-place": False, "table.grad": table.grad, "weights.grad": weights.grad,
             "inputs": inputs}
-
-
-@probe(category="gradients", check="inplace_guarded", hints=["save-for-backward"])
-def table_updated_before_backward(solution: Any) -> dict[str, Any]:
-    """The table is updated in place (an optimizer step) between forward and backward: raise, or use the old values."""
-    return backward_after_update("table", seed=70, index_shape=(4, 2), scale=0.8)
-
-
-@probe(category="gradients", check="inplace_guarded", hints=["save-for-backward"])
-def weights_updated_before_backward(solution: Any) -> dict[str, Any]:
-    """The weights are updated in place between forward and backward: raise, or use the old values."""
-    return backward_after_update("weights", seed=75, index_shape=(5,), scale=-1.25)
 
 
 # ---------------------------------------------------------------- none-grads
