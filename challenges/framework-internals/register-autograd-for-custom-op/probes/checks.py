@@ -12,17 +12,17 @@ def _array(value: Any) -> np.ndarray:
 
 
 def inplace_guarded(actual: Any, expected: Any) -> tuple[bool, str]:
-    """Pass if backward refused a table changed in place, or used the values the forward saw.
+    """Pass if backward refused an input changed in place, or used the values the forward saw.
 
     The truth is computed here in float64 from the reference's inputs: the
-    gradients at the table's values *before* the in-place update.
+    gradients at the inputs' values *before* the in-place update.
     """
     if not isinstance(actual, dict) or not isinstance(expected, dict):
         return False, "the probe did not return its observation"
     error = actual.get("error")
     if error is not None:
         if error == "RuntimeError" and actual.get("mentions in-place") is True:
-            return True, "backward refused the table modified in place"
+            return True, "backward refused the input modified in place"
         return False, f"backward raised {error}, not autograd's RuntimeError about an in-place modification"
     inputs = expected["inputs"]
     table = _array(inputs["table"])
@@ -39,11 +39,21 @@ def inplace_guarded(actual: Any, expected: Any) -> tuple[bool, str]:
             return False, f"{name} is None"
         got = _array(got)
         if got.shape != truth.shape:
-            return False, f"{name} has shape {got.shape}, expected {truth.shape}"
+            return False, f"{name} has the wrong shape"
         if not np.allclose(got, truth, rtol=1e-9, atol=1e-12):
-            worst = float(np.max(np.abs(got - truth)))
             return False, (
-                f"{name} does not match the gradient at the table's values before the in-place update "
-                f"(max abs error {worst:.3g}): backward used tensors that changed after the forward"
+                f"{name} does not match the gradient at the inputs' values before the in-place update: "
+                "backward used tensors that changed after the forward"
             )
     return True, "backward used the values the forward saw"
+
+
+def inplace_guarded_cases(actual: Any, expected: Any) -> tuple[bool, str]:
+    """:func:`inplace_guarded` on each named case of the observation; all must pass."""
+    if not isinstance(actual, dict) or not isinstance(expected, dict) or set(actual) != set(expected):
+        return False, "the probe did not return its observation"
+    for name in expected:
+        ok, message = inplace_guarded(actual[name], expected[name])
+        if not ok:
+            return False, f"{name}: {message}"
+    return True, "each update was refused or did not change the gradients"

@@ -181,16 +181,94 @@ def table_updated_before_backward(solution: Any) -> dict[str, Any]:
             "inputs": inputs}
 
 
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["formulas", "index-shapes"])
+def gradients_scalar_and_strided_indices(solution: Any) -> dict[str, Any]:
+    """A 0-d index tensor (a single lookup), and index and weight tensors that are non-contiguous views."""
+    out: dict[str, Any] = {}
+    table = randn(5, 3, seed=200).requires_grad_()
+    weights = randn(1, seed=201).reshape(()).requires_grad_()
+    index = torch.tensor(3)
+    out["0-d gradcheck"] = error_name(
+        lambda: torch.autograd.gradcheck(lambda t, w: embed(t, index, w, 0.7), (table, weights), raise_exception=True)
+    )
+    out["0-d"] = gradients(table, index, weights, 0.7, seed=202)
+    table = randn(8, 4, seed=203).requires_grad_()
+    indices = randint(8, 5, 3, seed=204).t()  # (3, 5), not contiguous
+    weights = randn(5, 3, seed=205).t().detach().requires_grad_()  # (3, 5), not contiguous
+    out["transposed gradcheck"] = error_name(
+        lambda: torch.autograd.gradcheck(lambda t, w: embed(t, indices, w, -1.1), (table, weights), raise_exception=True)
+    )
+    out["transposed"] = gradients(table, indices, weights, -1.1, seed=206)
+    table = randn(8, 4, seed=207).requires_grad_()
+    weights = randn(3, 10, seed=208).requires_grad_()
+    every_other = randint(8, 3, 10, seed=209)[:, ::2]  # (3, 5), strided
+    out["strided"] = gradients(table, every_other, weights[:, ::2], 0.4, seed=210)
+    return out
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["formulas", "zero-gates"])
+def gradients_zero_gates_and_zero_scale(solution: Any) -> dict[str, Any]:
+    """Gates that are exactly zero (masked positions) and a zero scale: every gradient finite and right."""
+    out: dict[str, Any] = {}
+    table = randn(7, 4, seed=220).requires_grad_()
+    mask = torch.tensor([[1.0, 1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0, 0.0]], dtype=torch.float64)
+    weights = (randn(2, 5, seed=221) * mask).requires_grad_()
+    out["masked gates"] = gradients(table, randint(7, 2, 5, seed=222), weights, 1.5, seed=223)
+    table = randn(7, 4, seed=224).requires_grad_()
+    weights = randn(6, seed=225).requires_grad_()
+    out["scale 0"] = gradients(table, randint(7, 6, seed=226), weights, 0.0, seed=227)
+    return out
+
+
+def _updated_in_place(
+    table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, update: Callable[[], Any], seed: int
+) -> dict[str, Any]:
+    """Forward, then ``update()`` changes a saved input in place, then backward: the observation inplace_guarded reads."""
+    out = embed(table, indices, weights, scale)
+    upstream = randn(*out.shape, seed=seed)
+    inputs = {"table": table.detach().clone(), "indices": indices.clone(), "weights": weights.detach().clone(),
+              "upstream": upstream, "scale": scale}
+    update()
+    try:
+        (out * upstream).sum().backward()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "mentions in-place": "inplace" in str(exc),
+                "table.grad": None, "weights.grad": None, "inputs": inputs}
+    return {"error": None, "mentions in-place": False, "table.grad": table.grad, "weights.grad": weights.grad,
+            "inputs": inputs}
+
+
+@probe(category="gradients", weight=2, check="inplace_guarded_cases", hints=["save-for-backward"])
+def gates_or_indices_updated_before_backward(solution: Any) -> dict[str, Any]:
+    """The gates, or the index buffer, are changed in place between forward and backward: raise, or use the old values."""
+    table = randn(7, 3, seed=230).requires_grad_()
+    weights = randn(4, 2, seed=231).requires_grad_()
+
+    def step_gates() -> None:
+        with torch.no_grad():
+            weights.mul_(0.5).add_(randn(4, 2, seed=232))  # an optimizer step on the gates
+
+    gates = _updated_in_place(table, randint(7, 4, 2, seed=233), weights, 0.8, step_gates, seed=234)
+
+    table = randn(7, 3, seed=235).requires_grad_()
+    weights = randn(4, 2, seed=236).requires_grad_()
+    batch = randint(7, 4, 2, seed=237)
+    refill = randint(7, 4, 2, seed=238)  # the next batch, loaded into the same buffer
+    buffer = _updated_in_place(table, batch, weights, -1.3, lambda: batch.copy_(refill), seed=239)
+    return {"gates updated": gates, "index buffer refilled": buffer}
+
+
 # ---------------------------------------------------------------- none-grads
 
 
 @probe(category="none-grads", hints=["none-grads"])
 def none_grads_everything_requires_grad(solution: Any) -> dict[str, Any]:
-    """table and weights both require grad: backward returns two tensors, and None for indices and scale."""
+    """table and weights both require grad, float64 then float32: two tensors of the inputs' shapes and dtypes, None for indices and scale."""
     calls = record_backward(solution)
-    table = randn(9, 2, seed=80).requires_grad_()
-    weights = randn(3, 4, seed=81).requires_grad_()
-    embed(table, randint(9, 3, 4, seed=82), weights, 1.5).sum().backward()
+    for i, dtype in enumerate((torch.float64, torch.float32)):
+        table = randn(9, 2, seed=80 + 3 * i, dtype=dtype).requires_grad_()
+        weights = randn(3, 4, seed=81 + 3 * i, dtype=dtype).requires_grad_()
+        embed(table, randint(9, 3, 4, seed=82 + 3 * i), weights, 1.5).sum().backward()
     return {"backward returned": calls}
 
 
