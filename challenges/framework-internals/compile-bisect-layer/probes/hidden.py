@@ -13,8 +13,8 @@ reason, and observes the layer it names. Four categories:
   reset Dynamo cache);
 - ``passing``: every layer works; a correct tool must say so (None).
 
-Inductor is the expensive layer (a C++ compile per new kernel), so only five
-probes reach it, and three of those compile a kernel. Inductor is set up for
+Inductor is the expensive layer (a C++ compile per new kernel), so only eight
+probes reach it, and six of those compile a kernel. Inductor is set up for
 speed here: one compile thread, no vectorisation (which skips its ISA probe
 compiles) and no precompiled header (a 150 MB file per probe folder would not
 fit the sandbox's /tmp).
@@ -202,6 +202,18 @@ def bfloat16_offset(solution: Any) -> dict[str, Any]:
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
 
 
+@probe(category="wrong-results", weight=2, hints=["compare-results", "tolerance"])
+def approximate_path_when_compiling(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; the function takes a faster, approximate GELU when torch.compiler.is_compiling()."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        if torch.compiler.is_compiling():
+            return torch.nn.functional.gelu(x, approximate="tanh")
+        return torch.nn.functional.gelu(x)
+
+    return {"layer": solution.first_failing_layer(fn, (randn(6, 8, seed=21) * 2,), fullgraph=True)}
+
+
 # ---------------------------------------------------------------- run hygiene
 
 
@@ -278,3 +290,36 @@ def logsumexp_rows(solution: Any) -> dict[str, Any]:
         return torch.logsumexp(x, dim=-1)
 
     return {"layer": solution.first_failing_layer(fn, (randn(8, 1000, seed=17),), fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["nan-equal"])
+def nan_where_eager_has_nan(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; the log of values some of which are negative or zero."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return torch.log(x) * 2 + 1
+
+    x = randn(4, 6, seed=22)
+    x[0, 0] = 0.0
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["outputs-and-args"])
+def tuple_output_and_python_arguments(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; a float and an int among the arguments, a tuple of two tensors returned."""
+
+    def fn(x: torch.Tensor, scale: float, dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.softmax(x, dim) * scale, x.amax(dim)
+
+    return {"layer": solution.first_failing_layer(fn, (randn(5, 7, seed=23), 0.25, 0), fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["tolerance"])
+def bfloat16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; a short bfloat16 chain of multiplies and adds on values between 1 and 2."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return (x * 1.7 + 0.3) * 0.9
+
+    x = torch.linspace(1, 2, 64, dtype=torch.float32).to(torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}

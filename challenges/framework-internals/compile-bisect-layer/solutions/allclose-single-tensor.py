@@ -1,0 +1,69 @@
+# Wrong on purpose: compares with torch.allclose, which takes one tensor: a function that returns a tuple or list fails every layer.
+"""Find the first layer of torch.compile's stack that breaks a function.
+
+torch.compile is three layers: Dynamo captures the Python function into an FX
+graph, AOTAutograd functionalises that graph (and traces its backward when an
+input requires grad), and Inductor generates code for it. Each backend string
+stops the stack at one layer: "eager" runs Dynamo's graph as it is,
+"aot_eager" runs AOTAutograd's graphs with eager kernels, "inductor" runs the
+generated code. Trying them in that order and comparing every run with plain
+eager execution names the first layer that fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+# Layer name -> the backend that stops the stack right after that layer.
+BACKENDS: dict[str, str] = {
+    "dynamo": "eager",
+    "aot_autograd": "aot_eager",
+    "inductor": "inductor",
+}
+
+
+def fresh_copy(value: Any) -> Any:
+    """A copy of one argument that no earlier run can have touched.
+
+    Tensors become new leaves with the same values and the same
+    requires_grad (AOTAutograd traces a backward only for inputs that
+    require grad); other values are shared, they are not mutated.
+    """
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().requires_grad_(value.requires_grad)
+    return value
+
+
+def run_once(fn: Callable[..., Any], args: Sequence[Any], seed: int) -> tuple[Any, list[Any]]:
+    """Call fn on fresh copies of args from a fixed RNG state; return (output, args after the call)."""
+    copies = [fresh_copy(a) for a in args]
+    torch.manual_seed(seed)
+    out = fn(*copies)
+    return out, copies
+
+
+def first_failing_layer(fn: Callable[..., Any], args: Sequence[Any], *, fullgraph: bool = False, seed: int = 0) -> str | None:
+    """Return the first layer ("dynamo", "aot_autograd", "inductor") that breaks fn, or None."""
+    expected = run_once(fn, args, seed)
+    for layer, backend in BACKENDS.items():
+        # Forget every compiled frame: a cached graph from an earlier try (or
+        # an earlier call) would otherwise answer instead of this backend.
+        torch._dynamo.reset()
+        try:
+            compiled = torch.compile(fn, backend=backend, fullgraph=fullgraph)
+            actual = run_once(compiled, args, seed)
+            out, copies = actual
+            want, want_copies = expected
+            same = out.dtype == want.dtype and torch.allclose(out, want, equal_nan=True)
+            for a, b in zip(copies, want_copies, strict=True):
+                if isinstance(a, torch.Tensor):
+                    same = same and a.dtype == b.dtype and torch.allclose(a, b, equal_nan=True)
+            if not same:
+                return layer
+        except Exception:  # noqa: BLE001 - an error and a wrong result both mean "this layer fails"
+            return layer
+    torch._dynamo.reset()
+    return None
