@@ -107,6 +107,12 @@ def search_tiny_budget(solution: Any) -> Any:
     return search_case(solution, 96, 48, 32, 32, 10)
 
 
+@probe(category="search", check="search_ok", hints=["budget", "memoize"])
+def search_budget_of_one(solution: Any) -> Any:
+    """M=64, N=96, K=48, budget 1: the one schedule measured is the answer."""
+    return search_case(solution, 64, 96, 48, 48, 1)
+
+
 @probe(category="search", check="search_ok", hints=["budget"])
 def search_budget_covers_space(solution: Any) -> Any:
     """M=16, N=24, K=16 (72 schedules), budget 100: the exact optimum is reachable."""
