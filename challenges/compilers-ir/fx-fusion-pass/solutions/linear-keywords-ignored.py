@@ -91,7 +91,7 @@ def _linear_args(gm: fx.GraphModule, node: fx.Node, graph: fx.Graph) -> tuple | 
         bias = graph.get_attr(f"{node.target}.bias") if mod.bias is not None else None
         return node.args[0], weight, bias
     if node.op == "call_function" and node.target is F.linear:
-        x, weight, bias = (list(node.args) + [None, None])[:3]
+        x, weight, bias = [*node.args, None, None][:3]
         return x, weight, bias
     return None
 

@@ -16,7 +16,6 @@ import onnx
 from onnx import helper, numpy_helper
 
 
-
 def _reads(graph: onnx.GraphProto) -> list[str]:
     """Every name the graph's nodes read, a subgraph's reads and outputs included."""
     names: list[str] = []
