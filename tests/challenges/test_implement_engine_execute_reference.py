@@ -279,6 +279,58 @@ def test_several_roots_with_grad_outputs_match_torch(ref: ModuleType) -> None:
     assert_all_same(results[0], results[1], "grads and untouched grad_outputs")
 
 
+def test_pieces_of_a_split_as_roots_match_torch(ref: ModuleType) -> None:
+    """Roots that are outputs 1 and 2 of one split node, one of them also on the path from another root."""
+    results = []
+    for lib in (Lib(ref), Lib(None)):
+        x = lib.leaf(np.linspace(-1.2, 1.6, 6))
+        a, b, c = x.chunk(3)
+        f = (a * b.sin()).sum()
+        grads = [lib.leaf(np.asarray(v, dtype=float), requires_grad=False) for v in ([1.0, -2.0], [0.5, 0.25], 1.5)]
+        lib.backward([c, b, f], grads)
+        results.append(_grads([x]))
+    assert_all_same(results[0], results[1], "x.grad")
+
+
+def test_create_graph_with_retain_graph_false_releases_like_torch(ref: ModuleType) -> None:
+    """retain_graph=False wins over create_graph=True: the forward graph is freed, the gradient's own graph is not."""
+    observed = []
+    for lib in (Lib(ref), Lib(None)):
+        x = lib.leaf(np.array([0.5, 1.0, -1.5]))
+        f = (x**3 + x.sin() * 2.0).sum()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Using backward\\(\\) with create_graph=True", category=UserWarning)
+            f.backward(create_graph=True, retain_graph=False)
+        g = x.grad
+        assert g.requires_grad
+        with pytest.raises(RuntimeError, match=FREED):
+            f.backward()
+        x.grad = None
+        g.sum().backward()
+        observed.append([_values(g), _values(x.grad)])
+    assert_all_same(observed[0], observed[1], "first and second derivatives")
+
+
+def test_grad_outputs_that_require_grad_are_recorded_like_torch(ref: ModuleType) -> None:
+    """Under no_grad, create_graph=True still records the seeds: the vector of a vector-Jacobian product gets a gradient."""
+    observed = []
+    for module in (ref, None):
+        lib = Lib(module)
+        x = lib.leaf(np.array([0.4, -0.7, 1.2]))
+        v = lib.leaf(np.array([1.5, -0.5, 2.0]))
+        y = x.sin() * x
+        seeds = [v, v * 0.5]
+        context = ref.no_grad if module is not None else _torch_no_grad
+        with context(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Using backward\\(\\) with create_graph=True", category=UserWarning)
+            lib.backward([y, y], seeds, create_graph=True)
+        g = x.grad
+        x.grad = None
+        (g * g).sum().backward()
+        observed.append([_values(g), *_grads([v, x])])
+    assert_all_same(observed[0], observed[1], "g, v.grad, x.grad")
+
+
 def test_accumulation_and_retain_graph_match_torch(ref: ModuleType) -> None:
     """Two retained passes, a releasing one, then one too many; then accumulation over graphs."""
     observed = []
