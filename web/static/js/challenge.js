@@ -17,7 +17,6 @@
   var runButton = $("run");
   var submitButton = $("submit");
   var formError = $("form-error");
-  var pollTimer = null;
   var busy = false;
 
   // --- Statement code blocks: highlight with the same mode as the editor ---
@@ -159,7 +158,7 @@
         }
         render({ id: answer.data.id, kind: answer.data.kind, status: answer.data.status, url: answer.data.url,
                  done: false, created_at: new Date().toISOString() });
-        poll(answer.data.url, 0);
+        poller.follow(answer.data.url);
       })
       .catch(function () {
         showError("Could not reach the server. Check your connection and try again.");
@@ -167,30 +166,13 @@
       });
   }
 
-  // Each polling chain has a generation; a newer chain (another submission
-  // opened) makes the answers of the older one stale, so they are dropped.
-  var pollGeneration = 0;
 
-  function poll(url, round, generation) {
-    clearTimeout(pollTimer);
-    if (generation === undefined) generation = ++pollGeneration;
-    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-      .then(function (response) {
-        if (!response.ok) throw new Error("status " + response.status);
-        return response.json();
-      })
-      .then(function (data) {
-        if (generation !== pollGeneration) return;
-        render(data);
-        if (data.done) { setBusy(false); return; }
-        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, Math.min(500 + round * 150, 2000));
-      })
-      .catch(function () {
-        if (generation !== pollGeneration) return;
-        if (round > 40) { showError("Lost contact with the server; reload the page to see the result."); setBusy(false); return; }
-        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, 2000);
-      });
-  }
+  // Follows the submission being shown until it is graded (page-kit.js).
+  var poller = PageKit.submissionPoller(
+    render,
+    function () { setBusy(false); },
+    function (message) { showError(message); setBusy(false); }
+  );
 
   function regradeSubmission(url, button) {
     if (!url || busy) return;
@@ -200,7 +182,7 @@
       if (!answer.ok) { showError(answer.data.error || "Could not regrade."); button.disabled = false; setBusy(false); return; }
       showError("");
       render(answer.data);
-      poll(answer.data.url, 0);
+      poller.follow(answer.data.url);
     }).catch(function () {
       showError("Could not reach the server.");
       button.disabled = false;
@@ -228,7 +210,7 @@
   if (history) {
     var open = function (row) {
       if (!row || !row.dataset.url) return;
-      poll(row.dataset.url, 0);
+      poller.follow(row.dataset.url);
     };
     history.addEventListener("click", function (event) { open(event.target.closest("tr[data-submission]")); });
     history.addEventListener("keydown", function (event) {

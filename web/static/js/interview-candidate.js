@@ -22,8 +22,6 @@
   var current = config.challenges[0];
   var locked = config.state !== "live";
   var busy = false;
-  var pollTimer = null;
-  var pollGeneration = 0;
 
   PageKit.highlightStatements(".statement pre > code");
 
@@ -65,7 +63,8 @@
     document.querySelectorAll(".statement").forEach(function (s) { s.hidden = s.dataset.slug !== slug; });
     clearResult();
     var last = current.history[current.history.length - 1];
-    if (last) poll(last.url, 0);
+    // Another challenge's submission may still be grading: its answers must not land in this tab.
+    if (last) poller.follow(last.url); else poller.stop();
   }
 
   // --- The clock ---
@@ -155,29 +154,19 @@
       c.history.push({ id: answer.data.id, url: answer.data.url });
       c.saved = editor.getValue(); // the server stored this code with the submission
       render({ id: answer.data.id, kind: answer.data.kind, status: answer.data.status, done: false });
-      poll(answer.data.url, 0);
+      poller.follow(answer.data.url);
     }).catch(function () { showError("Could not reach the server."); setBusy(false); });
   }
   $("run").addEventListener("click", function () { send("run"); });
   $("submit").addEventListener("click", function () { send("submit"); });
 
-  function poll(url, round, generation) {
-    clearTimeout(pollTimer);
-    if (generation === undefined) generation = ++pollGeneration;
-    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
-      .then(function (data) {
-        if (generation !== pollGeneration) return;
-        render(data);
-        if (data.done) { setBusy(false); return; }
-        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, Math.min(500 + round * 150, 2000));
-      })
-      .catch(function () {
-        if (generation !== pollGeneration) return;
-        if (round > 40) { showError("Lost contact with the server; reload the page."); setBusy(false); return; }
-        pollTimer = setTimeout(function () { poll(url, round + 1, generation); }, 2000);
-      });
-  }
+
+  // Follows the submission being shown until it is graded (page-kit.js).
+  var poller = PageKit.submissionPoller(
+    render,
+    function () { setBusy(false); },
+    function (message) { showError(message); setBusy(false); }
+  );
 
   // --- The result panel: result-panel.js, shared with the challenge page ---
   function clearResult() { ResultPanel.clear(); }
@@ -198,10 +187,10 @@
       if (!answer.ok) { showError(answer.data.error || "Could not regrade."); button.disabled = false; return; }
       showError("");
       render(answer.data);
-      poll(answer.data.url, 0);
+      poller.follow(answer.data.url);
     }).catch(function () { showError("Could not reach the server."); button.disabled = false; });
   }
 
   var first = current.history[current.history.length - 1];
-  if (first) poll(first.url, 0);
+  if (first) poller.follow(first.url);
 })();

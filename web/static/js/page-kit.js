@@ -1,6 +1,6 @@
 // What every page with code on it shares: its JSON config, the CSRF token,
-// statement code blocks highlighted like the editor, and Python editors with
-// the same indentation keys. Loaded before each page's own script
+// statement code blocks highlighted like the editor, Python editors with
+// the same indentation keys, and following a submission until it is graded. Loaded before each page's own script
 // (challenge.js, interview-candidate.js, interview-live.js, authoring.js), so
 // a change to how code is edited or shown is made once.
 (function () {
@@ -55,8 +55,41 @@
     return CodeMirror.fromTextArea(textarea, settings);
   }
 
+  // Follows one submission's status URL until it is done: render(data) on
+  // every answer, then onDone(); answers come every 0.5 s at first, every 2 s
+  // later. Following another URL (or stop()) drops the answers still on their
+  // way for the old one. onLost(message) after 40 rounds without an answer.
+  function submissionPoller(render, onDone, onLost) {
+    var timer = null;
+    var generation = 0;
+    function poll(url, round, mine) {
+      clearTimeout(timer);
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("status " + response.status);
+          return response.json();
+        })
+        .then(function (data) {
+          if (mine !== generation) return;
+          render(data);
+          if (data.done) { onDone(); return; }
+          timer = setTimeout(function () { poll(url, round + 1, mine); }, Math.min(500 + round * 150, 2000));
+        })
+        .catch(function () {
+          if (mine !== generation) return;
+          if (round > 40) { onLost("Lost contact with the server; reload the page to see the result."); return; }
+          timer = setTimeout(function () { poll(url, round + 1, mine); }, 2000);
+        });
+    }
+    return {
+      follow: function (url) { poll(url, 0, ++generation); },
+      stop: function () { generation++; clearTimeout(timer); },
+    };
+  }
+
   window.PageKit = {
     byId: byId,
+    submissionPoller: submissionPoller,
     config: config,
     csrfToken: csrfToken,
     highlightStatements: highlightStatements,
