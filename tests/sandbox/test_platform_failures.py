@@ -159,11 +159,14 @@ def test_a_runner_that_dies_before_ready_is_not_taken_for_a_hang() -> None:
     assert not isinstance(raised.value, SandboxNotReady)
 
 
-def test_grading_starts_one_more_sandbox_when_the_first_hangs_before_ready() -> None:
+def test_grading_starts_one_more_sandbox_when_the_first_hangs_before_ready(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from grader import grade_submission
     from tests.fake_backend import FakeBackend
     from tests.helpers import add_numbers
 
+    # The fake's expectations in the test's own folder: never served to a real backend, and never
+    # the real backend's (recorded by other tests of the run) served to the fake.
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
     fake = FakeBackend({"floats": [3.0, 4.5], "keeps_float16": "float16", "integers": [5, 7]})
     grade_submission(add_numbers(), HONEST, public=False, backend=fake)  # the expectations
     fake.starts = 0
