@@ -69,14 +69,14 @@ class Share:
     """This backend's part of one package's validation shared out over ``of`` backends; ``index`` says which part.
 
     Every backend grades what can differ between backends: the reference
-    (its time against the limits), the leaker (the seal is the backend's own
-    walls) and every solution that must be accepted (a correct but slower or
-    hungrier solution meets the limits as each backend enforces them). The
-    starter and the solutions that must fail are dealt out in turn, each
-    graded on one backend: their verdicts are functions of their
-    observations, and the reference's observations agreeing across backends
-    (below) shows the backends observe alike. Every backend still grades wrong
-    solutions of every package that has two or more.
+    on the hidden probes (its probe times against the limits; the limits are
+    checked on each) and the leaker (the seal is the backend's own walls).
+    The public probes, what Run grades, run on the first part only. The starter and the
+    shipped solutions are dealt out in turn, each graded on one backend, the
+    failing ones and the correct alternatives as two decks so that every part
+    gets both when there are enough: a verdict is a function of the
+    solution's observations, and the reference's observations agreeing across
+    backends (below) shows the backends observe alike.
 
     Determinism: the first part (index 0) runs the reference once and records
     it; the others must agree with that record, which proves determinism
@@ -97,7 +97,7 @@ class Share:
         return self.index == 0 and self.of > 1
 
     def grades(self, position: int) -> bool:
-        """Whether this part grades the dealt item at ``position`` (the starter is 0, then the failing solutions)."""
+        """Whether this part grades the item at ``position`` of a deck dealt out over the parts."""
         return position % self.of == self.index
 
     def __str__(self) -> str:
@@ -155,6 +155,12 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None, 
     if share != WHOLE:
         report.info(f"{share} of a validation shared out over backends (grader/validate.py: Share)")
     for public in (True, False):
+        if public and share.index > 0 and expected_cache.load(package.version, True) is not None:
+            # The public probes are what Run grades; the first part ran them and
+            # recorded them. Here the hidden run, on the same probe machinery,
+            # is what shows that this backend grades the package.
+            report.info("reference, public: run by the first part, whose record stands")
+            continue
         _validate_reference(package, public, report, backend, share)
     if not report.ok:
         return
@@ -215,20 +221,23 @@ def _validate_reference(package: Package, public: bool, report: Report, backend:
 def _validate_submissions(package: Package, report: Report, backend: Backend | None, share: Share = WHOLE) -> None:
     """The starter scores below 100 and every shipped solution gets the verdict ``solutions/expected.toml`` states.
 
-    Under a :class:`Share`, only this backend's part: every accepted
-    solution, and the starter and failing solutions dealt to it.
+    Under a :class:`Share`, only this backend's part: the starter and the
+    solutions dealt to it.
     """
     # The starter and the solutions are independent gradings of code whose
     # expectations are now cached: run them side by side. Each sandbox is held
     # to one CPU by its cgroup, so two at once take about the time of one on
     # a machine with two cores, and no probe gets less CPU than it would alone.
     # The reference runs above stay one at a time: they measure probe times.
-    dealt = [("starter", package.starter_code)] + [
-        (f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value
-    ]
+    def source(solution: Any) -> tuple[str, bytes | str]:
+        return f"solutions/{solution.name}.py", package.files[f"solutions/{solution.name}.py"]
+
+    # Two decks dealt in turn, so that every part gets failing code and, when
+    # the package ships two or more, correct alternatives.
+    failing = [("starter", package.starter_code)] + [source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value]
+    accepted = [source(s) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value]
     jobs: list[tuple[str, bytes | str]] = [
-        *(job for position, job in enumerate(dealt) if share.grades(position)),
-        *((f"solutions/{s.name}.py", package.files[f"solutions/{s.name}.py"]) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value),
+        *(job for deck in (failing, accepted) for position, job in enumerate(deck) if share.grades(position)),
         ("leaker", leaker_source(package)),
     ]
     with ThreadPoolExecutor(max_workers=max(1, validate_jobs()), thread_name_prefix="validate") as pool:

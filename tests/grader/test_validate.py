@@ -140,7 +140,7 @@ def _graded(report_lines: list[str]) -> set[str]:
     }
 
 
-def test_a_shared_validation_deals_the_failing_solutions_out_and_grades_the_accepted_ones_everywhere(
+def test_a_shared_validation_deals_the_solutions_out_and_runs_the_reference_and_seal_everywhere(
     dealt_package: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
@@ -153,22 +153,25 @@ def test_a_shared_validation_deals_the_failing_solutions_out_and_grades_the_acce
     assert first.ok and second.ok, (first.lines, second.lines)
 
     # The first part records the reference from one run; the second proves determinism by agreeing with it.
-    assert any("recorded from one run" in line for line in first.lines)
-    assert sum("one run agrees with the recorded run" in line for line in second.lines) == 2
-    # Dealt in turn (starter, float64, first-only, returns-b); the accepted solution and the seal on both.
+    assert sum("recorded from one run" in line for line in first.lines) == 2
+    assert sum("one run agrees with the recorded run" in line for line in second.lines) == 1  # the hidden probes
+    assert any("public: run by the first part" in line for line in second.lines)
+    # Dealt in turn: the failing deck (starter, float64, first-only, returns-b), then the accepted one (np-add).
     assert _graded(first.lines) == {"starter", "solutions/first-only.py", "solutions/np-add.py"}
-    assert _graded(second.lines) == {"solutions/float64.py", "solutions/returns-b.py", "solutions/np-add.py"}
+    assert _graded(second.lines) == {"solutions/float64.py", "solutions/returns-b.py"}
     assert all(any(line.strip().startswith("ok seal") for line in r.lines) for r in (first, second))
 
 
 def test_a_false_verdict_fails_the_part_it_is_dealt_to(dealt_package: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
     bwrap = get_backend("bwrap")
-    # returns-b is stated "accepted": a solution that must be accepted is graded by every part, and each fails it.
-    reports = [validate_package(dealt_package, bwrap, share=Share(i, 2)) for i in range(2)]
-    for report in reports:
-        assert not report.ok
-        assert any(line.startswith("FAIL solutions/returns-b.py: verdict wrong_answer, expected accepted") for line in report.lines), report.lines
+    # returns-b is stated "accepted": second in the accepted deck (np-add, returns-b), so the second part grades it.
+    first, second = (validate_package(dealt_package, bwrap, share=Share(i, 2)) for i in range(2))
+    assert first.ok, first.lines
+    assert not second.ok
+    assert any(line.startswith("FAIL solutions/returns-b.py: verdict wrong_answer, expected accepted") for line in second.lines), second.lines
+    # Shared out or whole, the lie is caught.
+    assert not validate_package(dealt_package, bwrap).ok
 
 
 def test_a_share_outside_its_whole_is_refused() -> None:
