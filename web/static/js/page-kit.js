@@ -28,17 +28,49 @@
     });
   }
 
+  // Moves the focus to the next (or previous) control outside the editor, as
+  // Tab would from an ordinary field. CodeMirror's own keymap binds Tab, so
+  // the browser's default cannot be let through.
+  var FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), " +
+    "select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+  function leaveEditor(cm, forward) {
+    var wrapper = cm.getWrapperElement();
+    var candidates = Array.prototype.filter.call(document.querySelectorAll(FOCUSABLE), function (el) {
+      return !wrapper.contains(el) && el.offsetParent !== null;
+    });
+    var after = candidates.filter(function (el) {
+      return wrapper.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING;
+    });
+    var before = candidates.filter(function (el) {
+      return wrapper.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING;
+    });
+    var target = forward ? after[0] : before[before.length - 1];
+    if (target) target.focus();
+  }
+
   // A Python editor on a textarea: 4-space indents, Tab indents (a selection,
-  // or inserts spaces), Shift-Tab dedents. ``options`` adds or overrides
-  // CodeMirror options; ``options.extraKeys`` adds keys to these.
+  // or inserts spaces), Shift-Tab dedents; Esc then Tab (or Shift-Tab) leaves
+  // the editor like any other field, so a keyboard can reach Run and Submit.
+  // It draws only the lines in view (CodeMirror's default viewport), so a
+  // megabyte pasted in stays responsive; the frame is resizable (site.css) and
+  // the editor follows its size. ``options`` adds or overrides CodeMirror
+  // options; ``options.extraKeys`` adds keys to these.
   function pythonEditor(textarea, options) {
     options = options || {};
+    var escaped = false;
+    function tabOr(forward, action) {
+      return function (cm) {
+        if (escaped) { escaped = false; leaveEditor(cm, forward); return; }
+        action(cm);
+      };
+    }
     var keys = {
-      Tab: function (cm) {
+      Tab: tabOr(true, function (cm) {
         if (cm.somethingSelected()) cm.indentSelection("add");
         else cm.replaceSelection("    ", "end");
-      },
-      "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
+      }),
+      "Shift-Tab": tabOr(false, function (cm) { cm.indentSelection("subtract"); }),
+      Esc: function () { escaped = true; },
     };
     Object.keys(options.extraKeys || {}).forEach(function (key) { keys[key] = options.extraKeys[key]; });
     var settings = {
@@ -48,11 +80,17 @@
       tabSize: 4,
       indentWithTabs: false,
       matchBrackets: true,
-      viewportMargin: Infinity,
     };
     Object.keys(options).forEach(function (key) { if (key !== "extraKeys") settings[key] = options[key]; });
     settings.extraKeys = keys;
-    return CodeMirror.fromTextArea(textarea, settings);
+    var cm = CodeMirror.fromTextArea(textarea, settings);
+    // Any key but Esc and the Tab it announces cancels the escape.
+    cm.on("keydown", function (_cm, event) { if (event.key !== "Escape" && event.key !== "Tab") escaped = false; });
+    cm.on("blur", function () { escaped = false; });
+    if (window.ResizeObserver) {
+      new ResizeObserver(function () { cm.refresh(); }).observe(cm.getWrapperElement());
+    }
+    return cm;
   }
 
   // Follows one submission's status URL until it is done: render(data) on
