@@ -76,25 +76,32 @@ def _conv_out(size: int, kernel: int, stride: int, padding: int, dilation: int) 
 
 
 def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
-    """Forward: 2 * outputs * cin * kh * kw per layer. Backward: that again for the weight grad,
-    and again for the input grad only where the layer's input needs grad (not the first layer).
+    """Forward: 2 * outputs * cin * kh * kw per layer. Backward: that again for the weight grad of
+    a trainable layer, and again for the input grad where the layer's input needs grad (some
+    earlier layer is trainable; the data needs none). Last weight only: one weight grad.
     Sizes, kernels, strides, paddings and dilations are [height, width] pairs."""
     batch, size = expected["batch"], list(expected["size"])
-    forward_total, backward_total = 0, 0
-    for i, layer in enumerate(expected["layers"]):
+    forward_total, backward_total, last = 0, 0, 0
+    input_needs_grad = False
+    for layer in expected["layers"]:
         out = [
             _conv_out(side, kernel, stride, padding, dilation)
             for side, kernel, stride, padding, dilation in zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"])
         ]
         flops = 2 * batch * layer["cout"] * out[0] * out[1] * layer["cin"] * layer["kernel"][0] * layer["kernel"][1]
         forward_total += flops
-        backward_total += flops * (2 if i else 1)
-        size = out
+        backward_total += flops * (int(input_needs_grad) + int(layer["trainable"]))
+        input_needs_grad = input_needs_grad or layer["trainable"]
+        size, last = out, flops
     return _check_parts(
         actual,
         expected,
         ("layers", "batch", "size"),
-        {"forward": {"aten.convolution": forward_total}, "backward": {"aten.convolution_backward": backward_total}},
+        {
+            "forward": {"aten.convolution": forward_total},
+            "backward": {"aten.convolution_backward": backward_total},
+            "last weight only": {"aten.convolution_backward": last},
+        },
     )
 
 

@@ -187,11 +187,12 @@ def attention_flops(solution: Any) -> dict[str, Any]:
 
 @probe(category="flops", weight=2, check="conv_flops", hints=["flop-table", "conv-backward"])
 def conv_flops(solution: Any) -> dict[str, Any]:
-    """Two Conv2d layers on a non-square input (strides, padding, dilation, a non-square kernel); the input needs no grad."""
+    """Three Conv2d layers, the middle one frozen, on a non-square input; the input needs no grad; forward, backward, one weight's gradient."""
     # [height, width] for every size: a formula that reads one side and squares it is wrong here.
     layers = [
-        {"cin": 3, "cout": 6, "kernel": [3, 3], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1]},
-        {"cin": 6, "cout": 4, "kernel": [3, 2], "stride": [1, 1], "padding": [0, 1], "dilation": [2, 1]},
+        {"cin": 3, "cout": 6, "kernel": [3, 3], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "trainable": True},
+        {"cin": 6, "cout": 5, "kernel": [3, 3], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "trainable": False},
+        {"cin": 5, "cout": 4, "kernel": [3, 2], "stride": [1, 1], "padding": [0, 1], "dilation": [2, 1], "trainable": True},
     ]
     batch, size = 2, [13, 10]
     torch.manual_seed(25)
@@ -203,12 +204,24 @@ def conv_flops(solution: Any) -> dict[str, Any]:
             for l in layers
         )
     )
+    for layer, conv in zip(layers, model):
+        conv.requires_grad_(layer["trainable"])  # a frozen layer: its input still needs a gradient, its weight none
     x = randn(batch, 3, *size, seed=26)
     with solution.OpCounter() as forward:
         loss = model(x).sum()
     with solution.OpCounter() as backward:
-        loss.backward()
-    return {"layers": layers, "batch": batch, "size": size, "forward": counted(forward), "backward": counted(backward)}
+        loss.backward(retain_graph=True)
+    # Only the last weight's gradient: output_mask asks for no input gradient there, though the input requires grad.
+    with solution.OpCounter() as last_weight:
+        torch.autograd.grad(loss, [model[-1].weight])
+    return {
+        "layers": layers,
+        "batch": batch,
+        "size": size,
+        "forward": counted(forward),
+        "backward": counted(backward),
+        "last weight only": counted(last_weight),
+    }
 
 
 @probe(category="flops", weight=2, check="explicit_calls_flops", hints=["flop-table", "addmm-args", "overloads"])
