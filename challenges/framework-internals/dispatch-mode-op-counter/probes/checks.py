@@ -84,10 +84,8 @@ def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
     forward_total, backward_total, last = 0, 0, 0
     input_needs_grad = False
     for layer in expected["layers"]:
-        out = [
-            _conv_out(side, kernel, stride, padding, dilation)
-            for side, kernel, stride, padding, dilation in zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"])
-        ]
+        pairs = zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"], strict=True)
+        out = [_conv_out(side, kernel, stride, padding, dilation) for side, kernel, stride, padding, dilation in pairs]
         flops = 2 * batch * layer["cout"] * out[0] * out[1] * layer["cin"] * layer["kernel"][0] * layer["kernel"][1]
         forward_total += flops
         backward_total += flops * (int(input_needs_grad) + int(layer["trainable"]))

@@ -199,12 +199,17 @@ def conv_flops(solution: Any) -> dict[str, Any]:
     model = nn.Sequential(
         *(
             nn.Conv2d(
-                l["cin"], l["cout"], tuple(l["kernel"]), stride=tuple(l["stride"]), padding=tuple(l["padding"]), dilation=tuple(l["dilation"])
+                spec["cin"],
+                spec["cout"],
+                tuple(spec["kernel"]),
+                stride=tuple(spec["stride"]),
+                padding=tuple(spec["padding"]),
+                dilation=tuple(spec["dilation"]),
             )
-            for l in layers
+            for spec in layers
         )
     )
-    for layer, conv in zip(layers, model):
+    for layer, conv in zip(layers, model, strict=True):
         conv.requires_grad_(layer["trainable"])  # a frozen layer: its input still needs a gradient, its weight none
     x = randn(batch, 3, *size, seed=26)
     with solution.OpCounter() as forward:

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from math import prod
 from typing import Any
 
 import torch

@@ -44,7 +44,7 @@ def _flops(packet: Any, args: tuple[Any, ...], out: Any) -> int | None:
     if packet is aten.convolution_backward:
         # convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
         #                      transposed, output_padding, groups, output_mask)
-        grad_output, weight, output_mask = args[0], args[2], args[10]
+        grad_output, weight = args[0], args[2]
         forward = _conv_flops(grad_output.shape, weight)  # grad_output has the forward output's shape
         # the input gradient costs F only for an input that requires grad (not the data)
         return forward * (1 + int(args[1].requires_grad))
