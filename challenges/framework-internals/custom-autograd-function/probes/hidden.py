@@ -121,6 +121,27 @@ def forward_1d(solution: Any) -> dict[str, Any]:
     return {"1-D": solution.LogSumExp.apply(v, 0, False), "1-D keepdim": solution.LogSumExp.apply(v, 0, True)}
 
 
+@probe(category="forward", rtol=1e-9, atol=1e-12, hints=["protocol", "backward-shape"])
+def size_one_dimensions(solution: Any) -> dict[str, Any]:
+    """Inputs with size-1 dimensions beside the reduced one, or reduced: shapes, values and gradients.
+
+    Only the reduced dimension may disappear: a bare ``squeeze()`` also drops
+    the other size-1 dimensions, and a gradient built for that shape is wrong.
+    """
+    cases = (((1, 4), 1, False), ((2, 1, 3), 2, False), ((2, 1, 3), -3, False), ((1, 1, 5), -1, False), ((4, 1), 1, False), ((3, 1), 0, True))
+    out: dict[str, Any] = {}
+    for i, (shape, dim, keepdim) in enumerate(cases):
+        x = randn(*shape, seed=160 + i).requires_grad_()
+        try:
+            y = solution.LogSumExp.apply(x, dim, keepdim)
+            (grad,) = torch.autograd.grad(weighted(170 + i)(y), x)
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            out[f"{shape} dim={dim} keepdim={keepdim}"] = {"error": type(exc).__name__, "shape": None, "y": None, "x.grad": None}
+            continue
+        out[f"{shape} dim={dim} keepdim={keepdim}"] = {"error": None, "shape": list(y.shape), "y": y.detach(), "x.grad": grad}
+    return out
+
+
 @probe(category="forward", hints=["stable-forward", "protocol"])
 def forward_float32(solution: Any) -> dict[str, Any]:
     """A float32 (4, 6) input over dims 1 and 0: float32 outputs, float32 tolerances."""

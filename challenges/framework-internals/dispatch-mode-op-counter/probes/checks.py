@@ -12,6 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def _is_int(value: Any) -> bool:
+    """An int and nothing else: the statement makes every count and FLOP figure an int (4.0 == 4 in Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _compare_counted(actual: dict[str, Any], truth: dict[str, int], what: str) -> tuple[bool, str]:
     if not isinstance(actual, dict) or "flops" not in actual or "flops_by_op" not in actual:
         return False, f"{what}: the counter's results are missing"
@@ -20,6 +25,11 @@ def _compare_counted(actual: dict[str, Any], truth: dict[str, int], what: str) -
         return False, f"{what}: flops_by_op is {by_op}, expected {truth}"
     if actual["flops"] != sum(truth.values()):
         return False, f"{what}: flops is {actual['flops']!r}, expected {sum(truth.values())}"
+    if not _is_int(actual["flops"]) or not all(_is_int(v) for v in by_op.values()):
+        return False, f"{what}: flops is {actual['flops']!r} and flops_by_op is {by_op}: they must be ints"
+    counts = actual.get("counts")
+    if isinstance(counts, dict) and not all(_is_int(v) for v in counts.values()):
+        return False, f"{what}: counts are {counts}: they must be ints"
     return True, ""
 
 
@@ -66,36 +76,52 @@ def _conv_out(size: int, kernel: int, stride: int, padding: int, dilation: int) 
 
 
 def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
-    """Forward: 2 * outputs * cin * k * k per layer. Backward: that again for the weight grad,
-    and again for the input grad only where the layer's input needs grad (not the first layer)."""
-    batch, size = expected["batch"], expected["size"]
-    forward_total, backward_total = 0, 0
-    for i, layer in enumerate(expected["layers"]):
-        out = _conv_out(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"])
-        flops = 2 * batch * layer["cout"] * out * out * layer["cin"] * layer["kernel"] ** 2
+    """Forward: 2 * outputs * cin * kh * kw per layer. Backward: that again for the weight grad of
+    a trainable layer, and again for the input grad where the layer's input needs grad (some
+    earlier layer is trainable; the data needs none). Last weight only: one weight grad.
+    Sizes, kernels, strides, paddings and dilations are [height, width] pairs."""
+    batch, size = expected["batch"], list(expected["size"])
+    forward_total, backward_total, last = 0, 0, 0
+    input_needs_grad = False
+    for layer in expected["layers"]:
+        pairs = zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"], strict=True)
+        out = [_conv_out(side, kernel, stride, padding, dilation) for side, kernel, stride, padding, dilation in pairs]
+        flops = 2 * batch * layer["cout"] * out[0] * out[1] * layer["cin"] * layer["kernel"][0] * layer["kernel"][1]
         forward_total += flops
-        backward_total += flops * (2 if i else 1)
-        size = out
+        backward_total += flops * (int(input_needs_grad) + int(layer["trainable"]))
+        input_needs_grad = input_needs_grad or layer["trainable"]
+        size, last = out, flops
     return _check_parts(
         actual,
         expected,
         ("layers", "batch", "size"),
-        {"forward": {"aten.convolution": forward_total}, "backward": {"aten.convolution_backward": backward_total}},
+        {
+            "forward": {"aten.convolution": forward_total},
+            "backward": {"aten.convolution_backward": backward_total},
+            "last weight only": {"aten.convolution_backward": last},
+        },
     )
 
 
 def explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
-    """mm(out=) and two addmm on (4, 6) @ (6, 3); bmm(out=) and baddbmm on (2, 5, 4) @ (2, 4, 7)."""
+    """mm(out=) and addmm twice (once with out=) on (4, 6) @ (6, 3); bmm(out=) and baddbmm twice (once
+    with out=) on (2, 5, 4) @ (2, 4, 7). Then mm and bmm on empty batches: entries of 0 FLOPs."""
     if not isinstance(actual, dict) or actual.get("shapes") != expected["shapes"]:
         return False, "the probe's input shapes differ from the reference's"
     (m, k), (_, n) = expected["shapes"]["mm"]
     (bb, bm, bk), (_, _, bn) = expected["shapes"]["bmm"]
     mm = 2 * m * k * n
     bmm = 2 * bb * bm * bk * bn
-    truth = {"aten.mm": mm, "aten.addmm": 2 * mm, "aten.bmm": bmm, "aten.baddbmm": bmm}
+    truth = {"aten.mm": mm, "aten.addmm": 2 * mm, "aten.bmm": bmm, "aten.baddbmm": 2 * bmm}
     ok, message = _compare_counted(actual, truth, "explicit calls")
     if not ok:
         return False, message
     if actual.get("counts") != expected["counts"]:
         return False, f"counts are {actual.get('counts')}, expected {expected['counts']}"
+    # An op of the table that ran has an entry in flops_by_op, even when it cost 0 FLOPs.
+    ok, message = _compare_counted(actual.get("empty batch"), {"aten.mm": 0, "aten.bmm": 0}, "empty batch")
+    if not ok:
+        return False, message
+    if actual["empty batch"]["counts"] != expected["empty batch"]["counts"]:
+        return False, f"empty batch: counts are {actual['empty batch']['counts']}, expected {expected['empty batch']['counts']}"
     return True, ""

@@ -106,6 +106,21 @@ def conv_forward_counts(solution: Any) -> dict[str, Any]:
     return {"counts": dict(counter.counts)}
 
 
+@probe(category="ops-forward", hints=["op-names"])
+def custom_op_counts(solution: Any) -> dict[str, Any]:
+    """A custom operator of another namespace, between aten ops: counted under its own namespace."""
+
+    @torch.library.custom_op("opcount::scale", mutates_args=())
+    def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
+        return x * factor
+
+    x = randn(3, 4, seed=60)
+    with solution.OpCounter() as counter:
+        y = scale(torch.relu(x), 2.0)
+        torch.ops.opcount.scale(y, 0.5).sum()
+    return {"counts": dict(counter.counts)}
+
+
 # ---------------------------------------------------------------- ops-backward
 
 
@@ -172,43 +187,71 @@ def attention_flops(solution: Any) -> dict[str, Any]:
 
 @probe(category="flops", weight=2, check="conv_flops", hints=["flop-table", "conv-backward"])
 def conv_flops(solution: Any) -> dict[str, Any]:
-    """Two Conv2d layers (strides, padding, dilation); the input needs no grad; forward and backward."""
+    """Three Conv2d layers, the middle one frozen, on a non-square input; the input needs no grad; forward, backward, one weight's gradient."""
+    # [height, width] for every size: a formula that reads one side and squares it is wrong here.
     layers = [
-        {"cin": 3, "cout": 6, "kernel": 3, "stride": 2, "padding": 1, "dilation": 1},
-        {"cin": 6, "cout": 4, "kernel": 3, "stride": 1, "padding": 0, "dilation": 2},
+        {"cin": 3, "cout": 6, "kernel": [3, 3], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "trainable": True},
+        {"cin": 6, "cout": 5, "kernel": [3, 3], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "trainable": False},
+        {"cin": 5, "cout": 4, "kernel": [3, 2], "stride": [1, 1], "padding": [0, 1], "dilation": [2, 1], "trainable": True},
     ]
-    batch, size = 2, 13
+    batch, size = 2, [13, 10]
     torch.manual_seed(25)
     model = nn.Sequential(
         *(
-            nn.Conv2d(l["cin"], l["cout"], l["kernel"], stride=l["stride"], padding=l["padding"], dilation=l["dilation"])
-            for l in layers
+            nn.Conv2d(
+                spec["cin"],
+                spec["cout"],
+                tuple(spec["kernel"]),
+                stride=tuple(spec["stride"]),
+                padding=tuple(spec["padding"]),
+                dilation=tuple(spec["dilation"]),
+            )
+            for spec in layers
         )
     )
-    x = randn(batch, 3, size, size, seed=26)
+    for layer, conv in zip(layers, model, strict=True):
+        conv.requires_grad_(layer["trainable"])  # a frozen layer: its input still needs a gradient, its weight none
+    x = randn(batch, 3, *size, seed=26)
     with solution.OpCounter() as forward:
         loss = model(x).sum()
     with solution.OpCounter() as backward:
-        loss.backward()
-    return {"layers": layers, "batch": batch, "size": size, "forward": counted(forward), "backward": counted(backward)}
+        loss.backward(retain_graph=True)
+    # Only the last weight's gradient: output_mask asks for no input gradient there, though the input requires grad.
+    with solution.OpCounter() as last_weight:
+        torch.autograd.grad(loss, [model[-1].weight])
+    return {
+        "layers": layers,
+        "batch": batch,
+        "size": size,
+        "forward": counted(forward),
+        "backward": counted(backward),
+        "last weight only": counted(last_weight),
+    }
 
 
 @probe(category="flops", weight=2, check="explicit_calls_flops", hints=["flop-table", "addmm-args", "overloads"])
 def explicit_calls_flops(solution: Any) -> dict[str, Any]:
-    """mm, addmm, bmm and baddbmm called directly, some with out=: counts and FLOPs."""
+    """mm, addmm, bmm and baddbmm called directly, each also with out=; then an empty batch: counts and FLOPs."""
     a, b = randn(4, 6, seed=30), randn(6, 3, seed=31)
     bias = randn(3, seed=32)
     p, r = randn(2, 5, 4, seed=33), randn(2, 4, 7, seed=34)
     base = randn(2, 5, 7, seed=35)
-    mm_out, bmm_out = torch.empty(4, 3), torch.empty(2, 5, 7)
+    mm_out, addmm_out = torch.empty(4, 3), torch.empty(4, 3)
+    bmm_out, baddbmm_out = torch.empty(2, 5, 7), torch.empty(2, 5, 7)
     with solution.OpCounter() as counter:
         torch.mm(a, b, out=mm_out)
         torch.addmm(bias, a, b)
-        torch.addmm(bias, a, b, beta=0.5, alpha=2.0)
+        torch.addmm(bias, a, b, beta=0.5, alpha=2.0, out=addmm_out)
         torch.bmm(p, r, out=bmm_out)
         torch.baddbmm(base, p, r)
+        torch.baddbmm(base, p, r, out=baddbmm_out)
+    # An empty batch (a mixture-of-experts expert that got no tokens): the ops ran, for 0 FLOPs.
+    no_rows, no_tokens = randn(0, 6, seed=36), randn(2, 0, 4, seed=37)
+    with solution.OpCounter() as empty:
+        torch.mm(no_rows, b)
+        torch.bmm(no_tokens, r)
     shapes = {"mm": [[4, 6], [6, 3]], "bmm": [[2, 5, 4], [2, 4, 7]]}
-    return {"shapes": shapes, **counted(counter)}
+    return {"shapes": shapes, **counted(counter), "empty batch": counted(empty)}
 
 
 # ---------------------------------------------------------------- nesting
@@ -230,13 +273,19 @@ def reuse_resets(solution: Any) -> dict[str, Any]:
 
 @probe(category="nesting", weight=2, hints=["independent-state", "no-tensor-ops"])
 def nested_counters(solution: Any) -> dict[str, Any]:
-    """Two counters nested: the inner counts its block, the outer counts everything."""
+    """Two counters nested: the inner counts its block (every op of the FLOP table), the outer counts everything."""
     a, b = randn(3, 4, seed=42), randn(4, 5, seed=43)
+    p, r, base = randn(2, 3, 4, seed=48), randn(2, 4, 5, seed=49), randn(2, 3, 5, seed=52)
+    torch.manual_seed(50)
+    conv, image = nn.Conv2d(2, 3, 3), randn(1, 2, 5, 6, seed=51, requires_grad=True)
     with solution.OpCounter() as outer:
         torch.relu(a)
         with solution.OpCounter() as inner:
             torch.mm(a, b)
             torch.addmm(b[0], a, b)
+            torch.bmm(p, r)
+            torch.baddbmm(base, p, r)
+            conv(image).sum().backward()
         torch.mm(a, b).sum()
     return {"outer": counted(outer), "inner": counted(inner)}
 

@@ -59,9 +59,9 @@ def temperature_schedule(solution: Any) -> dict[str, Any]:
     return {"probs": out, "traces": tracing_count(cal.__call__)}
 
 
-@probe(category="calibration", weight=2, hints=["stale-tensor", "rebind"])
+@probe(category="calibration", weight=2, hints=["stale-tensor", "rebind", "dtypes"])
 def bias_updates(solution: Any) -> dict[str, Any]:
-    """Calibrator(3): set_bias twice between calls, then back to zeros; the bias reads back."""
+    """Calibrator(3): set_bias with a list, a float32 and a float64 NumPy array between calls, then zeros; the bias reads back."""
     cal = solution.Calibrator(3, temperature=1.5)
     logits = randn(2, 3, seed=2)
     out = [cal(logits)]
@@ -70,6 +70,8 @@ def bias_updates(solution: Any) -> dict[str, Any]:
     cal.set_bias(np.array([0.0, 2.0, -1.0], dtype=np.float32))
     out.append(cal(logits))
     read_back = np.asarray(cal.bias, dtype=np.float32)
+    cal.set_bias(np.array([-1.0, 0.5, 0.25]))  # float64, NumPy's default
+    out.append(cal(logits))
     cal.set_bias([0.0, 0.0, 0.0])
     out.append(cal(logits))
     return {"probs": out, "bias read back": read_back, "traces": tracing_count(cal.__call__)}
@@ -263,3 +265,63 @@ def many_updates_one_trace(solution: Any) -> dict[str, Any]:
         "losses": losses,
         "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
     }
+
+
+@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["dtypes", "stale-float"])
+def int_constructor_arguments(solution: Any) -> dict[str, Any]:
+    """Float settings given to the constructors as ints work, and can be set to fractions afterwards."""
+    cal = solution.Calibrator(3, temperature=2)
+    quant = solution.FakeQuant(4, clip=1)
+    reg = solution.LinearRegressor(2, learning_rate=0.1, l2=0)
+    logits = randn(2, 3, seed=40)
+    x = randn(6, seed=41)
+    rx, ry = regression_data(42, n=8, d=2)
+    out: dict[str, Any] = {"probs": [cal(logits)], "quantised": [quant(x)], "losses": [reg.train_step(rx, ry)]}
+    cal.temperature = 0.75
+    quant.clip = 0.5
+    reg.l2 = 0.25
+    out["probs"].append(cal(logits))
+    out["quantised"].append(quant(x))
+    out["losses"].append(reg.train_step(rx, ry))
+    out["read back"] = [float(cal.temperature), float(quant.clip), float(reg.l2)]
+    out["traces"] = [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)]
+    return out
+
+
+@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["readback"])
+def save_and_restore(solution: Any) -> dict[str, Any]:
+    """Settings read before an update keep their values, so writing them back restores the old behaviour."""
+    cal = solution.Calibrator(3, temperature=1.5)
+    quant = solution.FakeQuant(6, 0.8)
+    reg = solution.LinearRegressor(2, learning_rate=0.1, l2=0.05)
+    cal.set_bias([0.5, 0.0, -0.5])
+    logits = randn(2, 3, seed=43)
+    x = randn(6, seed=44)
+    rx, ry = regression_data(45, n=8, d=2)
+    saved = {
+        "temperature": cal.temperature,
+        "bias": cal.bias,
+        "num_bits": quant.num_bits,
+        "clip": quant.clip,
+        "learning_rate": reg.learning_rate,
+        "l2": reg.l2,
+    }
+    first = [cal(logits), quant(x), reg.train_step(rx, ry)]
+    # A temporary change, as an evaluation pass or a warm-up schedule makes...
+    cal.temperature = 4.0
+    cal.set_bias([0.0, 0.0, 0.0])
+    quant.num_bits = 3
+    quant.clip = 2.0
+    reg.learning_rate = 0.0
+    reg.l2 = 1.0
+    changed = [cal(logits), quant(x), reg.train_step(rx, ry)]
+    saved_now = {key: np.asarray(value, dtype=np.float32) for key, value in saved.items()}
+    # ...then undone with the values read before it.
+    cal.temperature = saved["temperature"]
+    cal.set_bias(np.asarray(saved["bias"], dtype=np.float32))
+    quant.num_bits = saved["num_bits"]
+    quant.clip = saved["clip"]
+    reg.learning_rate = saved["learning_rate"]
+    reg.l2 = saved["l2"]
+    restored = [cal(logits), quant(x), reg.train_step(rx, ry)]
+    return {"first": first, "changed": changed, "saved values after the change": saved_now, "restored": restored}
