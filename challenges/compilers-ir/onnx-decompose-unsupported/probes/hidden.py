@@ -109,6 +109,58 @@ def report_torchscript_export(solution: Any) -> Any:
     return report_of(solution, onnx.load_from_string(buf.getvalue()))
 
 
+@probe(category="report", hints=["report-subgraphs"])
+def report_loop_and_scan_bodies(solution: Any) -> Any:
+    """A Loop whose body holds a Scan, and a Scan at the top level: every body's nodes count."""
+    inner_scan_body = helper.make_graph(
+        [
+            helper.make_node("Add", ["acc", "row"], ["acc_next"]),
+            helper.make_node("HardSwish", ["acc_next"], ["h"]),
+            helper.make_node("Gelu", ["h"], ["row_out"]),
+        ],
+        "inner_scan_body", [vi("acc", [3]), vi("row", [3])], [vi("acc_next", [3]), vi("row_out", [3])],
+    )  # fmt: skip
+    loop_body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Softmax", ["state"], ["s"]),
+            helper.make_node("Scan", ["zeros", "s"], ["acc_last", "scanned"], num_scan_inputs=1, body=inner_scan_body),
+            helper.make_node("Sin", ["scanned"], ["state_next"]),
+        ],
+        "loop_body", [vi("iteration", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL), vi("state", [2, 3])],
+        [vi("cond_out", [], TensorProto.BOOL), vi("state_next", [2, 3])],
+    )  # fmt: skip
+    top_scan_body = helper.make_graph(
+        [
+            helper.make_node("Mul", ["total", "item"], ["total_next"]),
+            helper.make_node("Softmax", ["total_next"], ["item_out"]),
+        ],
+        "top_scan_body", [vi("total", [3]), vi("item", [3])], [vi("total_next", [3]), vi("item_out", [3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Loop", ["trips", "go", "x"], ["looped"], body=loop_body),
+        helper.make_node("Scan", ["ones", "looped"], ["total_last", "y"], num_scan_inputs=1, body=top_scan_body),
+    ]
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], 20,
+             [init("trips", np.array(2, np.int64)), init("go", np.array(True)),
+              init("zeros", np.zeros(3, np.float32)), init("ones", np.ones(3, np.float32))])  # fmt: skip
+    return report_of(solution, m)
+
+
+@probe(category="report", hints=["report-domains"])
+def report_default_domain_spelled_out(solution: Any) -> Any:
+    """Nodes whose domain is written "ai.onnx" are ONNX ops: keyed by op type alone, supported when in the set."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], domain="ai.onnx"),
+        helper.make_node("Einsum", ["a", "a"], ["b"], equation="ij,ij->ij", domain="ai.onnx"),
+        helper.make_node("Einsum", ["b", "x"], ["c"], equation="ij,ij->ij"),
+        helper.make_node("Softmax", ["c"], ["d"], domain="ai.onnx"),
+        helper.make_node("Gelu", ["d"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], 20)
+    return report_of(solution, m)
+
+
 # ---------------------------------------------------------------- decompose
 
 
@@ -239,3 +291,81 @@ def exported_block_opset20(solution: Any) -> dict[str, Any]:
         torch.onnx.export(Block().eval(), (torch.zeros(2, 5, 16),), buf, dynamo=False, opset_version=20)
     model = onnx.load_from_string(buf.getvalue())
     return decompose_case(solution, model, {model.graph.input[0].name: randn(18, 2, 5, 16, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["softmax-default-axis"])
+def softmax_opset13_default_axis_rank3(solution: Any) -> dict[str, Any]:
+    """Opset 13, rank 3: Softmax with no axis attribute, and with axis=-2."""
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["y_default"], name="sm_default"),
+        helper.make_node("Softmax", ["x"], ["y_minus2"], name="sm_minus2", axis=-2),
+    ]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y_default", [2, 3, 4]), vi("y_minus2", [2, 3, 4])], 13)
+    return decompose_case(solution, m, {"x": randn(19, 2, 3, 4, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["softmax-legacy"])
+def softmax_opset12_legacy(solution: Any) -> dict[str, Any]:
+    """Opset 12, rank 4: Softmax with the default axis and with axis=-2 (both still the pre-13 definition)."""
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["y_default"], name="sm_default"),
+        helper.make_node("Softmax", ["x"], ["y_minus2"], name="sm_minus2", axis=-2),
+    ]
+    m = make(nodes, [vi("x", [2, 3, 2, 4])], [vi("y_default", [2, 3, 2, 4]), vi("y_minus2", [2, 3, 2, 4])], 12)
+    return decompose_case(solution, m, {"x": randn(20, 2, 3, 2, 4, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["opset-import", "reduce-axes-opset"])
+def opset_listed_after_other_domains(solution: Any) -> dict[str, Any]:
+    """Opset 18, declared after two other domains' opsets: LayerNormalization then Softmax."""
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n"], name="ln"),
+        helper.make_node("Softmax", ["n"], ["y"], name="sm"),
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", [3, 6])], [vi("y", [3, 6])],
+                              initializer=[init("scale", randn(21, 6)), init("bias", randn(22, 6))])  # fmt: skip
+    opsets = [helper.make_opsetid("com.microsoft", 1), helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 18)]
+    m = helper.make_model(graph, opset_imports=opsets, ir_version=10)
+    return decompose_case(solution, m, {"x": randn(23, 3, 6, scale=2.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis"])
+def layernorm_default_epsilon(solution: Any) -> dict[str, Any]:
+    """Opset 18: LayerNormalization without an epsilon attribute, on rows whose variance is close to epsilon."""
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln")]
+    m = make(nodes, [vi("x", [4, 8])], [vi("y", [4, 8])], 18,
+             [init("scale", randn(24, 8)), init("bias", randn(25, 8))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(26, 4, 8, scale=0.004)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-variance"])
+def layernorm_large_offset(solution: Any) -> dict[str, Any]:
+    """Opset 17: LayerNormalization of rows whose mean is a hundred times their spread."""
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln")]
+    m = make(nodes, [vi("x", [4, 16])], [vi("y", [4, 16])], 17,
+             [init("scale", randn(30, 16)), init("bias", randn(31, 16))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(32, 4, 16) + 100.0})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis"])
+def layernorm_negative_axis_no_bias(solution: Any) -> dict[str, Any]:
+    """Opset 17: LayerNormalization with axis=-2 on a rank-3 input, without bias."""
+    # Not ["x", "scale", ""]: onnxruntime 1.32 crashes on an empty trailing input name here.
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale"], ["y"], name="ln", axis=-2)]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], 17, [init("scale", randn(27, 3, 4))])
+    return decompose_case(solution, m, {"x": randn(28, 2, 3, 4, scale=3.0) + 1.0})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["constant-dtype"])
+def float32_cast_to_float64(solution: Any) -> dict[str, Any]:
+    """Opset 20: a float32 input through Gelu, a Cast to float64, then LayerNormalization and Softmax in float64."""
+    # No float64 HardSwish here: onnxruntime has no float64 kernel for it.
+    nodes = [
+        helper.make_node("Gelu", ["x"], ["g"], name="gelu"),
+        helper.make_node("Cast", ["g"], ["g64"], name="widen", to=F64),
+        helper.make_node("LayerNormalization", ["g64", "scale", "bias"], ["n"], name="ln"),
+        helper.make_node("Softmax", ["n"], ["y"], name="sm"),
+    ]
+    m = make(nodes, [vi("x", [3, 5])], [vi("y", [3, 5], F64)], 20,
+             [init("scale", randn(33, 5, dtype=np.float64)), init("bias", randn(34, 5, dtype=np.float64))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(29, 3, 5, scale=3.0)})

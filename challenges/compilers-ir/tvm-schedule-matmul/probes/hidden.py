@@ -92,6 +92,12 @@ def nest_wide_vector(solution: Any) -> Any:
     return structure(solution, 100, 96, 30, {"i": 8, "j": 32, "k": 2})
 
 
+@probe(category="loop-nest", check="nest_ok", hints=["tails", "loop-order"])
+def nest_tiles_exceed_matrix(solution: Any) -> Any:
+    """The six tile loops when every tile is larger than its dimension: inner extents are still the tiles."""
+    return structure(solution, 7, 9, 5, {"i": 16, "j": 16, "k": 8})
+
+
 # ---------------------------------------------------------------- annotations
 
 

@@ -3,9 +3,10 @@
 The jitter is random, so a correct solution need not draw the reference's
 numbers. The truth is a set of properties of the candidate's observation:
 the counter counts, the history holds the mean of each returned batch, each
-printed line names the call and the delta actually applied, draws are fresh,
-in range and reproducible from the seed, and the function still runs as a
-graph. Which properties a probe tests is read from the reference's
+printed line names the call and the delta actually applied, each call adds
+one offset to the whole batch, draws are fresh, in range, spread over the
+whole range and reproducible from the seed, and the function still runs as
+a graph. Which properties a probe tests is read from the reference's
 observation (its ``checks`` list), never from the candidate's.
 
 An observation (built by the probes) looks like::
@@ -14,6 +15,7 @@ An observation (built by the probes) looks like::
      "log": [[n, delta], ...], "same": [[a, b]], "different": [[a, b]]}
 
 where a run holds ``max_delta``, ``deltas`` (recovered from the outputs),
+``spreads`` (per call, the largest minus the smallest of ``output - input``),
 ``calls`` (``int(aug.calls)`` after each call), ``history`` (the values of
 ``aug.history`` at the end, or an error text), ``means`` (the mean of each
 returned batch), ``traces`` and ``shapes`` (distinct input shapes).
@@ -29,6 +31,10 @@ FRESH = 2e-7  # two draws closer than this are "the same value" (recovering a de
 SAME = 1e-6  # two streams from one seed must agree to this
 LOG_ATOL, LOG_RTOL = 1e-4, 1e-3  # a printed delta has at least four decimals
 HISTORY_ATOL, HISTORY_RTOL = 1e-5, 1e-5
+# One delta per batch: output - input is the same for every pixel, up to the
+# float32 rounding of images + delta (below 2e-7 for outputs under 2).
+SPREAD = 1e-6
+QUARTERS = ("lowest", "second", "third", "highest")
 
 
 class Failed(Exception):
@@ -71,11 +77,25 @@ def _history(name: str, run: dict) -> None:
             raise Failed(f"augmenter {name}: history[{i}] is {h!r}, but batch {i + 1} came back with mean {m:.7g}")
 
 
-def _fresh(name: str, run: dict) -> None:
+def _offsets(name: str, run: dict) -> None:
+    """Each call added one offset to the whole batch, within [-max_delta, max_delta]."""
     deltas, bound = run["deltas"], run["max_delta"]
+    spreads = run.get("spreads")
+    if not isinstance(spreads, list) or len(spreads) != len(deltas):
+        raise Failed(f"augmenter {name}: the record of what each call added is incomplete")
+    for i, spread in enumerate(spreads):
+        if not spread <= SPREAD:
+            raise Failed(
+                f"augmenter {name}: call {i + 1} did not add the same offset to every pixel of the batch "
+                f"(output - input varies by {spread:.3g}); the output must be images + delta with one delta per call"
+            )
     for i, d in enumerate(deltas):
         if not abs(d) <= bound * (1 + 1e-6) + 1e-7:
             raise Failed(f"augmenter {name}: call {i + 1} applied delta {d:.7g}, outside [-{bound:g}, {bound:g}]")
+
+
+def _fresh(name: str, run: dict) -> None:
+    deltas = run["deltas"]
     for i in range(len(deltas)):
         for j in range(i):
             if abs(deltas[i] - deltas[j]) <= FRESH:
@@ -83,6 +103,18 @@ def _fresh(name: str, run: dict) -> None:
                     f"augmenter {name}: calls {j + 1} and {i + 1} applied the same delta {deltas[i]:.7g}; "
                     "each call must draw a new one"
                 )
+
+
+def _cover(name: str, run: dict) -> None:
+    """Many uniform draws reach every quarter of [-max_delta, max_delta] (a correct stream misses one with p < 1e-7)."""
+    deltas, bound = run["deltas"], run["max_delta"]
+    for q, which in enumerate(QUARTERS):
+        low, high = -bound + q * bound / 2, -bound + (q + 1) * bound / 2
+        if not any(low <= d <= high for d in deltas):
+            raise Failed(
+                f"augmenter {name}: none of its {len(deltas)} deltas fell in the {which} quarter of "
+                "[-max_delta, max_delta]; the deltas must be drawn uniformly from the whole range"
+            )
 
 
 def _log(actual: dict, expected: dict) -> None:
@@ -131,8 +163,12 @@ def side_effects(actual: Any, expected: Any) -> CheckResult:
                 _calls(name, got, run)
             if "history" in checks:
                 _history(name, got)
+            if "fresh" in checks or "cover" in checks:
+                _offsets(name, got)
             if "fresh" in checks:
                 _fresh(name, got)
+            if "cover" in checks:
+                _cover(name, got)
         if "log" in checks:
             _log(actual, expected)
         if "same" in checks:

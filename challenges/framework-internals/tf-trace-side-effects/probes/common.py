@@ -78,14 +78,17 @@ class Session:
         args = () if max_delta is None else (max_delta,)
         self.augs[name] = self.solution.Augmenter(seed, *args)
         bound = 0.1 if max_delta is None else max_delta
-        self.runs[name] = {"max_delta": bound, "deltas": [], "calls": [], "means": [], "shapes": []}
+        self.runs[name] = {"max_delta": bound, "deltas": [], "spreads": [], "calls": [], "means": [], "shapes": []}
 
     def call(self, name: str, shape: tuple[int, ...], image_seed: int) -> None:
         x = images(image_seed, shape)
         with captured_output(self.lines):
             out = np.asarray(self.augs[name](x), dtype=np.float64)
         run = self.runs[name]
-        run["deltas"].append(float(np.mean(out - x)))
+        added = out - x
+        run["deltas"].append(float(np.mean(added)))
+        # One offset for the whole batch: what was added is the same everywhere (up to float32 rounding).
+        run["spreads"].append(float(np.max(added) - np.min(added)))
         run["means"].append(float(np.mean(out)))
         run["calls"].append(read_calls(self.augs[name]))
         if list(shape) not in run["shapes"]:

@@ -58,6 +58,16 @@ def counters_per_instance(solution: Any) -> dict[str, Any]:
     return s.observation()
 
 
+@probe(category="counter", check="side_effects", hints=["any-shape", "counter", "retrace"])
+def batches_of_any_rank(solution: Any) -> dict[str, Any]:
+    """Batches of rank 1 to 4, one rank at a time and back: every call counts, logs, records and draws."""
+    s = Session(solution, ["traces", "calls", "log", "history", "fresh"])
+    s.augmenter("a", seed=15)
+    for k, shape in enumerate([(2, 4, 4), (2, 3, 3, 3), (6, 5), (9,), (2, 4, 4)]):
+        s.call("a", shape, 1500 + k)
+    return s.observation()
+
+
 # ---------------------------------------------------------------- log
 
 
@@ -165,4 +175,20 @@ def max_delta_respected(solution: Any) -> dict[str, Any]:
     for k in range(5):
         s.call("wide", SHAPE, 4100 + k)
         s.call("narrow", SHAPE, 4200 + k)
+    return s.observation()
+
+
+@probe(category="randomness", check="side_effects", hints=["uniform"])
+def deltas_cover_the_range(solution: Any) -> dict[str, Any]:
+    """max_delta 0.4, sixty-four calls: deltas reach every quarter of [-0.4, 0.4], one offset per batch.
+
+    A uniform stream leaves one quarter empty with probability below 1e-7;
+    outputs above 1 show that nothing is clipped.
+    """
+    # "cover" rather than "fresh": among 64 draws, two closer than the
+    # freshness threshold would be an accident of a correct stream (p ~ 1e-3).
+    s = Session(solution, ["traces", "cover"])
+    s.augmenter("a", seed=43, max_delta=0.4)
+    for k in range(64):
+        s.call("a", SHAPE, 4300 + k)
     return s.observation()
