@@ -8,7 +8,9 @@ returns its report. Two categories:
 - ``localise``: only the stage it names as the first to drift is checked
   (``first_stage_matches``). There is a pipeline with no drift, one with
   drift at each stage, drift that only one input batch shows, drift that
-  only one output shows, and drift that turns outputs into NaN.
+  only one output shows, drift that turns outputs into NaN, and a stage
+  that is out of tolerance only at the small values of an output that
+  also holds large ones.
 - ``report``: the whole report is checked, the first stage and every
   stage's ``max_abs`` and ``ratio`` (``report_matches``), against the
   reference's. One of them has two inputs and two outputs, and its
@@ -153,6 +155,19 @@ class TokensAndContext(nn.Module):
         return self.fc2(F.gelu(self.fc1(self.ln(x)))), self.ctx(context)
 
 
+class ContextResidual(nn.Module):
+    """Two inputs: a LayerNorm MLP on the tokens, added to a context (a residual stream)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(D)
+        self.fc1 = nn.Linear(D, 2 * D)
+        self.fc2 = nn.Linear(2 * D, D)
+
+    def forward(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        return context + self.fc2(F.gelu(self.fc1(self.ln(x))))
+
+
 def build(cls: type[nn.Module], seed: int) -> nn.Module:
     torch.manual_seed(seed)
     model = cls()
@@ -183,6 +198,18 @@ def paired_batches(seed: int, *specs: tuple[float, float]) -> list[tuple[np.ndar
         ((rng.normal(0.0, scale, size=(4, 8, D)) + offset).astype(np.float32), rng.normal(size=(4, 8, D)).astype(np.float32))
         for scale, offset in specs
     ]
+
+
+def outlier_context_batches(seed: int, *specs: tuple[float, float]) -> list[tuple[np.ndarray, ...]]:
+    """(tokens, context) pairs as in paired_batches, but two channels of the context sit near 50 (outlier features)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for scale, offset in specs:
+        x = rng.normal(0.0, scale, size=(4, 8, D)) + offset
+        context = rng.normal(0.0, 1.0, size=(4, 8, D))
+        context[..., :2] += 50.0
+        out.append((x.astype(np.float32), context.astype(np.float32)))
+    return out
 
 
 # ---------------------------------------------------------------- running the candidate
@@ -267,6 +294,20 @@ def fp16_offset_activations(solution: Any) -> Any:
     # at elements whose reference value is small: a verdict that compares the
     # largest error with atol + rtol * (the largest |r|) calls it within.
     return case(solution, MLPBlock, 16, MODERATE_OFFSET_LAST)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["report-definition", "own-tolerance"])
+def fp16_small_values_beside_large_ones(solution: Any) -> Any:
+    """A healthy pipeline whose output mixes large and small values; one stage is out of tolerance at its small ones."""
+    # The context adds values near 50 to two channels: there fp16 rounds the
+    # output by up to 0.016, the largest absolute error of the stage but well
+    # within rtol * |r|. The last batch's tokens carry an offset of 50, and what
+    # the fp16 LayerNorm loses shows in the small channels, by a few of their
+    # own tolerances. A verdict read at the element with the largest error, or
+    # against the largest |r|, calls the stage within.
+    inputs = outlier_context_batches(18, *MODERATE_OFFSET_LAST)
+    stages = build_pipeline(build(ContextResidual, 18), inputs[0])
+    return observe(solution, stages, inputs)
 
 
 # ---------------------------------------------------------------- report
