@@ -21,7 +21,7 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(pid: int) -> list[str] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name, or None if there is no such process."""
     try:
         text = (PROC / str(pid) / "stat").read_text()
@@ -34,7 +34,7 @@ def _stat_fields(pid: int) -> list[str] | None:
 
 
 def _start_ticks(fields: list[str] | None) -> str:
-    """The start time among :func:`_stat_fields`, "" if absent: fields[0] is field 3 (state), so field 22 is fields[19]."""
+    """The start time among :func:`stat_fields`, "" if absent: fields[0] is field 3 (state), so field 22 is fields[19]."""
     return fields[19] if fields and len(fields) > 19 else ""
 
 
@@ -50,7 +50,7 @@ def owner_token(pid: int | None = None) -> str:
         if _own_token is None or _own_token[0] != pid:
             _own_token = (pid, owner_token(pid))
         return _own_token[1]
-    start = _start_ticks(_stat_fields(pid))
+    start = _start_ticks(stat_fields(pid))
     return f"{pid}.{start}" if start else str(pid)
 
 
@@ -66,7 +66,7 @@ def owner_alive(token: str) -> bool | None:
     pid = int(pid_text)
     if not PROC.is_dir():
         return pid_alive(pid)
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     if fields is None:
         return False
     if not fields:

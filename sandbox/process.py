@@ -19,10 +19,10 @@ import signal
 import subprocess
 import tempfile
 import threading
-from pathlib import Path
 from typing import IO
 
 from sandbox.backend import SandboxLimits, SandboxStartError
+from sandbox.owners import PROC, stat_fields
 from sandbox.scratch import make_host_dir
 from sandbox.session import STDERR_TAIL_BYTES, RunnerSandbox
 from sandbox.stream import StreamBuffer
@@ -167,13 +167,12 @@ class ProcessSandbox(RunnerSandbox):
 def describe_session(sid: int) -> str:
     """``pid state wchan command`` for every process of session ``sid`` (a launched sandbox is one session)."""
     lines = []
-    for entry in Path("/proc").iterdir():
+    for entry in PROC.iterdir():
         if not entry.name.isdigit():
             continue
+        fields = stat_fields(int(entry.name))
         try:
-            stat = (entry / "stat").read_text()
-            fields = stat[stat.rfind(")") + 2 :].split()
-            if int(fields[3]) != sid:  # field 6, the session id
+            if not fields or int(fields[3]) != sid:  # fields[0] is field 3 (state), so the session id (field 6) is fields[3]
                 continue
             wchan = (entry / "wchan").read_text().strip() or "-"
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
