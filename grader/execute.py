@@ -10,6 +10,7 @@ after.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import time
@@ -78,10 +79,34 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
 
 def execute(package: Package, code: bytes, *, public: bool, backend: Backend | None = None) -> Execution:
     """Run the package's public or hidden probes over ``code`` in a new sandbox."""
-    backend = backend or get_backend()
     specs = package.probes(public)
+    job = _probes_job(package, code, public)
+    return run_job(backend or get_backend(), package.runtime, sandbox_limits(package, public), job, {s.name for s in specs})
+
+
+def execute_series(package: Package, codes: list[bytes], *, public: bool, backend: Backend | None = None) -> list[Execution]:
+    """Run the package's probes over each of ``codes``, one after another in as few sandboxes as will do.
+
+    Trusted code only (a package's shipped solutions, mutants of its
+    reference): see :meth:`sandbox.Sandbox.run_series`. Each execution is
+    what :func:`execute` would return for that code alone; a sandbox start
+    is paid once for the series instead of once per code. A code that ends
+    its sandbox (the wall clock, the memory limit) sends the rest to a new one.
+    """
+    backend = backend or get_backend()
+    names = {s.name for s in package.probes(public)}
+    jobs = [_probes_job(package, code, public) for code in codes]
     limits = sandbox_limits(package, public)
-    job = {
+    results: list[Execution] = []
+    while len(results) < len(jobs):
+        results.extend(run_jobs(backend, package.runtime, limits, jobs[len(results) :], names))
+    return results
+
+
+def _probes_job(package: Package, code: bytes, public: bool) -> dict[str, Any]:
+    """The job that runs the package's public or hidden probes over ``code``."""
+    specs = package.probes(public)
+    job: dict[str, Any] = {
         "public": public,
         "probes_list": [{"name": s.name, "timeout": probe_timeout(package, s)} for s in specs],
         "limits": {"output_bytes": OUTPUT_BYTES, "observation_bytes": OBSERVATION_BYTES},
@@ -96,7 +121,7 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
         # file), so a candidate cannot replace them; imported as given.<name>.
         sources["given"] = {name: data.decode("utf-8") for name, data in package.given_sources.items()}
     job["sources"] = sources
-    return run_job(backend, package.runtime, limits, job, {s.name for s in specs})
+    return job
 
 
 def _ready_sandbox(backend: Backend, runtime: str, limits: SandboxLimits) -> Sandbox:
@@ -125,14 +150,33 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
     :func:`execute` builds the job for a package's probes; ``sandboxed_checks``
     builds one that runs a package's custom checks.
     """
+    return run_jobs(backend, runtime, limits, [job], names)[0]
+
+
+def run_jobs(backend: Backend, runtime: str, limits: SandboxLimits, jobs: list[dict[str, Any]], names: set[str]) -> list[Execution]:
+    """Run ``jobs`` in one new sandbox (one job, or a series of trusted ones); the executions of those that ran, at least the first."""
     t0 = time.monotonic()
     try:
-        sandbox = _ready_sandbox(backend, runtime, limits)
+        # A series streams every job's frames through one buffer.
+        sandbox = _ready_sandbox(backend, runtime, dataclasses.replace(limits, stream_bytes=limits.stream_bytes * len(jobs)))
         startup_ms = int((time.monotonic() - t0) * 1000)
-        outcome = sandbox.run(job)
+        outcomes = [sandbox.run(jobs[0])] if len(jobs) == 1 else sandbox.run_series(jobs)
     except SandboxStartError as exc:
         raise PlatformError(str(exc)) from exc
+    executions: list[Execution] = []
+    for outcome in outcomes:
+        try:
+            # The first job waited for the start; the others found the sandbox ready.
+            executions.append(_decode(outcome, limits, names, startup_ms if not executions else 0))
+        except PlatformError:
+            if not executions:
+                raise
+            break  # this job and the rest run again in a new sandbox, where a second failure is raised
+    return executions
 
+
+def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup_ms: int) -> Execution:
+    """What one job's stream says, validated frame by frame."""
     if outcome.killed_externally and not outcome.oom_killed:
         # Not the candidate's doing (they cannot reach that process): the
         # sandbox was killed from outside, so grade again rather than blame the code.

@@ -18,7 +18,7 @@ from grader import expected as expected_cache
 from grader.checks import CheckResult
 from grader.custom_checks import run_check
 from grader.errors import InvalidSubmission, PackageError, PlatformError
-from grader.execute import Execution, ProbeRun, execute
+from grader.execute import Execution, ProbeRun, execute, execute_series
 from grader.feedback import failure_details
 from grader.hints import unlocked_hints
 from grader.package import Package
@@ -309,9 +309,38 @@ def grade_submission(package: Package, code: str | bytes, *, public: bool, backe
     t1 = time.monotonic()
     execution = execute(package, raw, public=public, backend=backend)
     result = judge(package, execution, expected, public=public, backend=backend)
+    return _timed(result, execution, time.monotonic() - t0, t1 - t0, cached)
+
+
+def grade_series(package: Package, codes: list[str | bytes], *, public: bool, backend: Backend | None = None) -> list[GradeResult]:
+    """Grade each of ``codes`` as :func:`grade_submission` would, their probes run one code after another in one sandbox.
+
+    Trusted code only: a package's shipped solutions, mutants of its
+    reference (``execute_series`` says why). Each result is the one that
+    code would get alone; its timings count the sandbox start only for the
+    first code of each sandbox.
+    """
+    raws = [decode_submission(code) for code in codes]
+    t0 = time.monotonic()
+    expected, cached = expected_observations(package, public, backend)
+    t1 = time.monotonic()
+    reference_s = t1 - t0
+    results = []
+    for execution in execute_series(package, raws, public=public, backend=backend):
+        t2 = time.monotonic()
+        result = judge(package, execution, expected, public=public, backend=backend)
+        # Its own share of the series: the expectations once, its start (if it had one), its run, its judging.
+        own = reference_s + (execution.startup_ms + execution.run_ms) / 1000 + time.monotonic() - t2
+        results.append(_timed(result, execution, own, reference_s, cached))
+        reference_s = 0.0
+    return results
+
+
+def _timed(result: GradeResult, execution: Execution, total_s: float, reference_s: float, cached: bool) -> GradeResult:
+    """``result`` with where its time went: in all, on the expectations, the sandbox, the probes."""
     result.timings = {
-        "total_ms": int((time.monotonic() - t0) * 1000),
-        "reference_ms": int((t1 - t0) * 1000),
+        "total_ms": int(total_s * 1000),
+        "reference_ms": int(reference_s * 1000),
         "reference_cached": int(cached),
         "sandbox_startup_ms": execution.startup_ms,
         "run_ms": execution.run_ms,

@@ -2,7 +2,7 @@
 
 Place in the flow: ``python -m grader mutants PACKAGE`` (grader/__main__.py)
 calls :func:`run_mutants`; the mutants come from grader/mutate.py and are
-graded exactly as a submission is (``grade_submission``), side by side. A
+graded as a submission is, a few in each sandbox (``grade_series``), side by side. A
 mutant is *killed* when it scores below 100; one that scores 100 *survived*:
 either the probes miss a mistake (add a probe that kills it) or no input the
 statement allows can tell it from the reference (an *equivalent* mutant,
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import PackageError, PlatformError
-from grader.grade import expected_observations, grade_submission
+from grader.grade import expected_observations, grade_series, grade_submission
 from grader.mutate import Mutant, make_mutants
 from grader.package import MUTANTS_RECORD, Package, read_package_files, version_without_mutants
 from sandbox import Backend
@@ -38,6 +38,9 @@ from sandbox import Backend
 TARGET_SCORE = 95.0
 # A grading that failed for the platform's sake (a sandbox that did not start) is tried this often.
 _TRIES = 2
+# Mutants graded one after another in one sandbox (``grade_series``): a
+# sandbox start (seconds for torch) paid once per this many instead of each.
+SERIES_LENGTH = 8
 
 
 @dataclass
@@ -159,14 +162,16 @@ def run_mutants(
             path=f"{package.slug}/reference/{package.entry}",
         )
 
-    def grade_one(mutant: Mutant) -> Outcome:
-        outcome = _grade(package, mutant.source, backend, mutant)
-        if on_outcome is not None:
-            on_outcome(outcome)
-        return outcome
+    def grade_batch(batch: list[Mutant]) -> list[Outcome]:
+        outcomes = _grade_series(package, batch, backend)
+        for outcome in outcomes:
+            if on_outcome is not None:
+                on_outcome(outcome)
+        return outcomes
 
+    batches = [chosen[i : i + SERIES_LENGTH] for i in range(0, len(chosen), SERIES_LENGTH)]
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutants") as pool:
-        outcomes = list(pool.map(grade_one, chosen))
+        outcomes = [outcome for batch in pool.map(grade_batch, batches) for outcome in batch]
     return MutationRun(
         package=f"{package.track}/{package.slug}",
         version=version_without_mutants(package.files),
@@ -174,6 +179,20 @@ def run_mutants(
         outcomes=outcomes,
         whys=recorded_whys(package.files),
     )
+
+
+def _grade_series(package: Package, batch: list[Mutant], backend: Backend | None) -> list[Outcome]:
+    """Grade a batch of mutants in one sandbox (they are trusted code: the reference, changed by us); one by one if the platform failed."""
+    try:
+        results = grade_series(package, [m.source for m in batch], public=False, backend=backend)
+    except PlatformError:
+        return [_grade(package, m.source, backend, m) for m in batch]
+    outcomes = []
+    for mutant, result in zip(batch, results, strict=True):
+        outcome = Outcome(mutant, score=result.score, verdict=result.verdict.value)
+        outcome.failed = tuple(f"{p.name} ({p.status})" for p in result.probes if not p.passed)
+        outcomes.append(outcome)
+    return outcomes
 
 
 def _grade(package: Package, source: str, backend: Backend | None, mutant: Mutant | None = None) -> Outcome:

@@ -32,7 +32,7 @@ from grader import expected as expected_cache
 from grader import validation_cache
 from grader.errors import GraderError, PackageError
 from grader.execute import execute, probe_timeout
-from grader.grade import grade_submission, judge, reference_failures
+from grader.grade import grade_series, grade_submission, judge, reference_failures
 from grader.package import Package, load_package_dir
 from grader.seal import check_seal, leaker_source
 from grader.verdicts import Verdict
@@ -224,11 +224,6 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
     Under a :class:`Share`, only this backend's part: the starter and the
     solutions dealt to it.
     """
-    # The starter and the solutions are independent gradings of code whose
-    # expectations are now cached: run them side by side. Each sandbox is held
-    # to one CPU by its cgroup, so two at once take about the time of one on
-    # a machine with two cores, and no probe gets less CPU than it would alone.
-    # The reference runs above stay one at a time: they measure probe times.
     def source(solution: Any) -> tuple[str, bytes | str]:
         return f"solutions/{solution.name}.py", package.files[f"solutions/{solution.name}.py"]
 
@@ -236,13 +231,22 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
     # the package ships two or more, correct alternatives.
     failing = [("starter", package.starter_code)] + [source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value]
     accepted = [source(s) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value]
-    jobs: list[tuple[str, bytes | str]] = [
-        *(job for deck in (failing, accepted) for position, job in enumerate(deck) if share.grades(position)),
-        ("leaker", leaker_source(package)),
-    ]
-    with ThreadPoolExecutor(max_workers=max(1, validate_jobs()), thread_name_prefix="validate") as pool:
-        futures = {name: pool.submit(grade_submission, package, code, public=False, backend=backend) for name, code in jobs}
-        results = {name: future.result() for name, future in futures.items()}
+    shipped = [job for deck in (failing, accepted) for position, job in enumerate(deck) if share.grades(position)]
+    # The starter and the solutions are the package's own code, trusted: they
+    # run as a series in one sandbox per lane (grade_series), a sandbox start
+    # paid once instead of once each. The leaker is graded as a candidate's
+    # submission is, in a sandbox of its own: it is what puts the seal to the test.
+    # Lanes run side by side, each sandbox held to one CPU by its cgroup, so no
+    # probe gets less CPU than it would alone. The reference runs above stay
+    # one at a time: they measure probe times.
+    count = validate_jobs()
+    lanes = [lane for lane in (shipped[i::count] for i in range(count)) if lane]
+    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="validate") as pool:
+        leaker = pool.submit(grade_submission, package, leaker_source(package), public=False, backend=backend)
+        series = [pool.submit(grade_series, package, [code for _, code in lane], public=False, backend=backend) for lane in lanes]
+        results = {"leaker": leaker.result()}
+        for lane, future in zip(lanes, series, strict=True):
+            results.update(zip((name for name, _ in lane), future.result(), strict=True))
 
     starter = results.get("starter")
     if starter is None:

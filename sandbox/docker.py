@@ -161,7 +161,7 @@ class DockerSandbox(RunnerSandbox):
             return False
         return bool(self.container.status == "running")
 
-    def send_job(self, line: bytes) -> None:
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
         # One line is the whole job; no half-close: the engine drops the
         # attach connection on SHUT_WR before delivering what was sent.
         self.sock.sendall(line)

@@ -109,10 +109,13 @@ class ProcessSandbox(RunnerSandbox):
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and not self._destroyed
 
-    def send_job(self, line: bytes) -> None:
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         self.proc.stdin.write(line)
-        self.proc.stdin.close()
+        if more:
+            self.proc.stdin.flush()
+        else:
+            self.proc.stdin.close()
 
     def wait_stopped(self) -> int | None:
         assert self.proc is not None

@@ -18,6 +18,7 @@ sandbox is killed. The conversation is the same:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -61,8 +62,8 @@ class RunnerSandbox(Sandbox):
 
     # -- the transport's part
     @abstractmethod
-    def send_job(self, line: bytes) -> None:
-        """Give the runner its one job line; OSError if the runner is gone."""
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
+        """Give the runner a job line, the last one unless ``more``; OSError if the runner is gone."""
 
     def process_snapshot(self) -> str:
         """One line per process of the sandbox (pid, state, what it waits in, command), for the log; "" where unseen."""
@@ -122,51 +123,88 @@ class RunnerSandbox(Sandbox):
         return header
 
     def run(self, job: dict[str, Any]) -> RunOutcome:
+        return self.run_series([job])[0]
+
+    def run_series(self, jobs: list[dict[str, Any]]) -> list[RunOutcome]:
+        """Run ``jobs`` one after another in this sandbox, then destroy it; one outcome per job that ran.
+
+        For trusted code only (see :meth:`Sandbox.run_series`). Each job has
+        the wall clock to itself, from its line to its ``done`` frame; its
+        outcome holds the ``ready`` frame and its own frames, as if it had had
+        the sandbox alone. A job that never says ``done`` ends the series.
+        """
+        if not jobs:
+            raise ValueError("run_series needs at least one job")
         cores = cpus.CpuLease([], [])
+        outcomes: list[RunOutcome] = []
         try:
             self.wait_ready()
             cores = cpus.lease(self.limits.cpus)
-            job = {
-                **job,
-                "sweep_strays": self.sweep_strays,
-                "limits": {**job.get("limits", {}), **self.job_limits()},
-                "cpus": cores.cpus,
-            }
-            t0 = time.monotonic()
-            try:
-                self.send_job(json.dumps(job).encode() + b"\n")
-            except OSError:
-                pass  # the runner died; the stream tells what it managed to say
-            # The "done" frame, not the exit, ends a run: tearing down the
-            # namespaces or the container costs time nobody needs to wait for.
-            done = self.stream.wait_for_done(self.limits.wall_seconds)
-            timed_out = not done and not self.stream.eof.is_set()
-            if timed_out or self.stream.overflow:
-                self.kill()
-            exit_code = None
-            if not done:
-                exit_code = self.wait_stopped()
-                self.pump.join(5.0)
-            run_ms = int((time.monotonic() - t0) * 1000)
-            oom_killed = self.oom_killed(done)
-            killed_externally = not done and not oom_killed and not self._killed_by_us and self.killed_from_outside(exit_code)
-            log.info(
-                "sandbox run finished",
-                extra={
-                    "event": "sandbox.finished", "profile": self.profile, **self.log_fields(), "done": done, "exit_code": exit_code,
-                    "timed_out": timed_out, "oom_killed": oom_killed, "killed_externally": killed_externally, "run_ms": run_ms,
-                },
-            )  # fmt: skip
-            return RunOutcome(
-                stream=bytes(self.stream.buffer),
-                stream_overflow=self.stream.overflow,
-                exit_code=exit_code,
-                timed_out=timed_out,
-                oom_killed=oom_killed,
-                stderr_tail=self.stderr_text(),
-                run_ms=run_ms,
-                killed_externally=killed_externally,
-            )
+            ready_end = self.stream.end_of("ready") or 0
+            start = 0
+            for position, job in enumerate(jobs):
+                more = position + 1 < len(jobs)
+                line = {
+                    **job,
+                    "sweep_strays": self.sweep_strays,
+                    "limits": {**job.get("limits", {}), **self.job_limits()},
+                    "cpus": cores.cpus,
+                    # Only the trusted side says so: the runner then waits for
+                    # another line instead of ending after this job's "done".
+                    "another_follows": more,
+                }
+                outcome, end = self._run_one(line, position + 1, more=more)
+                head = b"" if position == 0 else bytes(self.stream.buffer[:ready_end])
+                stream = head + bytes(self.stream.buffer[start:end])
+                outcomes.append(dataclasses.replace(outcome, stream=stream))
+                if end is None or outcome.stream_overflow:
+                    break
+                start = end
+            return outcomes
         finally:
             cores.release()
             destroy_soon(self)
+
+    def _run_one(self, job: dict[str, Any], count: int, *, more: bool) -> tuple[RunOutcome, int | None]:
+        """Send one job, the ``count``-th in this sandbox, and wait for its ``done``.
+
+        Returns its outcome (the stream left empty) and where its frames end in
+        the stream (None: it never said done).
+        """
+        t0 = time.monotonic()
+        try:
+            self.send_job(json.dumps(job).encode() + b"\n", more=more)
+        except OSError:
+            pass  # the runner died; the stream tells what it managed to say
+        # The "done" frame, not the exit, ends a run: tearing down the
+        # namespaces or the container costs time nobody needs to wait for.
+        done = self.stream.wait_for_done(self.limits.wall_seconds, count)
+        timed_out = not done and not self.stream.eof.is_set()
+        if timed_out or self.stream.overflow:
+            self.kill()
+        exit_code = None
+        if not done:
+            exit_code = self.wait_stopped()
+            self.pump.join(5.0)
+        run_ms = int((time.monotonic() - t0) * 1000)
+        oom_killed = self.oom_killed(done)
+        killed_externally = not done and not oom_killed and not self._killed_by_us and self.killed_from_outside(exit_code)
+        log.info(
+            "sandbox run finished",
+            extra={
+                "event": "sandbox.finished", "profile": self.profile, **self.log_fields(), "done": done, "exit_code": exit_code,
+                "timed_out": timed_out, "oom_killed": oom_killed, "killed_externally": killed_externally, "run_ms": run_ms,
+                "job_in_sandbox": count,
+            },
+        )  # fmt: skip
+        outcome = RunOutcome(
+            stream=b"",
+            stream_overflow=self.stream.overflow,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            oom_killed=oom_killed,
+            stderr_tail=self.stderr_text(),
+            run_ms=run_ms,
+            killed_externally=killed_externally,
+        )
+        return outcome, self.stream.end_of("done", count) if done else None

@@ -47,6 +47,9 @@ class StreamBuffer:
         self._frames = 0
         self._first: dict[str, Any] | None = None
         self._first_of_type: dict[str, dict[str, Any]] = {}
+        # Where each ``ready`` and ``done`` frame ends: a sandbox that runs a
+        # series of jobs (session.py) cuts the stream into one piece per job there.
+        self._ends: dict[str, list[int]] = {"ready": [], "done": []}
         self._unreadable = False  # a header that is not JSON: nothing after it can be framed
 
     def add(self, chunk: bytes) -> bool:
@@ -88,6 +91,8 @@ class StreamBuffer:
                 self._first_of_type.setdefault(header["type"], header)
             blob = header.get("blob_len", 0) if header is not None else 0
             at += 4 + size + (blob if isinstance(blob, int) and blob > 0 else 0)
+            if header is not None and header.get("type") in self._ends:
+                self._ends[header["type"]].append(at)
         self._next_frame = at
 
     def _wait(self, found: Callable[[], T | None], timeout: float) -> T | None:
@@ -115,10 +120,17 @@ class StreamBuffer:
         """The header of the first frame of type ``kind``, or None at EOF or timeout."""
         return self._wait(lambda: self._first_of_type.get(kind), timeout)
 
-    def wait_for_done(self, timeout: float) -> bool:
-        """Whether a ``done`` frame arrived (True) before EOF or ``timeout`` (False).
+    def wait_for_done(self, timeout: float, count: int = 1) -> bool:
+        """Whether the ``count``-th ``done`` frame arrived (True) before EOF or ``timeout`` (False).
 
-        The runner's last word: once it is here the result is complete, and
-        the sandbox can be torn down without waiting for its processes to exit.
+        The runner's last word on a job: once it is here the job's result is
+        complete, and the sandbox can be torn down (or given its next job in a
+        series) without waiting for its processes to exit.
         """
-        return self.wait_for_frame("done", timeout) is not None
+        return self._wait(lambda: True if len(self._ends["done"]) >= count else None, timeout) is not None
+
+    def end_of(self, kind: str, count: int = 1) -> int | None:
+        """Where the ``count``-th frame of type ``kind`` (``ready`` or ``done``) ends in :attr:`buffer`; None before it came."""
+        with self._changed:
+            ends = self._ends.get(kind, [])
+            return ends[count - 1] if len(ends) >= count else None

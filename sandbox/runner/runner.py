@@ -1,12 +1,14 @@
-"""The in-sandbox runner: import the profile, wait for one job, run its probes.
+"""The in-sandbox runner: import the profile, wait for a job, run its probes.
 
 Place in the flow: a sandbox backend starts ``python runner.py PROFILE`` in a
 fresh sandbox; the runner pre-imports the profile's heavy modules, writes a
-``ready`` frame, then reads exactly one job (one JSON line on stdin), runs
+``ready`` frame, then reads a job (one JSON line on stdin), runs
 each probe in a child process forked from itself, and streams frames (see
 ``wire.py``) on its stdout: one ``probe`` frame per probe (plus ``array``
 frames, the observation encoded by ``codec.py``), or one ``syntax_error``
-frame, then ``done``.
+frame, then ``done``. A job marked ``another_follows`` (only the trusted
+side sets it, for a series of trusted code: see ``Sandbox.run_series``) is
+followed by the next job line, run in a folder of its own.
 
 Why a child per probe: the candidate's code (and the package's given
 modules, ``given_modules.py``) is imported afresh in every child, so a probe that crashes, hangs, exits or changes global state fails
@@ -525,15 +527,32 @@ def main(argv: list[str]) -> int:
         __import__(module)
     wire.write_frame(out, {"type": "ready", "profile": profile, "pid": os.getpid()})
 
-    line = sys.stdin.buffer.readline(MAX_JOB_BYTES)
-    if not line:
-        return 0
-    job = json.loads(line)
+    # One job, unless the trusted side says another follows (a series of
+    # trusted code: a package's shipped solutions, mutants of its reference).
+    # Each job has its own folder; the parent never runs a job's code, so
+    # the next job forks its children from the same clean state.
+    served = 0
+    while True:
+        line = sys.stdin.buffer.readline(MAX_JOB_BYTES)
+        if not line:
+            return 0
+        job = json.loads(line)
+        base = str(job["limits"].get("workdir", "/tmp/work"))
+        workroot = base if served == 0 else f"{base}-{served}"
+        _run_job(out, job, workroot)
+        served += 1
+        if not job.get("another_follows"):
+            return 0
+        # The finished job's files go: the next one starts in an empty folder of its own.
+        shutil.rmtree(workroot, ignore_errors=True)
+
+
+def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None:
+    """Run one job's syntax check and probes, in folders under ``workroot``, streaming frames to ``out``; ends with ``done``."""
     global SWEEP_STRAYS
     SWEEP_STRAYS = bool(job.get("sweep_strays"))
     _pin(job.get("cpus"))
     limits = job["limits"]
-    workroot = str(limits.get("workdir", "/tmp/work"))
     job_dir = f"{workroot}/job"
     os.makedirs(job_dir, exist_ok=True)
     for key, name in (("solution", "solution.py"), ("probes", "probes.py"), ("common", "probe_common.py")):
@@ -555,12 +574,12 @@ def main(argv: list[str]) -> int:
     if frames and frames[0][0].get("type") == "syntax_error":
         wire.write_frame(out, {**frames[0][0], "type": "syntax_error"})
         wire.write_frame(out, {"type": "done"})
-        return 0
+        return
     if not frames or frames[0][0].get("type") != "ok":
         _, message = _describe_exit(check.wait_status)
         wire.write_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
         wire.write_frame(out, {"type": "done"})
-        return 0
+        return
 
     for i, probe in enumerate(job["probes_list"]):
         name = probe["name"]
@@ -574,7 +593,6 @@ def main(argv: list[str]) -> int:
             run.status = "memory"
         _report_probe(out, name, run, limits)
     wire.write_frame(out, {"type": "done"})
-    return 0
 
 
 if __name__ == "__main__":

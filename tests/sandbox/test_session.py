@@ -51,7 +51,7 @@ class Scripted(RunnerSandbox):
         self.outside = False
         self.oom = False
 
-    def send_job(self, line: bytes) -> None:
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
         self.jobs.append(json.loads(line))
         self.stream.add(self.answer)
         if self.then == "eof":
@@ -140,3 +140,49 @@ def test_a_sandbox_that_never_says_ready_is_a_start_error_and_is_destroyed() -> 
     with pytest.raises(SandboxStartError, match="did not become ready: Traceback: the runner's last words"):
         sandbox.wait_ready()
     assert sandbox.destroyed.is_set()
+
+
+class ScriptedSeries(Scripted):
+    """A runner that answers each job of a series with the next scripted answer, silent after the last."""
+
+    def __init__(self, answers: list[bytes], limits: SandboxLimits | None = None) -> None:
+        super().__init__(b"", then="silence", limits=limits)
+        self.answers = list(answers)
+        self.closed_after: int | None = None
+
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
+        self.jobs.append(json.loads(line))
+        if not more:
+            self.closed_after = len(self.jobs)
+        if self.answers:
+            self.stream.add(self.answers.pop(0))
+
+
+def job_frames(name: str) -> bytes:
+    return frames({"type": "probe", "name": name, "status": "ok"}, {"type": "done"})
+
+
+def test_a_series_gives_each_job_the_ready_frame_and_its_own_frames() -> None:
+    sandbox = ScriptedSeries([job_frames("first"), job_frames("second"), job_frames("third")])
+    outcomes = sandbox.run_series([{"limits": {}, "n": 1}, {"limits": {}, "n": 2}, {"limits": {}, "n": 3}])
+    assert [o.stream for o in outcomes] == [READY + job_frames("first"), READY + job_frames("second"), READY + job_frames("third")]
+    # Only the trusted side's flag tells the runner to wait for more; the last line closes the input.
+    assert [(j["n"], j["another_follows"]) for j in sandbox.jobs] == [(1, True), (2, True), (3, False)]
+    assert sandbox.closed_after == 3
+    assert all(not o.timed_out and o.exit_code is None for o in outcomes)
+    assert finish_destroys(timeout=30) == 0 and sandbox.destroyed.is_set()
+
+
+def test_a_job_that_never_says_done_ends_the_series_there() -> None:
+    silent_second = frames({"type": "probe", "name": "second", "status": "ok"})  # no "done": the wall clock ends it
+    sandbox = ScriptedSeries([job_frames("first"), silent_second], limits=SandboxLimits(wall_seconds=0.3, memory_mb=256))
+    outcomes = sandbox.run_series([{"limits": {}}, {"limits": {}}, {"limits": {}}])
+    assert len(outcomes) == 2 and len(sandbox.jobs) == 2  # the third job was never sent
+    assert not outcomes[0].timed_out and outcomes[0].stream == READY + job_frames("first")
+    assert outcomes[1].timed_out and outcomes[1].stream == READY + silent_second
+    assert sandbox.kills == 1
+
+
+def test_a_series_needs_a_job() -> None:
+    with pytest.raises(ValueError, match="at least one job"):
+        ScriptedSeries([]).run_series([])
