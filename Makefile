@@ -3,7 +3,6 @@
 
 SHELL := /bin/bash
 PY := .venv/bin/python
-VENV_STAMP := .venv/.requirements-$(shell sha256sum requirements.txt | cut -c1-16)
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 
 .PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench loadtest clean
@@ -11,12 +10,10 @@ DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 deps:
 	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
 
-$(VENV_STAMP): requirements.txt
-	@test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	@rm -f .venv/.requirements-* && touch $@
-
-venv: $(VENV_STAMP)
+# The pinned venv, built once per requirements.txt on this machine and linked
+# as .venv (scripts/venv.sh says why and where).
+venv:
+	@scripts/venv.sh
 
 # Run the service on its embedded defaults: SQLite, a local Redis, the bwrap sandbox.
 up: deps venv

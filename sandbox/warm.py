@@ -5,7 +5,8 @@ Place in the flow: a package that compiles with TorchInductor says
 is built (``make sandbox-image``), its reference runs on its probes once and
 the kernels inductor compiled are kept: baked into the Docker image (see
 ``image.py`` and ``Dockerfile``) and, for bwrap, in a host folder under
-``var/warm/`` that every bwrap sandbox binds read-only at ``/opt/warm``.
+``~/.cache/mlprep/warm/`` (``MLPREP_MACHINE_CACHE``, outside the clone) that every
+bwrap sandbox binds read-only at ``/opt/warm``.
 The runner copies that cache into the sandbox's private, writable cache
 folder before it reports ready, so a candidate whose code compiles the
 probes' graphs pays a cache load instead of a C++ compile per kernel, and
@@ -18,6 +19,7 @@ The grader validates the key like every other field.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -32,7 +34,12 @@ from sandbox.environment import RUNNER_DIR
 
 REPO = Path(__file__).resolve().parent.parent
 CHALLENGES_DIR = REPO / "challenges"
-HOST_WARM_ROOT = REPO / "var" / "warm"
+# Outside the clone, like the Docker image the other backend's cache lives in:
+# a fresh clone (CI's, a second worktree) finds what an earlier one built.
+MACHINE_CACHE = Path(os.environ.get("MLPREP_MACHINE_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlprep")
+HOST_WARM_ROOT = MACHINE_CACHE / "warm"
+# Caches for other sources (other checkouts, older versions) kept besides the current one.
+KEEP_OTHERS = 3
 # Where a sandbox sees the warm cache (both backends) and where it copies it to.
 SANDBOX_WARM_DIR = "/opt/warm"
 WARMABLE = ("inductor",)
@@ -140,9 +147,18 @@ def ensure_host_cache(log: bool = True) -> Path | None:
     if (folder / ".complete").exists():
         return folder
     HOST_WARM_ROOT.mkdir(parents=True, exist_ok=True)
-    for stale in HOST_WARM_ROOT.iterdir():
-        if stale != folder:
-            shutil.rmtree(stale, ignore_errors=True)
+    # One builder per machine at a time: a second checkout waits, then finds it built.
+    with open(HOST_WARM_ROOT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".complete").exists():
+            _build_host_cache(sources, folder, log)
+    return folder
+
+
+def _build_host_cache(sources: list[WarmSource], folder: Path, log: bool) -> None:
+    others = sorted((p for p in HOST_WARM_ROOT.iterdir() if p.is_dir() and p != folder), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in others[KEEP_OTHERS:]:
+        shutil.rmtree(stale, ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="mlprep-warm-") as scratch:
         stage(sources, Path(scratch) / "sources")
@@ -163,7 +179,6 @@ def ensure_host_cache(log: bool = True) -> Path | None:
     for path in [folder, *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     (folder / ".complete").touch()
-    return folder
 
 
 def main() -> int:
