@@ -7,6 +7,7 @@ graph the reference compiled when the environment was built is a cache hit
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 from grader import load_package_dir
 from grader.execute import execute
 from sandbox import get_backend
+from sandbox import warm as warm_module
 from sandbox.backend import Backend
 from sandbox.bwrap import BwrapBackend
 from sandbox.environment import RUNNER_DIR
@@ -109,3 +111,31 @@ def test_the_warm_up_runs_probes_that_import_given_modules(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=True,
     )  # fmt: skip
     assert "[warm] uses-given probes-public.py square: ok" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_host_cache_lives_outside_the_clone_and_keeps_a_few_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where the cache lives: the machine's cache, which a fresh clone shares.
+    assert not str(warm_module.HOST_WARM_ROOT).startswith(str(REPO))
+
+    # The build itself is replaced by one that writes a marker: the folder logic is what is tested.
+    root = tmp_path / "warm"
+    monkeypatch.setattr(warm_module, "HOST_WARM_ROOT", root)
+    builds: list[list[str]] = []
+
+    def fake_build(args: list[str], **_: Any) -> None:
+        builds.append(args)
+        Path(args[-1]).mkdir(parents=True)
+
+    monkeypatch.setattr(warm_module.subprocess, "run", fake_build)
+    others = []
+    for age in range(warm_module.KEEP_OTHERS + 2):  # caches of other sources, oldest last
+        folder = root / f"other-{age}"
+        (folder / "torchinductor").mkdir(parents=True)
+        (folder / ".complete").touch()
+        os.utime(folder, (1_000_000 - age, 1_000_000 - age))
+        others.append(folder)
+
+    built = ensure_host_cache(log=False)
+    assert built is not None and (built / ".complete").exists() and len(builds) == 1
+    assert [f.exists() for f in others] == [True] * warm_module.KEEP_OTHERS + [False, False]
+    assert ensure_host_cache(log=False) == built and len(builds) == 1  # complete: not built again
