@@ -150,3 +150,15 @@ def test_every_class_of_the_tree_has_a_case() -> None:
     tested = {type(exc) for exc, *_ in CASES}
     ours = {c for c in subclasses(AppError) if c.__module__.startswith(("web.", "grader.", "sandbox."))}
     assert ours <= tested, f"add a case for: {sorted(c.__qualname__ for c in ours - tested)}"
+
+
+@pytest.mark.django_db
+def test_a_page_refused_to_a_candidate_is_a_styled_page_that_says_why(client: Client) -> None:
+    from django.contrib.auth import get_user_model
+
+    candidate = get_user_model().objects.create_user("cand", password="pw-long-enough-1")
+    client.force_login(candidate)
+    response = client.get("/author/", HTTP_ACCEPT=BROWSER_ACCEPT)
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "Coaches only." in page and "css/site.css" in page and "Back to the challenges" in page
