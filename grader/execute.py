@@ -80,7 +80,7 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
 def execute(package: Package, code: bytes, *, public: bool, backend: Backend | None = None) -> Execution:
     """Run the package's public or hidden probes over ``code`` in a new sandbox."""
     specs = package.probes(public)
-    job = _probes_job(package, code, public)
+    job = probes_job(package, code, public)
     return run_job(backend or get_backend(), package.runtime, sandbox_limits(package, public), job, {s.name for s in specs})
 
 
@@ -95,7 +95,7 @@ def execute_series(package: Package, codes: list[bytes], *, public: bool, backen
     """
     backend = backend or get_backend()
     names = {s.name for s in package.probes(public)}
-    jobs = [_probes_job(package, code, public) for code in codes]
+    jobs = [probes_job(package, code, public) for code in codes]
     limits = sandbox_limits(package, public)
     results: list[Execution] = []
     while len(results) < len(jobs):
@@ -103,7 +103,7 @@ def execute_series(package: Package, codes: list[bytes], *, public: bool, backen
     return results
 
 
-def _probes_job(package: Package, code: bytes, public: bool) -> dict[str, Any]:
+def probes_job(package: Package, code: bytes, public: bool) -> dict[str, Any]:
     """The job that runs the package's public or hidden probes over ``code``."""
     specs = package.probes(public)
     job: dict[str, Any] = {

@@ -148,9 +148,17 @@ def test_a_shared_validation_deals_the_solutions_out_and_runs_the_reference_and_
     # Every stated verdict true this time: returns-b fails, as it does.
     expected = dealt_package / "solutions" / "expected.toml"
     expected.write_text(expected.read_text().replace('[returns-b]\nverdict = "accepted"', '[returns-b]\nverdict = "wrong_answer"'))
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "1")
+    starts: list[str] = []
+    real_start = bwrap.start
+    monkeypatch.setattr(bwrap, "start", lambda profile, limits: starts.append(profile) or real_start(profile, limits))
     first = validate_package(dealt_package, bwrap, share=Share(0, 2))
+    first_starts = len(starts)
     second = validate_package(dealt_package, bwrap, share=Share(1, 2))
     assert first.ok and second.ok, (first.lines, second.lines)
+    # Sandboxes: the reference's public and hidden runs share one, the leaker has its own, the shipped
+    # code of the part runs as one series; the second part runs the reference on the hidden probes only.
+    assert (first_starts, len(starts) - first_starts) == (3, 3)
 
     # The first part records the reference from one run; the second proves determinism by agreeing with it.
     assert sum("recorded from one run" in line for line in first.lines) == 2
