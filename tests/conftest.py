@@ -59,3 +59,15 @@ def _package_wall_seconds(folder: Path) -> float:
             return float(tomllib.load(f).get("limits", {}).get("wall_seconds", 0))
     except (OSError, ValueError, tomllib.TOMLDecodeError):
         return 0.0
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Let the last sandboxes' background destroys finish while pytest's streams are still open.
+
+    Left to the interpreter's exit (sandbox/teardown.py registers that too),
+    they log "sandbox destroyed" into a stream pytest has closed by then, and
+    every worker prints a logging traceback at the end of the run.
+    """
+    from sandbox.teardown import finish_destroys
+
+    finish_destroys(timeout=60)
