@@ -285,7 +285,9 @@ def evaluate(
         verdict = Verdict.PARTIAL
     else:
         verdict = most_severe([Verdict(r.status) for r in results])
-    failed_tags = [tag for r, s in zip(results, specs, strict=True) if not r.passed for tag in s.hints]
+    # The probe to fix first leads: the heaviest failing one, then the earliest.
+    failing = sorted((i for i, r in enumerate(results) if not r.passed), key=lambda i: (-results[i].weight, i))
+    failed_tags = [tag for i in failing for tag in specs[i].hints]
     hints = [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)]
     message = f"{len(passed)} of {len(results)} probes passed"
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)

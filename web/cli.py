@@ -106,11 +106,17 @@ def print_result(result: dict[str, Any], out: TextIO) -> None:
         out.write(line + "\n")
         if probe.get("stdout"):
             out.write("".join(f"      | {s}\n" for s in str(probe["stdout"]).splitlines()))
-    for hint in result.get("hints") or []:
+    hints = result.get("hints") or []
+    for hint in hints:
         if hint.get("shown"):
             out.write(f"Hint (tier {hint.get('tier')}): {_text(hint.get('html'))}\n")
-        elif hint.get("can_reveal"):
-            out.write(f"Hint (tier {hint.get('tier')}) available: python -m web.cli hint {result.get('id')} {hint.get('id')}\n")
+    # Nothing is shown unasked: say how many are waiting and how to see the one offered next.
+    waiting = sum(1 for hint in hints if not hint.get("shown"))
+    offered = next((hint for hint in hints if hint.get("offered")), None)
+    if waiting and offered is not None:
+        out.write(
+            f"{waiting} hint(s) unlocked; the next (tier {offered.get('tier')}): python -m web.cli hint {result.get('id')} {offered.get('id')}\n"
+        )
 
 
 def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_seconds: float = POLL_SECONDS, max_wait: float = 900.0) -> int:

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 from playwright.sync_api import Browser, expect, sync_playwright
 
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
-from web.submissions.models import Status, Submission
+from web.submissions.models import HintReveal, Status, Submission
 
 WEB_FIXTURES = Path(__file__).resolve().parents[1] / "web" / "fixtures" / "challenges"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -64,6 +65,8 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
         verdict="wrong_answer", score=0.0, categories={"correct<b>ness</b>": {"score": 0.0, "passed": 0, "total": 1}},
         probes=[probe], hints=[{"id": "nudge", "tier": 1, "tags": ["sum"], "text": "hint " + TEXT}], message="result " + TEXT,
     )  # fmt: skip
+    # Shown because eve asked for it (nothing is shown unasked).
+    HintReveal.objects.create(user=user, challenge=challenge, hint_id="nudge", tier=1, revealed_at=timezone.now())
 
     page = browser.new_page()
     dialogs: list[str] = []

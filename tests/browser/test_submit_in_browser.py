@@ -71,11 +71,15 @@ def test_candidate_submits_in_the_browser_and_sees_the_score(live_server: Any, s
     expect(page.locator("#score")).to_contain_text("100", timeout=120_000)
     expect(page.locator("#verdict")).to_contain_text("Accepted")
 
-    # A wrong solution on Run: a lower score and a tier-1 hint, without a reload.
+    # A wrong solution on Run: a lower score, and hints on request only, without a reload.
     type_into_editor(page, "def add(a, b):\n    return a\n")
     page.click("#run")
     expect(page.locator("#verdict")).to_contain_text("Wrong answer", timeout=120_000)
-    expect(page.locator("#hints")).to_contain_text("Check what your function returns")
+    expect(page.locator("#hints .hint-summary")).to_contain_text("None is shown until you ask")
+    expect(page.locator("#hints")).not_to_contain_text("Check what your function returns")
+    page.click("#hints .reveal-hint")  # the tier-1 hint of the failing probe is offered first
+    expect(page.locator("#hints .hint-body")).to_contain_text("Check what your function returns")
+    expect(page.locator("#hints .reveal-hint")).to_contain_text("Show the next hint")
 
 
 def test_a_platform_failure_offers_regrade_and_the_page_shows_the_new_result(

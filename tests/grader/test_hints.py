@@ -39,3 +39,9 @@ def test_repeated_tags_do_not_duplicate_hints():
 
 def test_failed_tags_may_be_any_iterable():
     assert ids(unlocked_hints(HINTS, iter(["shape"]))) == ["other", "lone"]
+
+
+def test_within_a_tier_the_hint_of_the_first_failed_tag_comes_first():
+    # The grader lists the tags of the probe to fix first (heaviest, then earliest) first.
+    assert ids(unlocked_hints(HINTS, ["shape", "values"])) == ["other", "nudge", "concept", "lone"]
+    assert ids(unlocked_hints(HINTS, ["values", "shape"])) == ["nudge", "other", "concept", "lone"]

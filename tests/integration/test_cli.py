@@ -69,11 +69,16 @@ def test_a_failed_run_exits_1_with_failing_probes_and_the_hint(site: dict[str, s
     assert done.returncode == 1, done.stderr
     assert "Verdict: Wrong answer" in done.stdout
     assert "  FAIL " in done.stdout
-    assert "Hint (tier 1): Check what your function returns" in done.stdout
+    # No hint is shown unasked: the count, and the command for the one offered first.
+    assert "Hint (tier" not in done.stdout
     sub = Submission.objects.get()
     assert sub.kind == "run"
-    assert f"Hint (tier 2) available: python -m web.cli hint {sub.pk} dtype" in done.stdout
+    unlocked = len(sub.hints)
+    assert f"{unlocked} hint(s) unlocked; the next (tier 1): python -m web.cli hint {sub.pk} broadcast" in done.stdout
 
+    first = cli(["hint", str(sub.pk), "broadcast"], site, standalone=standalone)
+    assert first.returncode == 0, first.stderr
+    assert "Hint (tier 1) broadcast: Check what your function returns for arrays." in first.stdout
     revealed = cli(["hint", str(sub.pk), "dtype"], site, standalone=standalone)
     assert revealed.returncode == 0, revealed.stderr
     assert "Hint (tier 2) dtype: Keep the input\u2019s dtype." in revealed.stdout  # typographic quote from the Markdown

@@ -134,7 +134,8 @@ def test_submit_with_a_token_then_poll_gives_the_pages_result(
         polled = api.get(created["url"]).json()
     assert polled["done"] and polled["verdict"] == "partial" and polled["score"] == pytest.approx(33.3, abs=0.1)
     assert "stdout" not in polled["probes"][0]  # hidden probes show no output, as on the page
-    assert [h["id"] for h in polled["hints"] if h["shown"]] == ["nudge"]
+    assert [h["id"] for h in polled["hints"] if h["shown"]] == []  # nothing unasked
+    assert [h["id"] for h in polled["hints"] if h["offered"]] == ["nudge"]
     web = Client()
     web.force_login(user)
     page = web.get(reverse("submission-status", args=[sub.pk])).json()
@@ -153,16 +154,17 @@ def _done(owner: User, challenge: Challenge, **fields: Any) -> Submission:
 
 def test_a_token_caller_reveals_the_hints_a_submission_unlocked_in_tier_order(api: Client, challenge: Challenge, user: User) -> None:
     sub = _done(user, challenge, hints=ALL_SUM_HINTS)
-    concept, near = (next(h for h in ALL_SUM_HINTS if h["tier"] == tier) for tier in (2, 3))
+    nudge, concept, near = (next(h for h in ALL_SUM_HINTS if h["tier"] == tier) for tier in (1, 2, 3))
 
-    skipped = api.post(reverse("api-hint-reveal", args=[sub.pk, near["id"]]))
-    assert skipped.status_code == 409 and "tier-2" in skipped.json()["error"]
-    assert api.post(reverse("api-hint-reveal", args=[sub.pk, concept["id"]])).status_code == 200
+    skipped = api.post(reverse("api-hint-reveal", args=[sub.pk, concept["id"]]))
+    assert skipped.status_code == 409 and "tier-1" in skipped.json()["error"]
+    for hint in (nudge, concept):
+        assert api.post(reverse("api-hint-reveal", args=[sub.pk, hint["id"]])).status_code == 200
     answer = api.post(reverse("api-hint-reveal", args=[sub.pk, near["id"]]))
     assert answer.status_code == 200
     shown = {h["id"]: h for h in answer.json()["hints"] if h["shown"]}
-    assert set(shown) == {"nudge", concept["id"], near["id"]} and "<code>return a + b</code>" in shown[near["id"]]["html"]
-    assert set(HintReveal.objects.filter(user=user).values_list("hint_id", flat=True)) == {concept["id"], near["id"]}
+    assert set(shown) == {nudge["id"], concept["id"], near["id"]} and "<code>return a + b</code>" in shown[near["id"]]["html"]
+    assert set(HintReveal.objects.filter(user=user).values_list("hint_id", flat=True)) == {nudge["id"], concept["id"], near["id"]}
     missing = api.post(reverse("api-hint-reveal", args=[sub.pk, "no-such-hint"]))
     assert missing.status_code == 409 and missing.json() == {"error": "This submission did not unlock that hint."}
 

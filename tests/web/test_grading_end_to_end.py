@@ -58,8 +58,11 @@ def test_starter_fails_with_hints_and_public_observations(alice: Client, challen
     (probe,) = status["probes"]
     assert probe["name"] == "small" and not probe["passed"]
     assert (probe["observation"], probe["expected"]) == (0, 5)
-    shown = [h["id"] for h in status["hints"] if h["shown"]]
-    assert shown == ["nudge"]
+    # Unlocked, offered, not shown until asked.
+    assert [(h["id"], h["shown"], h["offered"]) for h in status["hints"] if h["tier"] == 1] == [("nudge", False, True)]
+    assert not HintReveal.objects.exists()
+    revealed = alice.post(reverse("submission-hint-reveal", args=[status["id"], "nudge"])).json()
+    assert [h["id"] for h in revealed["hints"] if h["shown"]] == ["nudge"]
     assert HintReveal.objects.filter(hint_id="nudge").exists()
 
 

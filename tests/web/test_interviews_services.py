@@ -341,6 +341,7 @@ def test_live_state_and_scorecard_show_code_runs_submits_hints_and_rubric(
     with django_capture_on_commit_callbacks(execute=True):
         run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
     run.refresh_from_db()
+    hint_reveal(user, run, "nudge")
     hint_reveal(user, run, "concept")
     with django_capture_on_commit_callbacks(execute=True):
         interview_submission_create(interview, user, "add-two", CODE, "submit")
@@ -379,12 +380,26 @@ def test_a_hint_revealed_after_the_end_is_not_counted_as_used(
     with django_capture_on_commit_callbacks(execute=True):
         run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
     run.refresh_from_db()
+    hint_reveal(user, run, "nudge")
     interview_end(interview, coach)
     hint_reveal(user, run, "concept")  # the challenge page's reveal stays open after the interview
 
     card = selectors.interview_scorecard(interview)
-    assert card.challenges[0].hints == 1  # the tier-1 hint that came with the result, not the later reveal
+    assert card.challenges[0].hints == 1  # the hint asked for during the interview, not the later one
     assert [h["hint_id"] for h in selectors.interview_live_state(interview)["challenges"][0]["hints"]] == ["nudge"]
+
+
+def test_hints_the_result_unlocked_but_nobody_asked_for_are_not_used(
+    interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    started(interview, user)
+    fake_sandbox.script(RETURNS_A, small=ok(2))
+    with django_capture_on_commit_callbacks(execute=True):
+        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
+    run.refresh_from_db()
+    assert run.hints  # the failing probe unlocked some
+    interview_end(interview, coach)
+    assert selectors.interview_scorecard(interview).challenges[0].hints == 0
 
 
 def test_candidate_lists_show_only_unfinished_interviews(interview: Interview, user: User, coach: User, challenge: Challenge) -> None:

@@ -224,7 +224,7 @@ ROUTES: dict[str, Route] = {
     "submission-status": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "submission-hint-reveal": Route(
         ("POST",),
-        own=lambda w: [{"pk": w.mallory_id, "hint_id": "concept"}],
+        own=lambda w: [{"pk": w.mallory_id, "hint_id": "nudge"}],
         foreign=lambda w: [{**kw, "hint_id": hint} for kw in _alice_and_missing(w) for hint in ("nudge", "concept")],
         anonymous=(401,),
     ),
@@ -243,7 +243,7 @@ ROUTES: dict[str, Route] = {
     "api-submission": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-hint-reveal": Route(
         ("POST",),
-        own=lambda w: [{"pk": w.mallory_id, "hint_id": "concept"}],
+        own=lambda w: [{"pk": w.mallory_id, "hint_id": "nudge"}],
         foreign=lambda w: [{**kw, "hint_id": hint} for kw in _alice_and_missing(w) for hint in ("nudge", "concept")],
         anonymous=(401,),
     ),
@@ -511,7 +511,7 @@ def test_with_the_token_the_same_posts_go_through(world: World) -> None:
     page = client.get(reverse("challenge-detail", args=["add-two"]))
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', body(page))
     assert token is not None
-    response = client.post(reverse("submission-hint-reveal", args=[world.mallory_id, "concept"]), HTTP_X_CSRFTOKEN=token.group(1))
+    response = client.post(reverse("submission-hint-reveal", args=[world.mallory_id, "nudge"]), HTTP_X_CSRFTOKEN=token.group(1))
     assert response.status_code == 200
 
 

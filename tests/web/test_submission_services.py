@@ -415,27 +415,33 @@ def graded_with_hints(user: User, challenge: Challenge, fake_sandbox: FakeBacken
     return submission
 
 
-def test_tier_one_hints_are_recorded_when_the_result_is_stored(graded_with_hints: Submission) -> None:
-    reveals = list(HintReveal.objects.values_list("hint_id", "tier", "submission_id"))
-    assert reveals == [("nudge", 1, graded_with_hints.pk)]
+def test_no_hint_is_recorded_as_seen_when_the_result_is_stored(graded_with_hints: Submission) -> None:
+    # Nothing is shown unasked, so nothing counts as seen (an interview's "hints used") until the candidate asks.
+    assert graded_with_hints.hints and not HintReveal.objects.exists()
 
 
 def test_hints_are_revealed_one_tier_at_a_time(user: User, graded_with_hints: Submission) -> None:
+    with pytest.raises(HintUnavailable, match="tier-1"):
+        hint_reveal(user, graded_with_hints, "concept")
+
+    nudge = hint_reveal(user, graded_with_hints, "nudge")
     with pytest.raises(HintUnavailable, match="tier-2"):
         hint_reveal(user, graded_with_hints, "near")
-
     concept = hint_reveal(user, graded_with_hints, "concept")
     near = hint_reveal(user, graded_with_hints, "near")
 
+    assert (nudge.tier, nudge.text) == (1, "Look at what `add` **returns**.")
     assert (concept.tier, concept.text) == (2, "The `+` operator adds two integers.")
     assert near.text == "`return a + b`"
-    assert list(HintReveal.objects.order_by("tier").values_list("hint_id", flat=True)) == ["nudge", "concept", "near"]
+    assert list(HintReveal.objects.order_by("tier").values_list("hint_id", "submission_id")) == [
+        ("nudge", graded_with_hints.pk), ("concept", graded_with_hints.pk), ("near", graded_with_hints.pk)
+    ]
 
 
 def test_revealing_twice_records_once(user: User, graded_with_hints: Submission) -> None:
-    hint_reveal(user, graded_with_hints, "concept")
-    hint_reveal(user, graded_with_hints, "concept")
-    assert HintReveal.objects.filter(hint_id="concept").count() == 1
+    hint_reveal(user, graded_with_hints, "nudge")
+    hint_reveal(user, graded_with_hints, "nudge")
+    assert HintReveal.objects.filter(hint_id="nudge").count() == 1
 
 
 def test_only_unlocked_hints_of_ones_own_finished_submission(

@@ -270,24 +270,32 @@ def graded(alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, djang
     return int(response.json()["id"])
 
 
-def test_tier_one_shown_at_once_higher_tiers_only_when_revealed(alice: Client, graded: int) -> None:
-    hints = {h["id"]: h for h in alice.get(reverse("submission-status", args=[graded])).json()["hints"]}
+def test_no_hint_is_shown_unasked_and_the_first_tier_is_offered(alice: Client, graded: int) -> None:
+    payload = alice.get(reverse("submission-status", args=[graded]))
+    hints = {h["id"]: h for h in payload.json()["hints"]}
 
-    assert hints["nudge"]["shown"] and hints["nudge"]["html"] == "<p>Look at what <code>add</code> <strong>returns</strong>.</p>"
-    assert not hints["concept"]["shown"] and hints["concept"]["html"] is None and hints["concept"]["can_reveal"]
-    assert not hints["near"]["shown"] and hints["near"]["html"] is None and not hints["near"]["can_reveal"]
-    assert "return a + b" not in alice.get(reverse("submission-status", args=[graded])).content.decode()
+    assert not any(h["shown"] or h["html"] for h in hints.values())
+    assert hints["nudge"]["can_reveal"] and hints["nudge"]["offered"]
+    assert not hints["concept"]["can_reveal"] and not hints["near"]["can_reveal"]
+    assert [h["id"] for h in payload.json()["hints"] if h["offered"]] == ["nudge"]
+    for text in ("returns", "adds two integers", "return a + b"):
+        assert text not in payload.content.decode()
 
 
 def test_reveal_endpoint_walks_the_ladder(alice: Client, graded: int) -> None:
-    too_early = alice.post(reverse("submission-hint-reveal", args=[graded, "near"]))
+    too_early = alice.post(reverse("submission-hint-reveal", args=[graded, "concept"]))
+    nudge = alice.post(reverse("submission-hint-reveal", args=[graded, "nudge"]))
     concept = alice.post(reverse("submission-hint-reveal", args=[graded, "concept"]))
     near = alice.post(reverse("submission-hint-reveal", args=[graded, "near"]))
 
-    assert too_early.status_code == 409 and "tier-2" in too_early.json()["error"]
-    assert concept.status_code == 200
+    assert too_early.status_code == 409 and "tier-1" in too_early.json()["error"]
+    assert nudge.status_code == concept.status_code == 200
+    after_nudge = {h["id"]: h for h in nudge.json()["hints"]}
+    assert after_nudge["nudge"]["html"] == "<p>Look at what <code>add</code> <strong>returns</strong>.</p>"
+    assert after_nudge["concept"]["offered"] and not after_nudge["concept"]["shown"]
     hints = {h["id"]: h for h in near.json()["hints"]}
     assert hints["near"]["shown"] and "return a + b" in hints["near"]["html"]
+    assert not any(h["offered"] for h in hints.values())
     assert HintReveal.objects.filter(submission_id=graded).count() == 3
 
 

@@ -50,7 +50,7 @@ def _public_probes(challenge: Challenge) -> list[dict[str, Any]]:
 
 
 def _shown_hints(challenge: Challenge, user: AbstractBaseUser | AnonymousUser) -> list[dict[str, Any]]:
-    """Hints the user was shown (tier 1 with a result, higher tiers on request), with their texts."""
+    """Hints the user asked to see (every tier on request), with their texts."""
     if not user.is_authenticated:
         return []
     assert challenge.current_version is not None

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db.models import Count, Max, Min, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -80,17 +80,15 @@ def interview_submissions(interview: Interview) -> QuerySet[Submission]:
 
 
 def interview_hint_reveals(interview: Interview) -> QuerySet[HintReveal]:
-    """Hints the candidate was shown through this interview's submissions (tier 1 with a result, or revealed).
+    """Hints the candidate asked for through this interview's submissions (none is shown unasked).
 
-    A hint revealed on request after the end does not count: the reveal
-    endpoint is the challenge page's and stays open, but the interview was
-    over. Tier 1 hints come with a result, so they count even when a
-    submission sent before the end was graded after it.
+    A hint revealed after the end does not count: the reveal endpoint is the
+    challenge page's and stays open, but the interview was over.
     """
     rows = HintReveal.objects.filter(submission__interview_link__interview=interview)
     end = interview.ends_at()
     if end is not None:
-        rows = rows.filter(Q(tier__lte=1) | Q(revealed_at__lte=end))
+        rows = rows.filter(revealed_at__lte=end)
     return rows.select_related("challenge", "submission").order_by("revealed_at", "id")
 
 

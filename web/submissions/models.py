@@ -80,7 +80,7 @@ class Submission(models.Model):
 
 
 class HintReveal(models.Model):
-    """A hint a user was shown for a challenge (tier 1 when unlocked, higher tiers on request)."""
+    """A hint a user asked to see for a challenge (every tier is shown on request only)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_reveals")
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="hint_reveals")

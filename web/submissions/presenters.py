@@ -6,7 +6,7 @@ policy, ``grader.feedback.candidate_view``, and by nothing here: for Run every
 probe's message, observation, expected value and printed output; for Submit
 a message composed from templates, with nothing the candidate's code printed,
 raised or returned, and no expected value (DESIGN.md, trust boundary point 5).
-Hint texts are included only for hints that are shown (tier 1, or revealed),
+Hint texts are included only for hints the candidate revealed (none is shown unasked),
 rendered from Markdown and sanitised. Everything else is plain data that the
 page inserts as text, never as HTML.
 
@@ -24,7 +24,7 @@ from django.urls import reverse
 
 from grader.feedback import candidate_view
 from web.challenges.rendering import markdown_to_html
-from web.submissions.hints import hint_can_reveal, hint_is_shown
+from web.submissions.hints import hint_can_reveal, hint_is_shown, offered_hint
 from web.submissions.models import Kind, Submission, Verdict
 
 
@@ -46,9 +46,14 @@ def _iso(value: Any) -> str | None:
 
 
 def hints_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> list[dict[str, Any]]:
+    """Every hint the submission unlocked, in the grader's order (tier, then the probe to fix first); texts only of revealed ones.
+
+    ``offered`` marks the one a "show a hint" button reveals next.
+    """
     unlocked = list(submission.hints or [])
+    offered = offered_hint(unlocked, revealed_ids)
     payload = []
-    for hint in sorted(unlocked, key=lambda h: (int(h.get("tier", 0)), str(h.get("id")))):
+    for hint in unlocked:
         shown = hint_is_shown(hint, revealed_ids)
         payload.append(
             {
@@ -58,6 +63,7 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
                 "shown": shown,
                 "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
                 "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),
+                "offered": hint is offered,
                 "reveal_url": _url(routes.hint_reveal, submission, str(hint["id"])),
             }
         )

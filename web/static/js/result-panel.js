@@ -120,30 +120,39 @@
     });
   }
 
+  // Nothing is shown unasked: the revealed hints, a count of the rest, and one
+  // button for the hint the server offers next (tier by tier, the probe to fix first).
   function renderHints(data, actions) {
     var box = $("hints");
     box.replaceChildren();
     var hints = data.hints || [];
     if (!hints.length) return;
     box.appendChild(el("h3", "", "Hints"));
-    hints.forEach(function (h) {
-      var card = el("div", "hint hint-tier-" + h.tier + (h.shown ? "" : " hint-locked"));
+    var shown = hints.filter(function (h) { return h.shown; });
+    var waiting = hints.length - shown.length;
+    var summary = "The failing probes unlocked " + hints.length + (hints.length === 1 ? " hint" : " hints") +
+      (shown.length ? "; you have seen " + shown.length + "." : ". None is shown until you ask.");
+    box.appendChild(el("p", "muted small hint-summary", summary));
+    shown.forEach(function (h) {
+      var card = el("div", "hint hint-tier-" + h.tier);
       card.dataset.hintId = h.id;
       card.appendChild(el("span", "hint-tier", TIER_LABEL[h.tier] || "Hint"));
-      if (h.shown) {
-        var body = el("div", "hint-body prose");
-        body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
-        card.appendChild(body);
-      } else if (h.can_reveal) {
-        var button = el("button", "button button-small button-secondary reveal-hint", "Reveal next hint");
-        button.type = "button";
-        button.addEventListener("click", function () { actions.reveal(h.reveal_url, button); });
-        card.appendChild(button);
-      } else {
-        card.appendChild(el("span", "muted small", "Reveal the previous hint first."));
-      }
+      var body = el("div", "hint-body prose");
+      body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
+      card.appendChild(body);
       box.appendChild(card);
     });
+    var offered = hints.filter(function (h) { return h.offered; })[0];
+    if (offered) {
+      var label = (shown.length ? "Show the next hint" : "Show a hint") + " (" + (TIER_LABEL[offered.tier] || "hint").toLowerCase() + ")";
+      var button = el("button", "button button-small button-secondary reveal-hint", label);
+      button.type = "button";
+      button.dataset.hintId = offered.id;
+      button.addEventListener("click", function () { actions.reveal(offered.reveal_url, button); });
+      box.appendChild(button);
+    } else if (waiting) {
+      box.appendChild(el("p", "muted small", "The other hints open once you have seen the one before them on the same topic."));
+    }
   }
 
   function render(data, actions) {

@@ -33,7 +33,6 @@ from web.challenges.services import challenge_package
 from web.config.logs import submission_context
 from web.submissions.heartbeat import heartbeat
 from web.submissions.models import Kind, Status, Submission, Verdict
-from web.submissions.services.reveal import record_reveal
 
 logger = logging.getLogger(__name__)
 
@@ -155,11 +154,6 @@ def _store_result(submission: Submission, attempt: int, result: dict[str, Any]) 
             logger.info(
                 "result stored", extra={"event": "grading.result_stored", "attempt": attempt, "verdict": verdict, "score": result.get("score")}
             )
-            # Tier-1 hints are shown with the result; record them like any
-            # other reveal so a report of what a candidate saw is complete.
-            for hint in hints:
-                if int(hint.get("tier", 0)) == 1:
-                    record_reveal(submission.user_id, submission.challenge_id, submission.pk, hint, now)
     return bool(stored)
 
 

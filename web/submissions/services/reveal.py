@@ -1,10 +1,10 @@
 """Reveal a hint a submission unlocked, one tier at a time, and record every reveal.
 
 The grader unlocks hints (every hint tagged like a failed probe); the ladder
-(web/submissions/hints.py) decides which may be shown now. Tier-1 hints are
-shown with the result and recorded when it is stored (``grading`` calls
-``record_reveal``); higher tiers are revealed on the candidate's request
-through ``hint_reveal``. Mock interviews report the reveals.
+(web/submissions/hints.py) decides which may be shown now. Every hint is
+revealed on the candidate's request through ``hint_reveal``, and each reveal
+is recorded: mock interviews report them, and a revealed hint stays shown on
+every later result of the challenge.
 """
 
 from __future__ import annotations
