@@ -34,14 +34,21 @@ def bfloat16_rows(solution: Any) -> dict[str, Any]:
 
 @probe(category="basics", check="within_layer_norm_bound_hidden", hints=["float32-stats", "eps-placement", "population-variance"])
 def float16_rows_and_eps(solution: Any) -> dict[str, Any]:
-    """float16 (16, 512) activations, with eps = 1e-5 and with eps = 0.1."""
+    """float16 (16, 512) activations with eps = 1e-5 and with eps = 0.1, and float32 rows with eps not passed.
+
+    The last case calls ``layer_norm(x, weight, bias)``: the statement's
+    signature defaults eps to 1e-5, and with a variance of 0.04 a default of
+    1e-6 or 1e-4 puts rstd 46 or 460 times its bound away (measured).
+    """
     x = randn(16, 512, scale=3.0, offset=-1.0, dtype=F16, seed=3)
     small = randn(8, 512, scale=0.2, dtype=F16, seed=4)
+    default = randn(8, 256, scale=0.2, offset=0.3, dtype=F32, seed=16)
     return run_cases(
         solution,
         [
             case("float16 (16, 512), -1 + 3*randn, eps=1e-5", x, 104),
             case("float16 (8, 512), 0.2*randn, eps=0.1", small, 106, eps=0.1),
+            case("float32 (8, 256), 0.3 + 0.2*randn, eps not passed", default, 136, eps=None),
         ],
     )
 
