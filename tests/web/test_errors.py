@@ -161,4 +161,4 @@ def test_a_page_refused_to_a_candidate_is_a_styled_page_that_says_why(client: Cl
     response = client.get("/author/", HTTP_ACCEPT=BROWSER_ACCEPT)
     page = response.content.decode()
     assert response.status_code == 403
-    assert "Coaches only." in page and "css/site.css" in page and "Back to the challenges" in page
+    assert "This page is for coaches" in page and "css/site.css" in page and "Back to the challenges" in page

@@ -49,6 +49,10 @@ def coach_revoke(user: AbstractBaseUser) -> None:
     user.groups.remove(coach_group())  # type: ignore[attr-defined]
 
 
+# What a candidate reads on a coach's page: who may open it, and how to become one.
+COACHES_ONLY = "This page is for coaches. An administrator can give your account the coach role."
+
+
 def coach_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A page for coaches: anonymous visitors go to the login page, candidates get 403."""
 
@@ -57,7 +61,7 @@ def coach_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if not is_coach(request.user):
-            raise PermissionDenied("Coaches only.")
+            raise PermissionDenied(COACHES_ONLY)
         return view(request, *args, **kwargs)
 
     return wrapper
