@@ -372,14 +372,20 @@ def test_live_state_and_scorecard_show_code_runs_submits_hints_and_rubric(
     assert card.ended_at is not None
 
 
+def _failed_run_in(interview: Interview, user: User, fake_sandbox: FakeBackend, capture: Any) -> Submission:
+    """The interview started, and one Run of add-two graded wrong (its failing probe unlocks the "sum" hints)."""
+    started(interview, user)
+    fake_sandbox.script(RETURNS_A, small=ok(2))
+    with capture(execute=True):
+        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
+    run.refresh_from_db()
+    return run
+
+
 def test_a_hint_revealed_after_the_end_is_not_counted_as_used(
     interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    started(interview, user)
-    fake_sandbox.script(RETURNS_A, small=ok(2))
-    with django_capture_on_commit_callbacks(execute=True):
-        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
-    run.refresh_from_db()
+    run = _failed_run_in(interview, user, fake_sandbox, django_capture_on_commit_callbacks)
     hint_reveal(user, run, "nudge")
     interview_end(interview, coach)
     hint_reveal(user, run, "concept")  # the challenge page's reveal stays open after the interview
@@ -392,11 +398,7 @@ def test_a_hint_revealed_after_the_end_is_not_counted_as_used(
 def test_hints_the_result_unlocked_but_nobody_asked_for_are_not_used(
     interview: Interview, user: User, coach: User, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    started(interview, user)
-    fake_sandbox.script(RETURNS_A, small=ok(2))
-    with django_capture_on_commit_callbacks(execute=True):
-        run = interview_submission_create(interview, user, "add-two", RETURNS_A, "run")
-    run.refresh_from_db()
+    run = _failed_run_in(interview, user, fake_sandbox, django_capture_on_commit_callbacks)
     assert run.hints  # the failing probe unlocked some
     interview_end(interview, coach)
     assert selectors.interview_scorecard(interview).challenges[0].hints == 0
