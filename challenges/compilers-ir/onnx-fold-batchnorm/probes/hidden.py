@@ -224,7 +224,8 @@ def batchnorm_not_after_a_conv(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
 def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
-    """The Conv's raw output also feeds an Add, or is itself a graph output: the Conv must stay as it is."""
+    """The Conv's raw output also feeds an Add (the BN and the Add named or not), or is itself a graph output: the Conv
+    must stay as it is."""
     rng = np.random.default_rng(17)
     inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
     skip = [
@@ -233,7 +234,14 @@ def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
         helper.make_node("Add", ["n", "c_out"], ["y"]),
     ]
     exposed = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    # Node names are optional: two readers without a name are still two readers.
+    unnamed = [
+        conv("c", "x", "c_out"),
+        helper.make_node("BatchNormalization", ["c_out", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["n"]),
+        helper.make_node("Add", ["n", "c_out"], ["y"]),
+    ]
     return {
+        "unnamed readers": apply_pass(solution, graph_model(unnamed, [("x", [1, 4, 5, 5])], ["y"], inits), seed=38),
         "raw output feeds an Add": apply_pass(solution, graph_model(skip, [("x", [1, 4, 5, 5])], ["y"], inits), seed=8),
         "raw output is a graph output": apply_pass(solution, graph_model(exposed, [("x", [1, 4, 5, 5])], ["c_out", "y"], inits), seed=9),
     }
