@@ -174,7 +174,8 @@ def batchnorm_output_is_a_graph_output(solution: Any) -> dict[str, Any]:
 @probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"])
 def attribute_and_storage_forms(solution: Any) -> dict[str, Any]:
     """Forms a pass meets in other exporters: a Conv padded by auto_pad, parameters stored as float_data rather than
-    raw bytes, and two Convs that share one weight, each followed by its own BN: all of them fold."""
+    raw bytes, two pairs of unnamed nodes, and two Convs that share one weight, each followed by its own BN: all of them
+    fold."""
     rng = np.random.default_rng(34)
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
     same_upper = [
@@ -194,8 +195,18 @@ def attribute_and_storage_forms(solution: Any) -> dict[str, Any]:
         helper.make_node("BatchNormalization", ["b", *[f"bn2.{p}" for p in params]], ["b_bn"], name="right_bn", epsilon=1e-3),
         helper.make_node("Relu", ["b_bn"], ["y2"]),
     ]
+    # Node names are optional; the folded Convs need names that differ (onnxruntime refuses two nodes of one name).
+    inits3 = conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "bn3", 4)
+    unnamed = [
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["u1"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["u1", *[f"bn.{p}" for p in params]], ["u1_bn"]),
+        helper.make_node("Relu", ["u1_bn"], ["u1_r"]),
+        helper.make_node("Conv", ["u1_r", "d.W", "d.B"], ["u2"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["u2", *[f"bn3.{p}" for p in params]], ["y"]),
+    ]
     return {
         "auto_pad": apply_pass(solution, graph_model(same_upper, [("x", [1, 3, 7, 7])], ["y"], inits), seed=34),
+        "unnamed nodes": apply_pass(solution, graph_model(unnamed, [("x", [1, 3, 6, 6])], ["y"], inits + inits3), seed=39),
         "float_data": apply_pass(solution, graph_model(stored, [("x", [1, 3, 5, 5])], ["y"], as_float_data), seed=35),
         "two folds of one shared weight": apply_pass(
             solution, graph_model(shared, [("x", [2, 3, 6, 6])], ["a_bn", "y2"], inits + inits2), seed=36
