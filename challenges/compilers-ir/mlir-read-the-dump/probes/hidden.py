@@ -36,6 +36,11 @@ The programs and what makes each one worth asking about:
 - ``VECTOR_BODY``: an elementwise ``linalg.generic`` whose body is written
   with vector ops, so the program holds vector ops from the first dump on,
   before any vectorization pass (and no such pass changes it).
+- ``BRANCHY``: a matmul or a transpose, chosen by an ``scf.if``: the host
+  program launches its two dispatches from inside the branches, so the
+  ``flow.dispatch`` ops are nested in regions, not in the function's body.
+- ``SORT``: an ``iree_linalg_ext.sort``: the dispatch's root is not a
+  ``linalg`` op at all.
 """
 
 from typing import Any
@@ -136,6 +141,33 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 }
 """
 
+BRANCHY = """
+func.func @main(%flag: i1, %a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %r = scf.if %flag -> tensor<32x32xf32> {
+    %ab = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+    scf.yield %ab : tensor<32x32xf32>
+  } else {
+    %t = linalg.transpose ins(%a : tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) permutation = [1, 0]
+    scf.yield %t : tensor<32x32xf32>
+  }
+  return %r : tensor<32x32xf32>
+}
+"""
+
+SORT = """
+func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %r = iree_linalg_ext.sort dimension(1) outs(%x : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+"""
+
 
 # ---------------------------------------------------------------- matmul
 
@@ -203,6 +235,12 @@ def data_tiled_matmul_dispatches(solution: Any) -> Any:
     return dispatch_case(solution, DATA_TILED, DATA_TILING)
 
 
+@probe(category="dispatch", check="dispatches_match", hints=["walk-ops", "flow-phase"])
+def branchy_dispatches(solution: Any) -> Any:
+    """dispatch_count on a program that picks one of two computations with an scf.if."""
+    return dispatch_case(solution, BRANCHY)
+
+
 # ---------------------------------------------------------------- vector
 
 
@@ -267,3 +305,9 @@ def odd_matmul_tiles(solution: Any) -> Any:
 def two_different_matmuls_tiles(solution: Any) -> Any:
     """tile_sizes on two matmuls of different shapes."""
     return tiles_case(solution, TWO_DIFFERENT)
+
+
+@probe(category="tiles", check="tiles_match", hints=["root-op", "config-levels"])
+def sort_tiles(solution: Any) -> Any:
+    """tile_sizes on a sort."""
+    return tiles_case(solution, SORT)

@@ -23,11 +23,13 @@ from probekit import probe
 
 @probe(category="folding", check="folded_ok", weight=2, hints=["propagate"])
 def weight_preprocessing_chain(solution: Any) -> dict[str, Any]:
-    """A chain of Constant, Mul, Add, Transpose and Reshape on weights, feeding one MatMul with the input."""
+    """A chain of Constant, Mul, Add, Transpose and Reshape on weights, feeding one MatMul with the input; one Mul
+    reads the same constant twice."""
     nodes = [
         const("two", np.float32(2.0)),
         helper.make_node("Mul", ["w", "two"], ["w2"]),
-        helper.make_node("Add", ["w2", "b"], ["w3"]),
+        helper.make_node("Mul", ["b", "b"], ["b_sq"]),
+        helper.make_node("Add", ["w2", "b_sq"], ["w3"]),
         helper.make_node("Transpose", ["w3"], ["wt"], perm=[1, 0]),
         const("shape", np.array([6, 4], dtype=np.int64)),
         helper.make_node("Reshape", ["wt", "shape"], ["wr"]),
@@ -176,17 +178,19 @@ def equal_constants_stay_apart(solution: Any) -> dict[str, Any]:
 
 @probe(category="semantics", check="folded_ok", weight=2, hints=["overridable"])
 def overridable_initializer(solution: Any) -> dict[str, Any]:
-    """An initializer that is also a graph input is a default value: run with it and with a fed value."""
+    """An initializer that is also a graph input is a default value: run with it and with a fed value. An Identity
+    exposes it as a graph output too, and must stay (its input is a graph input)."""
     nodes = [
         helper.make_node("Mul", ["gain", "k"], ["g2"]),
         helper.make_node("Mul", ["bias", "k"], ["b2"]),
         helper.make_node("Mul", ["x", "g2"], ["xg"]),
         helper.make_node("Add", ["xg", "b2"], ["y"]),
+        helper.make_node("Identity", ["gain"], ["gain_seen"]),
     ]
     m = make(
         nodes,
         [vi("x", [2, 3]), vi("gain", [3])],
-        [vi("y", [2, 3])],
+        [vi("y", [2, 3]), vi("gain_seen", [3])],
         [init("gain", np.float32([1.0, 2.0, 3.0])), init("bias", randn(11, 3)), init("k", np.float32(3.0))],
     )
     x = randn(12, 2, 3)
@@ -195,7 +199,8 @@ def overridable_initializer(solution: Any) -> dict[str, Any]:
 
 @probe(category="semantics", check="folded_ok", hints=["input-dependent"])
 def shape_of_input_not_folded(solution: Any) -> dict[str, Any]:
-    """Reshape targets built from Shape(x) (input-dependent, kept) and from constants only (folded)."""
+    """Reshape targets built from Shape(x) (input-dependent, kept) and from constants only (folded), one of them
+    from Shape(w) of an initializer (constant, so folded)."""
     nodes = [
         helper.make_node("Shape", ["x"], ["xs"]),
         const("zero", np.array([0], dtype=np.int64)),
@@ -203,7 +208,8 @@ def shape_of_input_not_folded(solution: Any) -> dict[str, Any]:
         const("minus1", np.array([-1], dtype=np.int64)),
         helper.make_node("Concat", ["batch", "minus1"], ["target"], axis=0),
         helper.make_node("Reshape", ["x", "target"], ["flat"]),
-        const("six", np.array([6], dtype=np.int64)),
+        helper.make_node("Shape", ["w"], ["w_dims"]),
+        helper.make_node("ReduceProd", ["w_dims"], ["six"], keepdims=1),
         const("one", np.array([1], dtype=np.int64)),
         helper.make_node("Concat", ["one", "six"], ["wshape"], axis=0),
         helper.make_node("Reshape", ["w", "wshape"], ["wrow"]),

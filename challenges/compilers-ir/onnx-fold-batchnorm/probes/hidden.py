@@ -18,7 +18,10 @@ that must not, because folding would change what the graph computes: another
 reader of the Conv's output, in a subgraph too; a training-mode
 BatchNormalization, by attribute or, before opset 14, by its outputs; ops of
 the same names from another domain; parameters that are not constants),
-``hygiene`` (shared weights, the caller's model, a second run).
+``hygiene`` (shared weights, the caller's model, a second run, a subgraph that
+still reads the BN's output and an initializer after the fold). The folding
+category also covers the forms other exporters write: ``auto_pad``,
+``float_data`` initializers, two folds of one shared weight.
 """
 
 from typing import Any
@@ -168,6 +171,49 @@ def batchnorm_output_is_a_graph_output(solution: Any) -> dict[str, Any]:
     return apply_pass(solution, graph_model(nodes, [("x", [2, 2, 6, 6])], ["features", "y"], inits), seed=6)
 
 
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"])
+def attribute_and_storage_forms(solution: Any) -> dict[str, Any]:
+    """Forms a pass meets in other exporters: a Conv padded by auto_pad, parameters stored as float_data rather than
+    raw bytes, two pairs of unnamed nodes, and two Convs that share one weight, each followed by its own BN: all of them
+    fold."""
+    rng = np.random.default_rng(34)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    same_upper = [
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["c_out"], name="c", auto_pad="SAME_UPPER", strides=[2, 2], kernel_shape=[3, 3]),
+        bn("bn", "c_out", "y"),
+    ]
+    as_float_data = [
+        helper.make_tensor(t.name, TensorProto.FLOAT, list(t.dims), numpy_helper.to_array(t).ravel().tolist()) for t in inits
+    ]
+    stored = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    inits2 = bn_weights(rng, "bn2", 4)
+    params = ["scale", "bias", "mean", "var"]
+    shared = [
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["a"], name="left", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["a", *[f"bn.{p}" for p in params]], ["a_bn"], name="left_bn"),
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["b"], name="right", pads=[0, 0, 0, 0]),
+        helper.make_node("BatchNormalization", ["b", *[f"bn2.{p}" for p in params]], ["b_bn"], name="right_bn", epsilon=1e-3),
+        helper.make_node("Relu", ["b_bn"], ["y2"]),
+    ]
+    # Node names are optional; the folded Convs need names that differ (onnxruntime refuses two nodes of one name).
+    inits3 = conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "bn3", 4)
+    unnamed = [
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["u1"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["u1", *[f"bn.{p}" for p in params]], ["u1_bn"]),
+        helper.make_node("Relu", ["u1_bn"], ["u1_r"]),
+        helper.make_node("Conv", ["u1_r", "d.W", "d.B"], ["u2"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["u2", *[f"bn3.{p}" for p in params]], ["y"]),
+    ]
+    return {
+        "auto_pad": apply_pass(solution, graph_model(same_upper, [("x", [1, 3, 7, 7])], ["y"], inits), seed=34),
+        "unnamed nodes": apply_pass(solution, graph_model(unnamed, [("x", [1, 3, 6, 6])], ["y"], inits + inits3), seed=39),
+        "float_data": apply_pass(solution, graph_model(stored, [("x", [1, 3, 5, 5])], ["y"], as_float_data), seed=35),
+        "two folds of one shared weight": apply_pass(
+            solution, graph_model(shared, [("x", [2, 3, 6, 6])], ["a_bn", "y2"], inits + inits2), seed=36
+        ),
+    }
+
+
 # ---------------------------------------------------------------- untouched
 
 
@@ -189,7 +235,8 @@ def batchnorm_not_after_a_conv(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
 def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
-    """The Conv's raw output also feeds an Add, or is itself a graph output: the Conv must stay as it is."""
+    """The Conv's raw output also feeds an Add (the BN and the Add named or not), or is itself a graph output: the Conv
+    must stay as it is."""
     rng = np.random.default_rng(17)
     inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
     skip = [
@@ -198,7 +245,14 @@ def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
         helper.make_node("Add", ["n", "c_out"], ["y"]),
     ]
     exposed = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    # Node names are optional: two readers without a name are still two readers.
+    unnamed = [
+        conv("c", "x", "c_out"),
+        helper.make_node("BatchNormalization", ["c_out", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["n"]),
+        helper.make_node("Add", ["n", "c_out"], ["y"]),
+    ]
     return {
+        "unnamed readers": apply_pass(solution, graph_model(unnamed, [("x", [1, 4, 5, 5])], ["y"], inits), seed=38),
         "raw output feeds an Add": apply_pass(solution, graph_model(skip, [("x", [1, 4, 5, 5])], ["y"], inits), seed=8),
         "raw output is a graph output": apply_pass(solution, graph_model(exposed, [("x", [1, 4, 5, 5])], ["c_out", "y"], inits), seed=9),
     }
@@ -212,7 +266,7 @@ def conv_transpose_then_batchnorm(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["constants-only"])
 def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
-    """A BN or Conv parameter fed by a graph input or a node, or an initializer that is also an input: no fold."""
+    """A BN or Conv parameter fed by a graph input or a node, or an initializer that is also an input (a BN's or the Conv's): no fold."""
     rng = np.random.default_rng(19)
     inits = conv_weights(rng, "c", 3, 3, 3) + bn_weights(rng, "bn", 3)
     nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
@@ -231,10 +285,14 @@ def parameters_that_are_not_constants(solution: Any) -> dict[str, Any]:
     runtime_var = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.var", [3])], ["y"], without("bn.var"))
     runtime_weight = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.W", [3, 3, 3, 3])], ["y"], without("c.W"))
     overridable = graph_model(nodes, [("x", [1, 3, 5, 5]), ("bn.mean", [3])], ["y"], inits)
+    overridable_weight = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.W", [3, 3, 3, 3])], ["y"], inits)
+    overridable_bias = graph_model(nodes, [("x", [1, 3, 5, 5]), ("c.B", [3])], ["y"], inits)
     return {
         "variance is an input": apply_pass(solution, runtime_var, seed=11, fixed={"bn.var": values["bn.var"]}),
         "weight is an input": apply_pass(solution, runtime_weight, seed=12, fixed={"c.W": values["c.W"]}),
         "mean is an initializer and an input": apply_pass(solution, overridable, seed=13),
+        "the Conv's weight is an initializer and an input": apply_pass(solution, overridable_weight, seed=30),
+        "the Conv's bias is an initializer and an input": apply_pass(solution, overridable_bias, seed=31),
         "the Conv's bias is an input": apply_pass(solution, runtime_bias, seed=23, fixed={"c.B": values["c.B"]}),
         "scale is a node's output": apply_pass(solution, from_a_node, seed=24),
     }
@@ -325,7 +383,8 @@ def same_op_types_in_another_domain(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
 def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
-    """An If node's branches read the Conv's raw output from the enclosing graph: that is a second reader."""
+    """An If node's branches read the Conv's raw output from the enclosing graph, directly or through a nested If:
+    that is a second reader."""
     rng = np.random.default_rng(29)
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
     then_branch = helper.make_graph(
@@ -340,7 +399,19 @@ def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
         helper.make_node("If", ["flag"], ["z"], then_branch=then_branch, else_branch=else_branch),
     ]
     model = graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y", "z"], inits, input_types={"flag": TensorProto.BOOL})
-    return apply_pass(solution, model, seed=29, fixed={"flag": np.array(True)})
+    # The read is one If deeper: the outer If's branch holds an If whose branch reads c_out.
+    inner = helper.make_node("If", ["flag"], ["inner_out"], then_branch=then_branch, else_branch=else_branch)
+    outer_then = helper.make_graph([inner], "outer_then", [], [helper.make_tensor_value_info("inner_out", TensorProto.FLOAT, None)])
+    outer_else = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["plain"])], "outer_else", [], [helper.make_tensor_value_info("plain", TensorProto.FLOAT, None)]
+    )
+    nested_nodes = [*nodes[:2], helper.make_node("If", ["flag"], ["z"], then_branch=outer_then, else_branch=outer_else)]
+    nested = graph_model(nested_nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y", "z"], inits, input_types={"flag": TensorProto.BOOL})
+    flag = {"flag": np.array(True)}
+    return {
+        "a branch's node reads it": apply_pass(solution, model, seed=29, fixed=flag),
+        "a nested If's branch reads it": apply_pass(solution, nested, seed=32, fixed=flag),
+    }
 
 
 # ---------------------------------------------------------------- hygiene
@@ -368,3 +439,25 @@ def callers_model_is_left_alone(solution: Any) -> dict[str, Any]:
     again = solution.fold_batchnorm(solution.fold_batchnorm(model))
     first["second run"] = op_counts(again) if isinstance(again, onnx.ModelProto) else "not a ModelProto"
     return first
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["keep-output-name", "shared-weights"])
+def subgraph_reads_after_the_fold(solution: Any) -> dict[str, Any]:
+    """The pair folds; an If branch reads the BN's output and an initializer of the enclosing graph, which it still
+    needs after the fold (an initializer a subgraph reads is in use)."""
+    rng = np.random.default_rng(37)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    inits.append(numpy_helper.from_array(rng.normal(0, 1, size=(1, 4, 1, 1)).astype(np.float32), "offset"))
+    then_branch = helper.make_graph(
+        [helper.make_node("Add", ["n", "offset"], ["then_out"])], "then", [], [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, None)]
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Neg", ["n"], ["else_out"])], "else", [], [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, None)]
+    )
+    nodes = [
+        conv("c", "x", "c_out"),
+        bn("bn", "c_out", "n"),
+        helper.make_node("If", ["flag"], ["y"], then_branch=then_branch, else_branch=else_branch),
+    ]
+    model = graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y"], inits, input_types={"flag": TensorProto.BOOL})
+    return apply_pass(solution, model, seed=37, fixed={"flag": np.array(True)})

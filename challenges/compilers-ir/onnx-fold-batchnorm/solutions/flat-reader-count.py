@@ -65,7 +65,7 @@ def _fold_one(g: onnx.GraphProto, counter: list[int]) -> bool:
         wn, bn = f"folded_W_{counter[0]}", f"folded_B_{counter[0]}"
         dtype = numpy_helper.to_array(inits[c.input[1]]).dtype
         g.initializer.extend([numpy_helper.from_array(w2.astype(dtype), wn), numpy_helper.from_array(b2.astype(dtype), bn)])
-        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{c.name}_folded")
+        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{b.output[0]}_folded")
         new.attribute.extend(c.attribute)
         nodes = [n for n in g.node]
         nodes[pos] = new

@@ -66,7 +66,7 @@ def _round(g):
         b2 = (bias - mean) * s + beta
         wn, bn = f"{b.output[0]}::W", f"{b.output[0]}::B"
         g.initializer.extend([numpy_helper.from_array(w2.astype(np.float32), wn), numpy_helper.from_array(b2.astype(np.float32), bn)])
-        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{c.name}+{b.name}")
+        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{b.output[0]}::folded")
         new.attribute.extend(c.attribute)
         replace[id(c)] = new
         drop.add(id(b))

@@ -1,0 +1,140 @@
+"""Counts what an If branch reads, but not what an If inside that branch reads.
+
+Everything else is right. The mistake is in rule 2: a subgraph may itself
+hold a node with a subgraph, and a read from the enclosing graph can sit at
+any depth. Looking one level down misses it: the pair is folded and the
+nested branch reads a tensor nobody produces any more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+DEFAULT_EPSILON = 1e-5
+
+
+def _fresh_name(taken: set[str], base: str) -> str:
+    name, i = base, 0
+    while name in taken:
+        i += 1
+        name = f"{base}_{i}"
+    taken.add(name)
+    return name
+
+
+def _fold_one(graph: onnx.GraphProto, taken: set[str]) -> bool:
+    """Fold the first foldable Conv -> BatchNormalization pair; return whether one was found."""
+    inits = {t.name: t for t in graph.initializer}
+    runtime_inputs = {i.name for i in graph.input}  # an initializer listed as an input can be overridden
+    graph_outputs = {o.name for o in graph.output}
+    producer = {out: node for node in graph.node for out in node.output}
+    consumers: dict[str, int] = {}
+    for node in graph.node:
+        # A node with a subgraph (If, Loop, Scan) reads whatever its body reads from this scope.
+        for name in (*node.input, *_subgraph_reads(node)):
+            consumers[name] = consumers.get(name, 0) + 1
+
+    def const(name: str) -> np.ndarray | None:
+        if name in inits and name not in runtime_inputs:
+            return numpy_helper.to_array(inits[name])
+        return None
+
+    for index, bn in enumerate(graph.node):
+        if bn.op_type != "BatchNormalization" or bn.domain not in ("", "ai.onnx"):
+            continue
+        attrs = {a.name: helper.get_attribute_value(a) for a in bn.attribute}
+        if attrs.get("training_mode", 0) != 0 or len([o for o in bn.output if o]) != 1:
+            continue
+        conv = producer.get(bn.input[0])
+        if conv is None or conv.op_type != "Conv" or conv.domain not in ("", "ai.onnx"):
+            continue
+        conv_out = conv.output[0]
+        if consumers.get(conv_out, 0) != 1 or conv_out in graph_outputs:
+            continue
+        w = const(conv.input[1])
+        b = const(conv.input[2]) if len(conv.input) > 2 and conv.input[2] else None
+        if w is None or (len(conv.input) > 2 and conv.input[2] and b is None):
+            continue
+        params = [const(name) for name in bn.input[1:5]]
+        if any(p is None for p in params):
+            continue
+        gamma, beta, mean, var = (p.astype(np.float64) for p in params)  # type: ignore[union-attr]
+        eps = float(attrs.get("epsilon", DEFAULT_EPSILON))
+        scale = gamma / np.sqrt(var + eps)
+        w_new = w.astype(np.float64) * scale.reshape((-1,) + (1,) * (w.ndim - 1))
+        b_old = np.zeros_like(mean) if b is None else b.astype(np.float64)
+        b_new = (b_old - mean) * scale + beta
+
+        w_name = _fresh_name(taken, f"{conv.input[1]}_bn_folded")
+        b_name = _fresh_name(taken, f"{bn.output[0]}_bias_bn_folded")
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(w_new.astype(w.dtype), w_name),
+                numpy_helper.from_array(b_new.astype(w.dtype), b_name),
+            ]
+        )
+        folded = helper.make_node(
+            "Conv",
+            [conv.input[0], w_name, b_name],
+            [bn.output[0]],
+            name=_fresh_name(taken, (conv.name or "Conv") + "_bn_folded"),
+        )
+        folded.attribute.extend(conv.attribute)
+        nodes = list(graph.node)
+        nodes[index] = folded
+        nodes.remove(conv)
+        del graph.node[:]
+        graph.node.extend(nodes)
+        stale = [v for v in graph.value_info if v.name == conv_out]  # the tensor between them is gone
+        for v in stale:
+            graph.value_info.remove(v)
+        return True
+    return False
+
+
+def _subgraph_reads(node: onnx.NodeProto) -> set[str]:
+    """Names the node's subgraphs (If branches, Loop and Scan bodies) read, their outputs included.
+
+    An over-approximation: names the subgraph defines itself are in it too, but SSA
+    forbids a subgraph to reuse an outer name, so they never match the Conv's output.
+    """
+    names: set[str] = set()
+    for attr in node.attribute:
+        for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+            names |= {i for n in sub.node for i in n.input} | {o.name for o in sub.output}
+    return names
+
+
+def _used_names(graph: onnx.GraphProto) -> set[str]:
+    """Every tensor name a node reads, subgraphs (If/Loop bodies) included."""
+    used: set[str] = set()
+    for node in graph.node:
+        used.update(node.input)
+        for attr in node.attribute:
+            for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+                used |= _used_names(sub)
+    return used
+
+
+def _drop_unused_initializers(graph: onnx.GraphProto) -> None:
+    """Drop the initializers the folds orphaned; keep any that is used or is also a graph input."""
+    used = _used_names(graph) | {o.name for o in graph.output} | {i.name for i in graph.input}
+    kept = [t for t in graph.initializer if t.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+
+
+def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    graph = out.graph
+    taken = {t.name for t in graph.initializer} | {n.name for n in graph.node}
+    taken |= {name for n in graph.node for name in (*n.input, *n.output)}
+    folded = False
+    while _fold_one(graph, taken):
+        folded = True
+    if folded:
+        _drop_unused_initializers(graph)
+    return out
