@@ -1,8 +1,9 @@
 """Validate a challenge package: what ``check_challenges`` runs.
 
-A package is valid only if the reference scores 100% on public
-and hidden probes, the starter scores below 100%, every probe is
-deterministic (two runs of the reference agree under the probe's own check),
+A package is valid only if the reference scores 100% on public and hidden
+probes, the starter and every generic cheat (``cheats.py``) score below
+100%, every probe is deterministic (two runs of the reference agree under
+the probe's own check),
 every run finishes inside its limits, every shipped solution in
 ``solutions/`` gets the verdict and score its ``expected.toml`` states, and a
 hostile submission that reads the hidden probes in its sandbox gets none of
@@ -30,6 +31,7 @@ from typing import Any
 
 from grader import expected as expected_cache
 from grader import validation_cache
+from grader.cheats import cheat_sources
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, execute, probe_timeout, probes_job, run_jobs, sandbox_limits
 from grader.grade import grade_series, grade_submission, judge, reference_failures
@@ -255,7 +257,13 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
 
     # Two decks dealt in turn, so that every part gets failing code and, when
     # the package ships two or more, correct alternatives.
-    failing = [("starter", package.starter_code)] + [source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value]
+    battery = [(f"cheat {cheat.name}", cheat, code) for cheat, code in cheat_sources(package)]
+    cheats = {name: cheat for name, cheat, _ in battery}
+    failing = [
+        ("starter", package.starter_code),
+        *(source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value),
+        *((name, code) for name, _, code in battery),
+    ]
     accepted = [source(s) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value]
     shipped = [job for deck in (failing, accepted) for position, job in enumerate(deck) if share.grades(position)]
     # The starter and the solutions are the package's own code, trusted: they
@@ -281,6 +289,15 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
         report.fail("starter: scores 100% on the hidden probes; it must score less")
     else:
         report.info(f"starter: {starter.verdict.value}, {starter.score:g}% on hidden probes")
+
+    for name, cheat in cheats.items():
+        result = results.get(name)
+        if result is None:
+            continue  # dealt to another backend's part
+        if result.score >= 100:
+            report.fail(f"{name} ({cheat.does}): scores 100% on the hidden probes; they must reject code that does no work")
+        else:
+            report.info(f"{name}: {result.verdict.value}, {result.score:g}% on hidden probes")
 
     _report_seal(package, results["leaker"].to_dict(), report)
 
