@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 import warnings
@@ -68,10 +69,16 @@ def import_onnx(onnx_path: str, mlir_path: str) -> None:
 def build_artifacts(
     model: nn.Module, example: tuple[torch.Tensor, ...], graph_name: str, iree_flags: Sequence[str] = ()
 ) -> dict[str, str]:
-    """The probe's own lowering: TorchScript export (dynamic batch), iree-import-onnx, iree-compile."""
+    """The probe's own lowering: TorchScript export (dynamic batch), iree-import-onnx, iree-compile.
+
+    The graph's inputs are named after ``forward``'s parameters ("x", "ids",
+    "mask"), not "input_0": a verify() that feeds onnxruntime by the names its
+    own lower() chose, instead of in the order of ``session.get_inputs()``,
+    fails on artifacts it did not make.
+    """
     workdir = tempfile.mkdtemp(prefix="probe-lowering-")
     paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
-    names = [f"input_{i}" for i in range(len(example))]
+    names = list(inspect.signature(model.forward).parameters)[: len(example)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TracerWarning of a traced Python branch, among others
         torch.onnx.export(

@@ -13,7 +13,7 @@ Two categories:
   pooling, nearest Resize, CumSum, TopK) for operator coverage.
 - ``verification``: the probe lowers the model itself (``build_artifacts``,
   with a function name other than "main_graph"), runs every level itself,
-  then calls the candidate's ``verify`` (``report_is_consistent``). Two of
+  then calls the candidate's ``verify`` (``report_is_consistent``). Three of
   the lowerings really drift, each at one level:
 
   - the ONNX level: ``ClippedMLP`` rescales its activations in a Python
@@ -22,7 +22,9 @@ Two categories:
     and IREE agree with each other and both differ from PyTorch;
   - the IREE level: iree-compile with bf16 matmul operands
     (``--iree-global-opt-demote-contraction-inputs-type=bf16``): onnxruntime
-    matches PyTorch, IREE drifts by about 1e-3.
+    matches PyTorch, IREE drifts by about 1e-3. In the token classifier
+    that drift flips one row's int64 argmax, so the integer output carries
+    the largest error.
 """
 
 from __future__ import annotations
@@ -245,6 +247,14 @@ def verify_bf16_matmuls_iree_drift(solution: Any) -> dict[str, Any]:
 
 @probe(category="verification", check="report_is_consistent", hints=["input-dtypes", "every-output", "report-definition"])
 def verify_token_classifier_int64(solution: Any) -> dict[str, Any]:
-    """int64 ids and a float mask in, probabilities and an int64 argmax out: inputs keep their dtypes."""
+    """int64 ids and a float mask in, probabilities and an int64 argmax out, bf16 matmuls: one argmax flips.
+
+    Compiled with bf16 matmul operands. Row 11 of these inputs (seed 2426
+    was picked for it) has its two best classes 7.6e-5 apart in PyTorch and
+    onnxruntime; IREE's probabilities drift by about 7e-4, and its argmax
+    picks the other class. The integer output then carries the largest error
+    of the IREE pairs, so a report that leaves integer outputs out of its
+    errors fails here.
+    """
     model = build(TokenClassifier, seed=24)
-    return verification_case(solution, model, ids_and_mask(2, seed=2400), ids_and_mask(7, seed=2401), "token_classifier")
+    return verification_case(solution, model, ids_and_mask(2, seed=2400), ids_and_mask(12, seed=2426), "token_classifier", BF16_MATMULS)
