@@ -129,10 +129,18 @@ def class_weights_change_between_fits(solution: Any) -> dict[str, Any]:
 
 @probe(category="python-lists", check="bounded_traces_hidden", hints=["python-lists"])
 def evaluate_with_list_labels(solution: Any) -> dict[str, Any]:
-    """evaluate: four batches of 10 whose labels are Python lists."""
+    """evaluate: four batches of 10 whose labels are Python lists; and a model built without a seed.
+
+    The class is part of what a fix keeps: a ``tf.Module`` (its constructor
+    calls ``tf.Module.__init__``, which gives it its ``name``) whose ``seed``
+    defaults to 0. Only that model's name and initial parameters are read, so
+    this adds no call and no trace.
+    """
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=23)
     results = [model.evaluate(*batch(2300 + k, 10, "list")) for k in range(4)]
-    return observe(model, {"evaluate": 4}, metrics=metrics(results))
+    default = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES)
+    start = {"name": default.name, "w": np.array(default.w.numpy()), "b": np.array(default.b.numpy())}
+    return observe(model, {"evaluate": 4}, metrics=metrics(results), **{"a model built without a seed": start})
 
 
 @probe(category="python-lists", weight=2, check="bounded_traces_hidden", hints=["python-lists", "shapes"])
