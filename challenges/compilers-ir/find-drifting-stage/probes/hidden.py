@@ -10,7 +10,10 @@ returns its report. Two categories:
   drift at each stage, drift that only one input batch shows, drift that
   only one output shows, drift that turns outputs into NaN, and a stage
   that is out of tolerance only at the small values of an output that
-  also holds large ones.
+  also holds large ones. One probe (``errors_exactly_at_the_tolerance``)
+  builds no pipeline: its stages return exact outputs whose errors sit
+  exactly on the stage's tolerance (a ratio of exactly 1, within) or past
+  it by 3e-8 of it, which a tolerance computed in float32 misses.
 - ``report``: the whole report is checked, the first stage and every
   stage's ``max_abs`` and ``ratio`` (``report_matches``), against the
   reference's. One of them has two inputs and two outputs, and its
@@ -309,6 +312,60 @@ def fp16_small_values_beside_large_ones(solution: Any) -> Any:
     stages = build_pipeline(build(ContextResidual, 18), inputs[0])
     return observe(solution, stages, inputs)
 
+
+
+
+def on_the_boundary(x: np.ndarray, rtol: float, atol: float, signs: np.ndarray) -> np.ndarray:
+    """x moved by exactly its tolerance, atol + rtol * |x|, where signs is +1 or -1 (0: not moved).
+
+    The tolerances and the moved values are dyadic, so the moved values are exact in float32 and float16.
+    """
+    r = x.astype(np.float64)
+    return r + signs * (atol + rtol * np.abs(r))
+
+
+# A float32 reference value and a stage's value beside it whose error is
+# above the table's float32 tolerance (rtol = atol = 1e-5) by 3e-8 of it in
+# float64, and exactly on it when atol + rtol * |r| is computed in float32.
+HAIR_R, HAIR_Y = np.float32(0.9907950758934021), np.float32(0.9908149838447571)
+
+
+@probe(category="localise", weight=2, check="first_stage_matches", hints=["boundary", "report-definition"])
+def errors_exactly_at_the_tolerance(solution: Any) -> Any:
+    """Stages of the probe's own: two sit exactly on their tolerance (within), the next is out by a hair."""
+    # onnx and fp16 are off by exactly atol + rtol * |r| (a ratio of exactly
+    # 1: within), ort by a hair more than its tolerance, which only float64
+    # resolves. A test with >= names onnx; a tolerance computed in float32
+    # (a reference left in float32) calls ort within and names no stage.
+    dyadic = {"rtol": 2.0**-7, "atol": 2.0**-10}
+    grid = np.array([[1.5, -0.75, 2.0, 0.25], [-3.0, 0.5, 1.0, HAIR_R]], np.float32)
+    inputs = [(grid,), (grid[::-1] * np.float32(0.5),)]
+    signs = np.zeros(grid.shape)
+    signs[0, 1], signs[1, 1] = 1.0, -1.0
+
+    def exact(x: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (x.copy(),)
+
+    def boundary(dtype: Any) -> Any:
+        def run(x: np.ndarray) -> tuple[np.ndarray, ...]:
+            y = on_the_boundary(x, dyadic["rtol"], dyadic["atol"], signs)
+            moved = signs != 0
+            assert np.array_equal(y.astype(dtype).astype(np.float64)[moved], y[moved]), "a boundary value is not exact"
+            return (y.astype(dtype),)
+
+        return run
+
+    def hair(x: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (np.where(x == HAIR_R, HAIR_Y, x).astype(np.float32),)
+
+    stages = [
+        Stage("eager", exact, rtol=0.0, atol=0.0),
+        Stage("fx", exact, **dyadic),
+        Stage("onnx", boundary(np.float32), **dyadic),
+        Stage("ort", hair, rtol=1e-5, atol=1e-5),
+        Stage("fp16", boundary(np.float16), **dyadic),
+    ]
+    return observe(solution, stages, inputs)
 
 # ---------------------------------------------------------------- report
 

@@ -13,8 +13,8 @@ reason, and observes the layer it names. Four categories:
   reset Dynamo cache);
 - ``passing``: every layer works; a correct tool must say so (None).
 
-Inductor is the expensive layer (a C++ compile per new kernel), so only eight
-probes reach it, and six of those compile a kernel. Inductor is set up for
+Inductor is the expensive layer (a C++ compile per new kernel), so only ten
+probes reach it, and eight of those compile a kernel. Inductor is set up for
 speed here: one compile thread, no vectorisation (which skips its ISA probe
 compiles) and no precompiled header (a 150 MB file per probe folder would not
 fit the sandbox's /tmp).
@@ -198,7 +198,10 @@ def bfloat16_offset(solution: Any) -> dict[str, Any]:
     def fn(x: torch.Tensor) -> torch.Tensor:
         return (x + 256) - 256
 
-    x = torch.linspace(0, 1, 16, dtype=torch.float32).to(torch.bfloat16)
+    # Odd integers: 256 + x is not a bfloat16 (its spacing is 2 above 256),
+    # so eager's rounding shows, while 256 - x would be exact: a run on
+    # copies with other values than the given ones (negated, say) can pass.
+    x = torch.arange(1, 32, 2, dtype=torch.float32).to(torch.bfloat16)
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
 
 
@@ -266,6 +269,22 @@ def same_function_twice(solution: Any) -> dict[str, Any]:
     return {"fullgraph=False": first, "fullgraph=True": second}
 
 
+
+@probe(category="run-hygiene", weight=2, hints=["reseed"])
+def random_branch_default_seed(solution: Any) -> dict[str, Any]:
+    """bfloat16; one torch.rand draw picks between x and (x + 256) - 256; called without a seed."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        # Only the rounded branch tells Inductor (no bfloat16 rounding inside
+        # a kernel) from eager, so the answer depends on the draw, and the
+        # draw on the seed: the default, 0, must be the seed of every run.
+        u = torch.rand(())
+        return torch.where(u < 0.6, x, (x + 256) - 256)
+
+    x = torch.linspace(0, 1, 16, dtype=torch.float32).to(torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
 # ---------------------------------------------------------------- passing
 
 
@@ -306,12 +325,13 @@ def nan_where_eager_has_nan(solution: Any) -> dict[str, Any]:
 
 @probe(category="passing", weight=2, hints=["outputs-and-args"])
 def tuple_output_and_python_arguments(solution: Any) -> dict[str, Any]:
-    """fullgraph=True; a float and an int among the arguments, a tuple of two tensors returned."""
+    """fullgraph=True; a float, an int and None among the arguments, a tuple of two tensors returned."""
 
-    def fn(x: torch.Tensor, scale: float, dim: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return torch.softmax(x, dim) * scale, x.amax(dim)
+    def fn(x: torch.Tensor, scale: float, dim: int, bias: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        probs = torch.softmax(x, dim) * scale
+        return (probs if bias is None else probs + bias), x.amax(dim)
 
-    return {"layer": solution.first_failing_layer(fn, (randn(5, 7, seed=23), 0.25, 0), fullgraph=True)}
+    return {"layer": solution.first_failing_layer(fn, (randn(5, 7, seed=23), 0.25, 0, None), fullgraph=True)}
 
 
 @probe(category="passing", weight=2, hints=["tolerance"])
@@ -322,4 +342,20 @@ def bfloat16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
         return (x * 1.7 + 0.3) * 0.9
 
     x = torch.linspace(1, 2, 64, dtype=torch.float32).to(torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+
+@probe(category="passing", weight=2, hints=["tolerance"])
+def bfloat16_cancellation_within_tolerance(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; a bfloat16 expression that cancels to values near 0.05."""
+    # Eager rounds after every op, Inductor once: the results differ by one
+    # rounding step, just within the tolerance assert_close(actual, expected)
+    # computes from eager's (the expected) value, and just outside the one it
+    # would compute from Inductor's.
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return (x * 0.3 - 0.7) * 0.9
+
+    x = torch.tensor([2.5, 2.78125], dtype=torch.bfloat16)
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
