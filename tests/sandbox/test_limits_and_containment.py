@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -152,14 +153,27 @@ def test_host_files_and_secrets_are_invisible(backend: str, monkeypatch: pytest.
     monkeypatch.setenv("SECRET_KEY", "worker-secret-do-not-leak")
     monkeypatch.setenv("DATABASE_URL", "postgres://secret@db/x")
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # The Python environment may itself live under ~/.cache (scripts/venv.sh builds it there once per machine);
+    # bwrap binds it read-only at its real path, so the folders leading to it show, and nothing else may.
+    environment = os.path.realpath(sys.prefix)
     result = grade(
         f"""
         import os
         import numpy as np
 
+        ENVIRONMENT = {environment!r}
+
+        def cache_leaks():
+            leaks = []
+            for root, dirs, files in os.walk("/root/.cache"):
+                paths = [os.path.join(root, name) for name in dirs + files]
+                leaks += [p for p in paths if p != ENVIRONMENT and not ENVIRONMENT.startswith(p + "/")]
+                dirs[:] = [d for d in dirs if ENVIRONMENT.startswith(os.path.join(root, d) + "/")]
+            return leaks
+
         def visible():
-            leaks = [k for k in ("SECRET_KEY", "DATABASE_URL") if k in os.environ]
-            for path in ({repo!r} + "/challenges", {repo!r} + "/grader", "/etc/shadow", "/root/.cache", "/var/lib/redis", {repo!r} + "/var"):
+            leaks = [k for k in ("SECRET_KEY", "DATABASE_URL") if k in os.environ] + cache_leaks()
+            for path in ({repo!r} + "/challenges", {repo!r} + "/grader", "/etc/shadow", "/var/lib/redis", {repo!r} + "/var"):
                 try:
                     os.listdir(path) if os.path.isdir(path) else open(path).read(1)
                     leaks.append(path)

@@ -21,6 +21,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from grader.cheats import cheat_sources
 from grader.package import load_package_dir
 from grader.seal import leaker_source
 from sandbox import use_backend
@@ -112,6 +113,8 @@ ADD_TWO_ANSWERS = {"small": 5, "positives": [3, 30, 15], "negatives": [-3, -2]}
 STARTER = (FIXTURES / "basics" / "add-two" / "starter" / "solution.py").read_text()
 HIDDEN_PROBES = (FIXTURES / "basics" / "add-two" / "probes" / "hidden.py").read_text()
 LEAKER = leaker_source(load_package_dir(FIXTURES / "basics" / "add-two"))
+# Validation's generic cheats (grader/cheats.py) for add-two: none, the first argument, zeros (None for ints).
+CHEAT_CODES = {cheat.name: code for cheat, code in cheat_sources(load_package_dir(FIXTURES / "basics" / "add-two"))}
 # Wrong on positive numbers, right on negative ones: only the "sum" hints unlock.
 SUM_WRONG = "def add(a, b):\n    return a + b if a < 0 else a * b\n"
 # The hints that failing the "sum" probes unlocks (challenge.toml), in the order the grader lists them.
@@ -137,6 +140,10 @@ def fake_sandbox(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Fa
     # Validation's leaker (grader/seal.py) reads the hidden probe file and raises with it, as it does in a real sandbox.
     leak = raised("RuntimeError", HIDDEN_PROBES)
     fake.script(LEAKER, small=leak, positives=leak, negatives=leak)
+    # The cheats answer as their code would: None, or add(2, 3) -> 2 for the first argument (the other probes: wrong all the same).
+    for name, code in CHEAT_CODES.items():
+        first = name == "returns-first-argument"
+        fake.script(code, small=ok(2 if first else None), positives=ok(None), negatives=ok(None))
     use_backend("fake", fake)
     monkeypatch.setenv("SANDBOX_BACKEND", "fake")
     # Nothing the fake said may be remembered as a passing validation.
