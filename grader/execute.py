@@ -79,9 +79,7 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
 
 def execute(package: Package, code: bytes, *, public: bool, backend: Backend | None = None) -> Execution:
     """Run the package's public or hidden probes over ``code`` in a new sandbox."""
-    specs = package.probes(public)
-    job = probes_job(package, code, public)
-    return run_job(backend or get_backend(), package.runtime, sandbox_limits(package, public), job, {s.name for s in specs})
+    return execute_series(package, [code], public=public, backend=backend)[0]
 
 
 def execute_series(package: Package, codes: list[bytes], *, public: bool, backend: Backend | None = None) -> list[Execution]:
