@@ -109,6 +109,8 @@ def probes_job(package: Package, code: bytes, public: bool) -> dict[str, Any]:
         "probes_list": [{"name": s.name, "timeout": probe_timeout(package, s)} for s in specs],
         "limits": {"output_bytes": OUTPUT_BYTES, "observation_bytes": OBSERVATION_BYTES},
     }
+    if package.preload:
+        job["preload"] = list(package.preload)
     # The sources travel inside the job: no file of the host is shared with
     # the sandbox, so the same job runs in bwrap, in a container, or remotely.
     sources: dict[str, Any] = {"solution": code.decode("utf-8"), "probes": package.probe_source(public).decode("utf-8")}

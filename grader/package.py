@@ -23,7 +23,7 @@ from typing import Any
 
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec, parse_probe_file
-from sandbox.runner.profiles import PROFILES
+from sandbox.runner.profiles import PRELOADS, PROFILES
 from sandbox.warm import WARMABLE
 
 # A package's runtime is the sandbox profile it runs in.
@@ -92,6 +92,9 @@ class Package:
     # Compiler caches the sandbox environment pre-fills from this package's
     # reference (sandbox/warm.py); only "inductor" exists.
     warm: tuple[str, ...] = ()
+    # Library modules the runner imports once before it forks the probes
+    # (sandbox/runner/profiles.py: PRELOADS); only "inductor" exists.
+    preload: tuple[str, ...] = ()
     # Run probes/checks.py in a sandbox rather than in the worker
     # (grader/sandboxed_checks.py): set by whoever loads a package from a less
     # trusted author (the web, for challenges coaches wrote in the browser).
@@ -304,6 +307,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         hidden_probes=hidden,
         solutions=_parse_solutions(files, origin),
         warm=_parse_warm(f, runtime),
+        preload=_parse_preload(f, runtime),
         files=dict(files),
         version=version_of(files),
     )
@@ -340,6 +344,16 @@ def _parse_warm(f: _Fields, runtime: str) -> tuple[str, ...]:
     if "inductor" in warm and "torch" not in PROFILES[runtime]:
         raise f._fail("warm", f"an inductor cache needs a runtime with torch (this package runs in '{runtime}')")
     return warm
+
+
+def _parse_preload(f: _Fields, runtime: str) -> tuple[str, ...]:
+    preload = f.str_list("preload")
+    for name in preload:
+        if name not in PRELOADS:
+            raise f._fail("preload", f"must list only {', '.join(PRELOADS)} (got '{name}')")
+        if not all(module.split(".")[0] in PROFILES[runtime] for module in PRELOADS[name]):
+            raise f._fail("preload", f"'{name}' imports {', '.join(PRELOADS[name])}, which the '{runtime}' runtime does not have")
+    return preload
 
 
 def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:

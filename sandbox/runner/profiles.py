@@ -31,6 +31,18 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "mlir": ("numpy", "iree.compiler", "iree.compiler.ir", "iree.runtime"),
 }
 
+# Library modules a package may ask the runner to import before it forks the
+# probes (challenge.toml ``preload``), on top of its profile. Only what costs
+# every forked child a real import: TorchInductor, which torch.compile,
+# torch.library.opcheck and AOTAutograd reach for, takes 1-2 s of CPU to import
+# and halves the probe time of the custom-op labs when imported once instead
+# of once per probe. Not in the torch profile itself: most torch packages never
+# touch it and would pay 1-2 s on every sandbox start. Importing runs no op,
+# so forking afterwards stays safe.
+PRELOADS: dict[str, tuple[str, ...]] = {
+    "inductor": ("torch._inductor.compile_fx",),
+}
+
 # Processes and threads a sandbox may hold: torch and tensorflow start
 # thread pools, so the cap is per profile; it still stops a fork bomb.
 PIDS_LIMIT: dict[str, int] = {

@@ -51,7 +51,7 @@ if HERE not in sys.path:
 import codec  # noqa: E402  (after the path fix: this file runs as a script)
 import given_modules  # noqa: E402  (after the path fix: this file runs as a script)
 import wire  # noqa: E402
-from profiles import PROFILES  # noqa: E402
+from profiles import PRELOADS, PROFILES  # noqa: E402
 
 PR_SET_DUMPABLE = 4
 # A job carries its sources; the largest is a sandboxed-checks job
@@ -501,6 +501,18 @@ def _write_given(sources: dict[str, str], folder: str) -> None:
         os.chmod(path, 0o444)
 
 
+def _preload(names: Any) -> None:
+    """Import the library modules the package's ``preload`` names, once in the parent, before any child forks.
+
+    Names come from the trusted side (the package's challenge.toml, checked
+    when it was loaded); only those in PRELOADS mean anything. In a series
+    the modules stay imported for the next job, as the profile's do.
+    """
+    for name in names if isinstance(names, list) else []:
+        for module in PRELOADS.get(name, ()) if isinstance(name, str) else ():
+            __import__(module)
+
+
 def _pin(cpus: Any) -> None:
     """Run on the cores the backend leased for this job (sandbox/cpus.py); the probes' children inherit them.
 
@@ -553,6 +565,7 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
     SWEEP_STRAYS = bool(job.get("sweep_strays"))
     _pin(job.get("cpus"))
     limits = job["limits"]
+    _preload(job.get("preload"))
     job_dir = f"{workroot}/job"
     os.makedirs(job_dir, exist_ok=True)
     for key, name in (("solution", "solution.py"), ("probes", "probes.py"), ("common", "probe_common.py")):

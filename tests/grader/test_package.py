@@ -141,6 +141,29 @@ def test_an_inductor_cache_needs_a_runtime_with_torch(package_copy):
     assert "needs a runtime with torch" in str(err)
 
 
+def test_preload_defaults_to_nothing(package_copy):
+    assert load_package_dir(package_copy).preload == ()
+
+
+def test_preload_inductor_is_accepted_where_torch_is(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "onnx"\npreload = ["inductor"]')
+    assert load_package_dir(package_copy).preload == ("inductor",)
+
+
+def test_an_unknown_preload_is_refused_by_name(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\npreload = ["tensorflow"]')
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", "preload")
+    assert "must list only inductor (got 'tensorflow')" in str(err)
+
+
+def test_preloading_inductor_needs_a_runtime_with_torch(package_copy):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "mlir"\npreload = ["inductor"]')
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", "preload")
+    assert "which the 'mlir' runtime does not have" in str(err)
+
+
 def test_an_inductor_cache_is_accepted_for_torch(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["inductor"]')
     assert load_package_dir(package_copy).warm == ("inductor",)
