@@ -14,6 +14,7 @@ import dataclasses
 import io
 import logging
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,7 +83,9 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
     return execute_series(package, [code], public=public, backend=backend)[0]
 
 
-def execute_series(package: Package, codes: list[bytes], *, public: bool, backend: Backend | None = None) -> list[Execution]:
+def execute_series(
+    package: Package, codes: list[bytes], *, public: bool, backend: Backend | None = None, only: Sequence[Collection[str] | None] | None = None
+) -> list[Execution]:
     """Run the package's probes over each of ``codes``, one after another in as few sandboxes as will do.
 
     Trusted code only (a package's shipped solutions, mutants of its
@@ -90,10 +93,12 @@ def execute_series(package: Package, codes: list[bytes], *, public: bool, backen
     what :func:`execute` would return for that code alone; a sandbox start
     is paid once for the series instead of once per code. A code that ends
     its sandbox (the wall clock, the memory limit) sends the rest to a new one.
+    ``only``, one entry per code, runs just the named probes for that code
+    (None: all of them).
     """
     backend = backend or get_backend()
     names = {s.name for s in package.probes(public)}
-    jobs = [probes_job(package, code, public) for code in codes]
+    jobs = [probes_job(package, code, public, only[i] if only else None) for i, code in enumerate(codes)]
     limits = sandbox_limits(package, public)
     results: list[Execution] = []
     while len(results) < len(jobs):
@@ -101,9 +106,9 @@ def execute_series(package: Package, codes: list[bytes], *, public: bool, backen
     return results
 
 
-def probes_job(package: Package, code: bytes, public: bool) -> dict[str, Any]:
-    """The job that runs the package's public or hidden probes over ``code``."""
-    specs = package.probes(public)
+def probes_job(package: Package, code: bytes, public: bool, only: Collection[str] | None = None) -> dict[str, Any]:
+    """The job that runs the package's public or hidden probes over ``code`` (only those named in ``only``, if given)."""
+    specs = [s for s in package.probes(public) if only is None or s.name in only]
     job: dict[str, Any] = {
         "public": public,
         "probes_list": [{"name": s.name, "timeout": probe_timeout(package, s)} for s in specs],

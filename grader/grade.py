@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -314,13 +315,22 @@ def grade_submission(package: Package, code: str | bytes, *, public: bool, backe
     return _timed(result, execution, time.monotonic() - t0, t1 - t0, cached)
 
 
-def grade_series(package: Package, codes: list[str | bytes], *, public: bool, backend: Backend | None = None) -> list[GradeResult]:
+def grade_series(
+    package: Package,
+    codes: list[str | bytes],
+    *,
+    public: bool,
+    backend: Backend | None = None,
+    only: Sequence[Collection[str] | None] | None = None,
+) -> list[GradeResult]:
     """Grade each of ``codes`` as :func:`grade_submission` would, their probes run one code after another in one sandbox.
 
     Trusted code only: a package's shipped solutions, mutants of its
     reference (``execute_series`` says why). Each result is the one that
     code would get alone; its timings count the sandbox start only for the
-    first code of each sandbox.
+    first code of each sandbox. ``only``, one entry per code, grades that
+    code on the named probes alone (None: on all): its score is over those
+    probes, so a score below 100 there is below 100 on the whole set too.
     """
     raws = [decode_submission(code) for code in codes]
     t0 = time.monotonic()
@@ -328,9 +338,14 @@ def grade_series(package: Package, codes: list[str | bytes], *, public: bool, ba
     t1 = time.monotonic()
     reference_s = t1 - t0
     results = []
-    for execution in execute_series(package, raws, public=public, backend=backend):
+    for i, execution in enumerate(execute_series(package, raws, public=public, backend=backend, only=only)):
         t2 = time.monotonic()
-        result = judge(package, execution, expected, public=public, backend=backend)
+        names = only[i] if only else None
+        if names is None:
+            result = judge(package, execution, expected, public=public, backend=backend)
+        else:
+            kept = {name: value for name, value in expected.items() if name in names}
+            result = judge(package.narrowed(public, names), execution, kept, public=public, backend=backend)
         # Its own share of the series: the expectations once, its start (if it had one), its run, its judging.
         own = reference_s + (execution.startup_ms + execution.run_ms) / 1000 + time.monotonic() - t2
         results.append(_timed(result, execution, own, reference_s, cached))

@@ -14,9 +14,11 @@ observations be cached and lets a submission record what it was graded on.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,13 @@ class Package:
 
     def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
         return self.public_probes if public else self.hidden_probes
+
+    def narrowed(self, public: bool, names: Collection[str]) -> Package:
+        """This package with only the named public or hidden probes, in their order: what a run of those alone is judged on."""
+        kept = tuple(s for s in self.probes(public) if s.name in names)
+        if public:
+            return dataclasses.replace(self, public_probes=kept)
+        return dataclasses.replace(self, hidden_probes=kept)
 
     def probe_source(self, public: bool) -> bytes:
         return self.files["probes/public.py" if public else "probes/hidden.py"]

@@ -90,3 +90,14 @@ def test_a_code_that_kills_the_runner_gets_its_verdict_and_the_rest_go_to_a_new_
     results = grade_series(add_numbers(), [HONEST, KILLS_RUNNER, HONEST], public=False, backend=get_backend(backend))
     assert [r.verdict.value for r in results] == ["accepted", "runtime_error", "accepted"]
     assert [r.timings["sandbox_startup_ms"] > 0 for r in results] == [True, False, True]
+
+
+def test_only_grades_a_code_on_the_named_probes_alone() -> None:
+    # LOSES_FLOAT16 passes floats and fails keeps_float16: judged on either alone, it is accepted or scores 0.
+    codes = [LOSES_FLOAT16, LOSES_FLOAT16, LOSES_FLOAT16]
+    series = grade_series(add_numbers(), codes, public=False, backend=get_backend("bwrap"), only=[("floats",), ("keeps_float16",), None])
+    assert [summary(r) for r in series] == [
+        ("accepted", 100.0, {"floats": "accepted"}),
+        ("wrong_answer", 0.0, {"keeps_float16": "wrong_answer"}),
+        summary(grade(LOSES_FLOAT16, backend="bwrap")),
+    ]

@@ -156,9 +156,10 @@ def test_a_shared_validation_deals_the_solutions_out_and_runs_the_reference_and_
     first_starts = len(starts)
     second = validate_package(dealt_package, bwrap, share=Share(1, 2))
     assert first.ok and second.ok, (first.lines, second.lines)
-    # Sandboxes: the reference's public and hidden runs share one, the leaker has its own, the shipped
-    # code of the part runs as one series; the second part runs the reference on the hidden probes only.
-    assert (first_starts, len(starts) - first_starts) == (3, 3)
+    # Sandboxes: the reference's public and hidden runs share one, the shipped code of the part runs as
+    # one series; the second part runs the reference on the hidden probes only, and the leaker, dealt
+    # after the failing deck (starter, three solutions, three cheats: position 7), in a sandbox of its own.
+    assert (first_starts, len(starts) - first_starts) == (2, 3)
 
     # The first part records the reference from one run; the second proves determinism by agreeing with it.
     assert sum("recorded from one run" in line for line in first.lines) == 2
@@ -167,7 +168,8 @@ def test_a_shared_validation_deals_the_solutions_out_and_runs_the_reference_and_
     # Dealt in turn: the failing deck (starter, float64, first-only, returns-b), then the accepted one (np-add).
     assert _graded(first.lines) == {"starter", "solutions/first-only.py", "solutions/np-add.py"}
     assert _graded(second.lines) == {"solutions/float64.py", "solutions/returns-b.py"}
-    assert all(any(line.strip().startswith("ok seal") for line in r.lines) for r in (first, second))
+    assert any(line.strip().startswith("ok seal: put to the test by another backend's part") for line in first.lines)
+    assert any(line.strip().startswith("ok seal: a submission that reads the hidden probes") for line in second.lines)
 
 
 def test_a_false_verdict_fails_the_part_it_is_dealt_to(dealt_package: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -180,6 +182,39 @@ def test_a_false_verdict_fails_the_part_it_is_dealt_to(dealt_package: Path, monk
     assert any(line.startswith("FAIL solutions/returns-b.py: verdict wrong_answer, expected accepted") for line in second.lines), second.lines
     # Shared out or whole, the lie is caught.
     assert not validate_package(dealt_package, bwrap).ok
+
+
+LISTS_PROBE = '''
+
+@probe(category="values", hints=["values"])
+def lists(solution):
+    """Plain lists add elementwise too."""
+    return solution.add([1.0, 2.0], [3.0, 4.0])
+'''
+
+
+@pytest.mark.parametrize(
+    ("starter", "graded_on"),
+    [
+        ("def add(a, b):\n    raise NotImplementedError\n", "on the first 3 hidden probes (a screening"),
+        # Right on arrays, so it passes the three screening probes; concatenates lists, which only the fourth probe passes.
+        ("def add(a, b):\n    return a + b\n", "on hidden probes"),
+    ],
+    ids=["fails-a-screening-probe", "passes-the-screening"],
+)
+def test_the_starter_is_screened_on_the_first_hidden_probes_and_graded_on_all_if_it_passes_them(
+    package_copy: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, starter: str, graded_on: str
+) -> None:
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "1")
+    with (package_copy / "probes" / "hidden.py").open("a") as fh:
+        fh.write(LISTS_PROBE)
+    (package_copy / "starter" / "solution.py").write_text(starter)
+    report = validate_package(package_copy, get_backend("bwrap"))
+    assert report.ok, report.lines
+    [line] = [line for line in report.lines if line.strip().startswith("ok starter:")]
+    assert graded_on in line, line
+    assert "100%" not in line, line
 
 
 def test_a_share_outside_its_whole_is_refused() -> None:
