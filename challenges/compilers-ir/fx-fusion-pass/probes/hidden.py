@@ -11,13 +11,16 @@ tolerance for the values).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import torch
+import torch.fx as fx
 import torch.nn.functional as F
 from probe_common import randn, run_pass
 from probekit import probe
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # ---------------------------------------------------------------- silu
 
@@ -288,6 +291,25 @@ def look_alike_modules(solution: Any) -> dict[str, Any]:
     return run_pass(solution, LookAlikes(), randn(20, 2, 3, 4))
 
 
+class NotAProductOrNotAReLU(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.register_buffer("buf", torch.zeros(3, 4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        written = torch.mul(x, torch.sigmoid(x), out=self.buf)
+        return x + torch.sigmoid(x), y.add(y.sigmoid()), x * x.tanh(), self.fc(y).tanh(), written + self.buf
+
+
+@probe(category="leave-alone", weight=2, hints=["same-operand", "match-by-type"])
+def sums_tanh_and_out_argument(solution: Any) -> dict[str, Any]:
+    """x + sigmoid(x), y.add(y.sigmoid()), x * x.tanh(), a Linear read by .tanh(), and torch.mul(x, sigmoid(x), out=buf):
+    none is a SiLU or a Linear + ReLU."""
+    torch.manual_seed(33)
+    return run_pass(solution, NotAProductOrNotAReLU(), randn(34, 3, 4), randn(35, 3, 4))
+
+
 # ---------------------------------------------------------------- mixed
 
 
@@ -311,3 +333,30 @@ def mlp_with_both_patterns(solution: Any) -> dict[str, Any]:
     """SiLU, Linear+ReLU, a Linear read by a SiLU (not fusable with ReLU), and Linear+ReLU again."""
     torch.manual_seed(21)
     return run_pass(solution, MlpWithSilu(), randn(22, 4, 6))
+
+
+class DispatchRecorder(TorchDispatchMode):
+    """The operators a call dispatches, counted by overload packet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: Counter[str] = Counter()
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        self.counts[str(func.overloadpacket)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+@probe(category="mixed", weight=2, hints=["recompile"])
+def returned_module_runs_its_graph(solution: Any) -> dict[str, Any]:
+    """The returned GraphModule, called as it is (not rebuilt from its graph), runs the rewritten graph: the
+    operators it dispatches are counted."""
+    torch.manual_seed(21)
+    module = MlpWithSilu().eval()
+    returned = solution.fuse(fx.symbolic_trace(module))
+    if not isinstance(returned, fx.GraphModule):
+        return {"error": f"fuse returned a {type(returned).__name__}, not a GraphModule"}
+    x = randn(36, 4, 6)  # made before the recorder starts: only the module's own calls are counted
+    with torch.no_grad(), DispatchRecorder() as recorder:
+        returned(x)
+    return {"dispatched": dict(sorted(recorder.counts.items()))}
