@@ -155,13 +155,24 @@ def eager_functional_values(solution: Any) -> dict[str, Any]:
 
 @probe(category="eager", rtol=1e-6, atol=1e-6)
 def eager_running_mean(solution: Any) -> dict[str, Any]:
-    """RunningMean: three training steps then one eval step, outputs and buffer."""
+    """RunningMean: three training steps then one eval step, outputs and buffer; and two steps with the default decay.
+
+    The default module is built without ``decay``, so a default other than
+    the given 0.9 changes its buffer.
+    """
     torch.manual_seed(0)
     module = solution.RunningMean(5, decay=0.8)
     outputs = [module(randn(4, 5, seed=40 + i)) for i in range(3)]
     module.eval()
     outputs.append(module(randn(4, 5, seed=43)))
-    return {"outputs": outputs, "running": module.running.clone()}
+    default = solution.RunningMean(3)
+    default_outputs = [default(randn(4, 3, seed=44 + i)) for i in range(2)]
+    return {
+        "outputs": outputs,
+        "running": module.running.clone(),
+        "default decay: outputs": default_outputs,
+        "default decay: running": default.running.clone(),
+    }
 
 
 # ---------------------------------------------------------------- compile
