@@ -14,8 +14,10 @@ and count your compiles locally:
   the programs in ``PROGRAMS``, its float32 inputs, its float64 expected
   outputs, and its dumps with ``bug`` planted at pass ``at`` and carried into
   every later dump. ``case.broken`` is where it was planted.
-- ``CompileAndRun()``: ``compile_and_run(ir_text, inputs)``; ``.calls``
-  counts every call.
+- ``CompileAndRun(budget=None)``: ``compile_and_run(ir_text, inputs)``;
+  ``.calls`` counts every call. With a budget (the bisect probes give
+  ``compile_budget(n)``), the call after the last one allowed compiles
+  nothing and raises ``CompileBudgetExceeded``.
 """
 
 from __future__ import annotations
@@ -88,6 +90,15 @@ def pass_dumps(sources: list[str], phase: str) -> list[list[tuple[str, str]]]:
     return result
 
 
+def compile_budget(dumps: int) -> int:
+    """The compiles a bisect probe allows for ``dumps`` dumps: ceil(log2(n)) + 2, a bisection with two to spare."""
+    return math.ceil(math.log2(dumps)) + 2
+
+
+class CompileBudgetExceeded(RuntimeError):
+    """Raised by a ``CompileAndRun`` with a budget at the call after the last one allowed: the search has already failed."""
+
+
 class CompileAndRun:
     """``compile_and_run(ir_text, inputs)``: compile an IR text with IREE and run its @main.
 
@@ -95,11 +106,16 @@ class CompileAndRun:
     module into IREE's runtime and calls ``main`` on ``inputs``; it returns the
     outputs as a list of float32 arrays. Every call counts as one compile,
     repeats included (a repeat reuses the module it compiled before, so it is
-    fast, but it is counted).
+    fast, but it is counted). With a ``budget``, the call after the last one
+    allowed compiles nothing and raises ``CompileBudgetExceeded``, and so does
+    every call after it: a search past its budget ends at once instead of
+    running on to a result that no longer counts.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         self.calls = 0
+        self.budget = budget
+        self.over_budget = False
         self._session: Any = None
         self._modules: dict[str, bytes] = {}
 
@@ -127,6 +143,9 @@ class CompileAndRun:
         if not isinstance(ir_text, str):
             raise TypeError(f"compile_and_run takes the IR text (a str), not {type(ir_text).__name__}")
         self.calls += 1
+        if self.budget is not None and self.calls > self.budget:
+            self.over_budget = True
+            raise CompileBudgetExceeded(f"compile {self.calls} is over this case's budget of {self.budget}: the search stops here")
         if ir_text not in self._modules:
             self._modules[ir_text] = self._compile(ir_text)
         context = rt.SystemContext(config=rt.Config("local-sync"))

@@ -13,33 +13,37 @@ from typing import Any
 
 import numpy as np
 
-from given.pipeline import CompileAndRun, build_case
+from given.pipeline import CompileAndRun, CompileBudgetExceeded, build_case, compile_budget
 
 
-def observe(solution: Any, program: str, n: int, **plant: Any) -> Any:
-    """Build the case, call the candidate once, and return its answer and compile count (or what is wrong)."""
+def observe(solution: Any, program: str, n: int, *, budgeted: bool = False, **plant: Any) -> Any:
+    """Build the case, call the candidate once, and return its answer and compile count (or what is wrong).
+
+    ``budgeted`` (the bisect probes): compile_and_run stops the search at the
+    call after ``compile_budget(n)``; the observation then says so, with no answer.
+    """
     case = build_case(program, n, **plant)
-    counter = CompileAndRun()
+    dumps = len(case.passes)
+    counter = CompileAndRun(budget=compile_budget(dumps) if budgeted else None)
 
     def compile_and_run(ir_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return counter(ir_text, inputs)
 
-    answer = solution.find_broken_pass(list(case.passes), [a.copy() for a in case.inputs], [e.copy() for e in case.expected], compile_and_run)
+    def name(index: int | None) -> str | None:
+        return None if index is None else case.passes[index][0]
+
+    planted = {"dumps": dumps, "planted": case.broken, "planted_pass": name(case.broken)}
+    budget = {"budget": counter.budget} if budgeted else {}
+    try:
+        answer = solution.find_broken_pass(list(case.passes), [a.copy() for a in case.inputs], [e.copy() for e in case.expected], compile_and_run)
+    except CompileBudgetExceeded:
+        answer = None
+    if counter.over_budget:  # even if the search caught the exception and went on
+        return {"over_budget": True, "compiles": counter.calls, **budget, **planted}
     if isinstance(answer, np.integer):
         answer = int(answer)
     if answer is not None and (isinstance(answer, bool) or not isinstance(answer, int)):
         return f"find_broken_pass returned {answer!r:.80}; it must return a pass index (an int) or None"
-    if answer is not None and not 0 <= answer < len(case.passes):
-        return f"find_broken_pass returned {answer}; the indices of the {len(case.passes)} passes run from 0 to {len(case.passes) - 1}"
-
-    def name(index: int | None) -> str | None:
-        return None if index is None else case.passes[index][0]
-
-    return {
-        "answer": answer,
-        "answer_pass": name(answer),
-        "compiles": counter.calls,
-        "dumps": len(case.passes),
-        "planted": case.broken,
-        "planted_pass": name(case.broken),
-    }
+    if answer is not None and not 0 <= answer < dumps:
+        return f"find_broken_pass returned {answer}; the indices of the {dumps} passes run from 0 to {dumps - 1}"
+    return {"answer": answer, "answer_pass": name(answer), "compiles": counter.calls, **budget, **planted}

@@ -5,7 +5,7 @@ program compiled by iree-compile with the IR printed after every pass, one
 miscompilation planted at one pass (or none) and carried into every later
 dump, and one call of ``find_broken_pass``. ``localise`` probes check the
 answer only; ``bisect`` probes also hold the number of compiles to
-ceil(log2(n)) + 2 for n dumps.
+ceil(log2(n)) + 2 for n dumps, and stop a search at the call past it.
 """
 
 from __future__ import annotations
@@ -91,22 +91,22 @@ def gelu_constant_visible_elementwise_only(solution: Any) -> Any:
 @probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps"])
 def bisect_generalized_reduction(solution: Any) -> Any:
     """Softmax, 146 dumps up to flow: generalizing a named reduction picks the wrong dimension."""
-    return observe(solution, "softmax_rows", 8, bug="reduce", at=(GENERALIZE, 0), phase="flow", seed=17)
+    return observe(solution, "softmax_rows", 8, bug="reduce", at=(GENERALIZE, 0), phase="flow", seed=17, budgeted=True)
 
 
 @probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps"])
 def bisect_fusion_swap(solution: Any) -> Any:
     """GELU + column mean, 124 dumps: elementwise fusion swaps the matmul's operands."""
-    return observe(solution, "gelu_colmean", 12, bug="swap", at=(FUSION, 0), seed=18)
+    return observe(solution, "gelu_colmean", 12, bug="swap", at=(FUSION, 0), seed=18, budgeted=True)
 
 
 @probe(category="bisect", check="same_pass_within_budget", hints=["budget", "tight-tolerance"])
 def bisect_outlined_constant(solution: Any) -> Any:
     """Matmul + bias + ReLU + row sum, 145 dumps up to flow: outlining dispatches rounds a constant."""
-    return observe(solution, "dense_relu_rowsum", 12, bug="const", at=(OUTLINE, 0), phase="flow", seed=19)
+    return observe(solution, "dense_relu_rowsum", 12, bug="const", at=(OUTLINE, 0), phase="flow", seed=19, budgeted=True)
 
 
 @probe(category="bisect", check="same_pass_within_budget", hints=["budget", "edges"])
 def bisect_nothing_broken(solution: Any) -> Any:
     """Layer norm, 72 dumps up to global-optimization: no pass is broken."""
-    return observe(solution, "layernorm_rows", 8, phase="global-optimization", seed=20)
+    return observe(solution, "layernorm_rows", 8, phase="global-optimization", seed=20, budgeted=True)

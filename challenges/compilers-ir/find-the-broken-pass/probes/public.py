@@ -27,7 +27,7 @@ CLONE = "iree-dispatch-creation-clone-producers-into-dispatch-regions @main"
 @probe(category="bisect", check="same_pass_within_budget", hints=["budget", "identical-dumps", "tolerance"])
 def matmul_operands_swapped_by_fusion(solution: Any) -> Any:
     """Matmul + bias + ReLU + row sum, 124 dumps: elementwise fusion swaps the matmul's operands."""
-    return observe(solution, "dense_relu_rowsum", 8, bug="swap", at=(FUSION, 0), seed=1)
+    return observe(solution, "dense_relu_rowsum", 8, bug="swap", at=(FUSION, 0), seed=1, budgeted=True)
 
 
 @probe(category="localise", weight=2, check="same_pass", hints=["edges", "tolerance"])
