@@ -2,9 +2,9 @@
 
 A package is valid only if the reference scores 100% on public and hidden
 probes, the starter and every generic cheat (``cheats.py``) score below
-100% (shown on the first few hidden probes when they fail one there), every probe is deterministic (two runs of the reference agree under
-the probe's own check),
-every run finishes inside its limits, every shipped solution in
+100% (shown on the first few hidden probes when they fail one there), every
+probe is deterministic (two runs of the reference agree under the probe's
+own check), every run finishes inside its limits, every shipped solution in
 ``solutions/`` gets the verdict and score its ``expected.toml`` states, and a
 hostile submission that reads the hidden probes in its sandbox gets none of
 them back in its candidate's view (``seal.py``).
@@ -363,7 +363,7 @@ def _validate_submissions(package: Package, report: Report, backend: Backend | N
 
 def _took(result: GradeResult) -> str:
     """How long a code's probes ran, for the report: where a validation's minutes go."""
-    probes_ms = (result.timings or {}).get("probes_ms")
+    probes_ms = result.timings.get("probes_ms")
     return f" ({probes_ms / 1000:.1f} s of probes)" if probes_ms is not None else ""
 
 
