@@ -89,17 +89,41 @@ def execute_series(
     """Run the package's probes over each of ``codes``, one after another in as few sandboxes as will do.
 
     Trusted code only (a package's shipped solutions, mutants of its
-    reference): see :meth:`sandbox.Sandbox.run_series`. Each execution is
-    what :func:`execute` would return for that code alone; a sandbox start
-    is paid once for the series instead of once per code. A code that ends
-    its sandbox (the wall clock, the memory limit) sends the rest to a new one.
-    ``only``, one entry per code, runs just the named probes for that code
-    (None: all of them).
+    reference): see :func:`execute_runs`. ``only``, one entry per code, runs
+    just the named probes for that code (None: all of them).
     """
+    return execute_runs(package, [Run(code, public, only[i] if only else None) for i, code in enumerate(codes)], backend)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One code's turn in a series: its public or hidden probes, or only those named in ``only``."""
+
+    code: bytes
+    public: bool
+    only: Collection[str] | None = None
+
+
+def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None = None) -> list[Execution]:
+    """The executions of ``runs``, one after another in as few sandboxes as will do.
+
+    Trusted code only (a package's reference and shipped solutions, mutants
+    of its reference): see :meth:`sandbox.Sandbox.run_series`. Each execution
+    is what :func:`execute` would return for that run alone; a sandbox start
+    is paid once for the series instead of once per run. A run that ends its
+    sandbox (the wall clock, the memory limit) sends the rest to a new one.
+    Public and hidden runs may share a series: the sandbox gets the longer
+    wall clock of the two (each job keeps the clock to itself, and each probe
+    its own time limit) and room for both streams.
+    """
+    if not runs:
+        return []
     backend = backend or get_backend()
-    names = {s.name for s in package.probes(public)}
-    jobs = [probes_job(package, code, public, only[i] if only else None) for i, code in enumerate(codes)]
-    limits = sandbox_limits(package, public)
+    kinds = sorted({run.public for run in runs})
+    names = {s.name for public in kinds for s in package.probes(public)}
+    jobs = [probes_job(package, run.code, run.public, run.only) for run in runs]
+    each = [sandbox_limits(package, public) for public in kinds]
+    limits = dataclasses.replace(each[0], wall_seconds=max(x.wall_seconds for x in each), stream_bytes=max(x.stream_bytes for x in each))
     results: list[Execution] = []
     while len(results) < len(jobs):
         results.extend(run_jobs(backend, package.runtime, limits, jobs[len(results) :], names))

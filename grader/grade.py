@@ -335,22 +335,42 @@ def grade_series(
     raws = [decode_submission(code) for code in codes]
     t0 = time.monotonic()
     expected, cached = expected_observations(package, public, backend)
-    t1 = time.monotonic()
-    reference_s = t1 - t0
+    reference_s = time.monotonic() - t0
     results = []
     for i, execution in enumerate(execute_series(package, raws, public=public, backend=backend, only=only)):
-        t2 = time.monotonic()
         names = only[i] if only else None
-        if names is None:
-            result = judge(package, execution, expected, public=public, backend=backend)
-        else:
-            kept = {name: value for name, value in expected.items() if name in names}
-            result = judge(package.narrowed(public, names), execution, kept, public=public, backend=backend)
-        # Its own share of the series: the expectations once, its start (if it had one), its run, its judging.
-        own = reference_s + (execution.startup_ms + execution.run_ms) / 1000 + time.monotonic() - t2
-        results.append(_timed(result, execution, own, reference_s, cached))
+        # The expectations' time counts once, on the first code.
+        results.append(judge_run(package, execution, expected, public=public, only=names, backend=backend, reference_s=reference_s, cached=cached))
         reference_s = 0.0
     return results
+
+
+def judge_run(
+    package: Package,
+    execution: Execution,
+    expected: dict[str, Any],
+    *,
+    public: bool,
+    only: Collection[str] | None = None,
+    backend: Backend | None = None,
+    reference_s: float = 0.0,
+    cached: bool = True,
+) -> GradeResult:
+    """One execution of a series judged as :func:`grade_submission` would, with its timings.
+
+    ``only`` judges it on the named probes alone, as they ran (a score below
+    100 there is below 100 on the whole set too). ``reference_s`` is the time
+    its expectations took, when it paid for them.
+    """
+    t0 = time.monotonic()
+    if only is None:
+        result = judge(package, execution, expected, public=public, backend=backend)
+    else:
+        kept = {name: value for name, value in expected.items() if name in only}
+        result = judge(package.narrowed(public, only), execution, kept, public=public, backend=backend)
+    # Its own share of a series: the expectations if it paid for them, its start (if it had one), its run, its judging.
+    own = reference_s + (execution.startup_ms + execution.run_ms) / 1000 + time.monotonic() - t0
+    return _timed(result, execution, own, reference_s, cached)
 
 
 def _timed(result: GradeResult, execution: Execution, total_s: float, reference_s: float, cached: bool) -> GradeResult:

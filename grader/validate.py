@@ -31,10 +31,10 @@ from typing import Any
 
 from grader import expected as expected_cache
 from grader import validation_cache
-from grader.cheats import cheat_sources
+from grader.cheats import Cheat, cheat_sources
 from grader.errors import GraderError, PackageError
-from grader.execute import Execution, execute, probe_timeout, probes_job, run_jobs, sandbox_limits
-from grader.grade import GradeResult, grade_series, grade_submission, judge, reference_failures
+from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
+from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, grade_submission, judge, judge_run, reference_failures
 from grader.package import Package, load_package_dir
 from grader.seal import check_seal, leaker_source
 from grader.verdicts import Verdict
@@ -156,52 +156,106 @@ def validate_package(
     return report
 
 
+@dataclass(frozen=True)
+class Deal:
+    """What this part grades besides the reference: the package's own codes dealt to it, in lanes, and whether it tests the seal.
+
+    The starter, the shipped solutions and the cheats form two decks dealt
+    in turn over the parts (failing code, correct alternatives), so that
+    every part gets failing code and, when the package ships two or more,
+    correct alternatives. The starter and the cheats need only to score
+    below 100: they are screened on the first hidden probes, where one
+    failure settles it.
+    """
+
+    lanes: list[list[tuple[str, bytes]]]
+    cheats: dict[str, Cheat]
+    screen: tuple[str, ...]
+    screened: frozenset[str]
+    leaker: bool
+
+    def run(self, name: str, code: bytes) -> Run:
+        """The hidden probes ``name`` is graded on: the screening ones, or all."""
+        return Run(code, False, self.screen if name in self.screened else None)
+
+
+def _deal(package: Package, share: Share) -> Deal:
+    def source(solution: Any) -> tuple[str, bytes | str]:
+        return f"solutions/{solution.name}.py", package.files[f"solutions/{solution.name}.py"]
+
+    battery = [(f"cheat {cheat.name}", cheat, code) for cheat, code in cheat_sources(package)]
+    failing = [
+        ("starter", package.starter_code),
+        *(source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value),
+        *((name, code) for name, _, code in battery),
+    ]
+    accepted = [source(s) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value]
+    dealt = [item for deck in (failing, accepted) for position, item in enumerate(deck) if share.grades(position)]
+    shipped = [(name, decode_submission(code)) for name, code in dealt]
+    # Lanes run side by side, each sandbox held to one CPU by its cgroup, so
+    # no probe gets less CPU than it would alone.
+    count = validate_jobs()
+    cheats = {name: cheat for name, cheat, _ in battery}
+    return Deal(
+        lanes=[lane for lane in (shipped[i::count] for i in range(count)) if lane],
+        cheats=cheats,
+        screen=tuple(s.name for s in package.hidden_probes[:SCREEN_PROBES]),
+        screened=frozenset({"starter", *cheats}),
+        # The leaker is dealt too, as if it came after the failing deck: the
+        # seal it tests is the grader's (what a hidden probe's candidate view may
+        # hold), the same on every backend, and tests/sandbox/test_seal.py puts each
+        # backend's walls to the test. Over the catalogue both backends get leakers.
+        leaker=share.grades(len(failing)),
+    )
+
+
 def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share) -> None:
+    """The reference's runs, then the codes dealt to this part; with one lane, all in one sandbox.
+
+    The reference is trusted code and so are the starter, the solutions and
+    the cheats (the package's own): they may share a sandbox (a series, see
+    ``execute.execute_runs``), each run in its own folder and forked
+    children, one sandbox start instead of one per run. The reference runs
+    first, so its probe times, checked against the limits, are measured with
+    nothing else running. The codes after it are judged only once it has
+    passed and its observations are the expectations. With several lanes,
+    which run side by side, they start after the reference's series instead.
+    """
     if share != WHOLE:
         report.info(f"{share} of a validation shared out over backends (grader/validate.py: Share)")
-    first_runs = _first_reference_runs(package, backend, share)
+    backend = backend or get_backend()
+    deal = _deal(package, share)
+    # The public probes are what Run grades; the first part runs them and
+    # records them. A later part's hidden run, on the same probe machinery,
+    # is what shows that its backend grades the package.
+    kinds = [public for public in (True, False) if not (public and share.index > 0 and expected_cache.load(package.version, True) is not None)]
+    carried = deal.lanes[0] if len(deal.lanes) == 1 else []
+    runs = [Run(package.reference_code.encode(), public) for public in kinds] + [deal.run(name, code) for name, code in carried]
+    executions = execute_runs(package, runs, backend)
+    firsts = dict(zip(kinds, executions, strict=False))
     for public in (True, False):
-        if public and share.index > 0 and expected_cache.load(package.version, True) is not None:
-            # The public probes are what Run grades; the first part ran them and
-            # recorded them. Here the hidden run, on the same probe machinery,
-            # is what shows that this backend grades the package.
+        if public in firsts:
+            _validate_reference(package, public, report, backend, share, firsts[public])
+        else:
             report.info("reference, public: run by the first part, whose record stands")
-            continue
-        _validate_reference(package, public, report, backend, share, first_runs.get(public))
     if not report.ok:
         return
-    _validate_submissions(package, report, backend, share)
+    expected, _ = expected_observations(package, False, backend)  # recorded just above
+    done = {
+        name: judge_run(package, execution, expected, public=False, only=run.only, backend=backend)
+        for (name, _), run, execution in zip(carried, runs[len(kinds) :], executions[len(kinds) :], strict=True)
+    }
+    _validate_submissions(package, report, backend, deal, done)
 
 
-def _first_reference_runs(package: Package, backend: Backend | None, share: Share) -> dict[bool, Execution]:
-    """The reference's one run on the public and on the hidden probes, in one sandbox, when this part records both from one run.
-
-    The reference is trusted code, so its two runs may share a sandbox (a
-    series, see ``execute.run_jobs``), each in its own folder and forked
-    children: one sandbox start instead of two. Otherwise (nothing to
-    record, or two runs to compare) each run gets a sandbox of its own.
-    """
-    if not share.records_once or any(expected_cache.load(package.version, public) is not None for public in (True, False)):
-        return {}
-    jobs = [probes_job(package, package.reference_code.encode(), public) for public in (True, False)]
-    public_limits, hidden_limits = sandbox_limits(package, True), sandbox_limits(package, False)
-    # One sandbox for both: the longer wall clock (each probe keeps its own time limit), room for both streams.
-    limits = dataclasses.replace(hidden_limits, wall_seconds=max(public_limits.wall_seconds, hidden_limits.wall_seconds),
-                                 stream_bytes=max(public_limits.stream_bytes, hidden_limits.stream_bytes))  # fmt: skip
-    names = {s.name for s in package.probes(True)} | {s.name for s in package.probes(False)}
-    runs = run_jobs(backend or get_backend(), package.runtime, limits, jobs, names)
-    return dict(zip((True, False), runs, strict=False))  # the hidden run is missing if the public one ended the sandbox
-
-
-def _validate_reference(
-    package: Package, public: bool, report: Report, backend: Backend | None, share: Share = WHOLE, first: Execution | None = None
-) -> None:
+def _validate_reference(package: Package, public: bool, report: Report, backend: Backend, share: Share, first: Execution) -> None:
     """The reference passes every probe, twice alike, inside its limits; its observations become the expectations.
 
+    ``first`` is its first run (in a series, see :func:`_validate_loaded`).
     Determinism needs two runs that agree. When the expectations of this
     package version and runtime are already recorded (by an earlier run, on
     this backend or another: ``make test`` validates every package on bwrap
-    and on docker), the new run is judged against them, which proves the
+    and on docker), the first run is judged against them, which proves the
     same thing with one sandbox instead of two, and across backends too.
     """
     kind = "public" if public else "hidden"
@@ -211,10 +265,7 @@ def _validate_reference(
     recorded = expected_cache.load(package.version, public)
     if recorded is not None and set(recorded) != names:
         recorded = None
-    # A run made beforehand (in one sandbox with the other probe file's) counts its own time.
-    earlier = 0.0 if first is None else (first.startup_ms + first.run_ms) / 1000
-    if first is None:
-        first = execute(package, package.reference_code.encode(), public=public, backend=backend)
+    earlier = (first.startup_ms + first.run_ms) / 1000  # the first run counts its own time
     problems = reference_failures(first, package, public)
     if problems:
         for problem in problems:
@@ -249,60 +300,27 @@ def _validate_reference(
         report.fail(f"reference, {kind}: probe '{slowest.name}' uses over 80% of its time limit; raise the limit")
 
 
-def _validate_submissions(package: Package, report: Report, backend: Backend | None, share: Share = WHOLE) -> None:
-    """The starter scores below 100 and every shipped solution gets the verdict ``solutions/expected.toml`` states.
+def _validate_submissions(package: Package, report: Report, backend: Backend, deal: Deal, done: dict[str, GradeResult]) -> None:
+    """The starter and every cheat score below 100, every shipped solution gets the verdict ``solutions/expected.toml`` states, the seal holds.
 
-    Under a :class:`Share`, only this backend's part: the starter and the
-    solutions dealt to it.
+    Only what was dealt to this part; ``done`` holds the results of those
+    already graded (the lane that followed the reference in its sandbox).
     """
-    def source(solution: Any) -> tuple[str, bytes | str]:
-        return f"solutions/{solution.name}.py", package.files[f"solutions/{solution.name}.py"]
-
-    # Two decks dealt in turn, so that every part gets failing code and, when
-    # the package ships two or more, correct alternatives.
-    battery = [(f"cheat {cheat.name}", cheat, code) for cheat, code in cheat_sources(package)]
-    cheats = {name: cheat for name, cheat, _ in battery}
-    failing = [
-        ("starter", package.starter_code),
-        *(source(s) for s in package.solutions if s.verdict != Verdict.ACCEPTED.value),
-        *((name, code) for name, _, code in battery),
-    ]
-    accepted = [source(s) for s in package.solutions if s.verdict == Verdict.ACCEPTED.value]
-    shipped = [job for deck in (failing, accepted) for position, job in enumerate(deck) if share.grades(position)]
-    # The leaker is dealt too, as if it came after the failing deck: the
-    # seal it tests is the grader's (what a hidden probe's candidate view may
-    # hold), the same on every backend, and tests/sandbox/test_seal.py puts each
-    # backend's walls to the test. Over the catalogue both backends get leakers.
-    leaker_here = share.grades(len(failing))
-    # The starter and the cheats need only to score below 100: they are
-    # screened on the first hidden probes, and one failure there settles it.
-    # Only one that passes them all is graded on every probe.
-    screen = tuple(s.name for s in package.hidden_probes[:SCREEN_PROBES])
-    screened = {"starter", *cheats}
-    # The starter and the solutions are the package's own code, trusted: they
-    # run as a series in one sandbox per lane (grade_series), a sandbox start
-    # paid once instead of once each. The leaker is graded as a candidate's
-    # submission is, in a sandbox of its own: it is what puts the seal to the test.
-    # Lanes run side by side, each sandbox held to one CPU by its cgroup, so no
-    # probe gets less CPU than it would alone. The reference runs above stay
-    # one at a time: they measure probe times.
-    count = validate_jobs()
-    lanes = [lane for lane in (shipped[i::count] for i in range(count)) if lane]
-    results: dict[str, GradeResult] = {}
-    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="validate") as pool:
-        leaker = pool.submit(grade_submission, package, leaker_source(package), public=False, backend=backend) if leaker_here else None
-        series = [
-            pool.submit(
-                grade_series, package, [code for _, code in lane], public=False, backend=backend,
-                only=[screen if name in screened else None for name, _ in lane],
-            )
-            for lane in lanes
-        ]  # fmt: skip
-        for lane, future in zip(lanes, series, strict=True):
+    results = dict(done)
+    rest = [lane for lane in deal.lanes if not all(name in done for name, _ in lane)]
+    with ThreadPoolExecutor(max_workers=max(1, len(rest)), thread_name_prefix="validate") as pool:
+        # The leaker is graded as a candidate's submission is, in a sandbox of
+        # its own: it is what puts the seal to the test.
+        leaker = pool.submit(grade_submission, package, leaker_source(package), public=False, backend=backend) if deal.leaker else None
+        series = [pool.submit(grade_series, package, [code for _, code in lane], public=False, backend=backend,
+                              only=[deal.run(name, code).only for name, code in lane]) for lane in rest]  # fmt: skip
+        for lane, future in zip(rest, series, strict=True):
             results.update(zip((name for name, _ in lane), future.result(), strict=True))
         if leaker is not None:
             results["leaker"] = leaker.result()
+    screened, cheats, screen = set(deal.screened), deal.cheats, deal.screen
     # Rare: a starter or cheat that passed every screening probe gets the whole set.
+    shipped = [item for lane in deal.lanes for item in lane]
     unsettled = [(name, code) for name, code in shipped if name in screened and results[name].score >= 100]
     if unsettled and len(screen) < len(package.hidden_probes):
         whole = grade_series(package, [code for _, code in unsettled], public=False, backend=backend)
