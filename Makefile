@@ -44,8 +44,8 @@ check-challenges: venv
 	$(PY) manage.py check_challenges
 
 # The suite over every core (pytest-xdist, each worker given the next test as it
-# frees up, a package's two backend validations as one group; tests/conftest.py
-# puts the longest first), lint while the sandbox image builds. Package
+# frees up; tests/conftest.py puts the longest first, one test per package
+# validates it on both backends), lint while the sandbox image builds. Package
 # validations that passed before on the same code and backend are remembered
 # in var/cache/validated (grader/validation_cache.py). The 30 slowest tests
 # are listed at the end (docs/performance.md).

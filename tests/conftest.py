@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BACKEND_ORDER
-
 FIXTURE_PACKAGE = Path(__file__).resolve().parent / "fixtures" / "packages" / "demo" / "add-numbers"
 
 
@@ -31,23 +29,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Longest first: whole-package validations, then the other slow and browser tests, then the rest.
 
     ``make test`` spreads the suite over the cores with pytest-xdist, giving
-    each worker the next test (or package group) as it frees up; started
+    each worker the next test as it frees up; started
     first, the long tests cannot end up alone at the tail of the run while
     the other worker idles. Validations go by their package's wall-clock
     limit, the best estimate of their length before they run (the heaviest,
-    compile-bisect-layer and find-the-broken-pass, take minutes each
-    backend; the lightest a few seconds), and a package's backends in the
-    order its shared validation needs (tests/challenges/test_packages_validate.py).
-    Otherwise the collection order stays.
+    compile-bisect-layer and find-the-broken-pass, take minutes; the
+    lightest a few seconds; one test validates a package on every backend,
+    tests/challenges/test_packages_validate.py). Otherwise the collection
+    order stays.
     """
 
-    def rank(item: pytest.Item) -> tuple[int, float, str, int]:
+    def rank(item: pytest.Item) -> tuple[int, float, str]:
         if item.get_closest_marker("slow") and "test_package_is_valid" in item.name:
-            params = getattr(item, "callspec").params
-            return 0, -_package_wall_seconds(params["folder"]), str(params["folder"]), BACKEND_ORDER.index(params["backend"])
+            folder = getattr(item, "callspec").params["folder"]
+            return 0, -_package_wall_seconds(folder), str(folder)
         if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
-            return 1, 0, "", 0
-        return 2, 0, "", 0
+            return 1, 0, ""
+        return 2, 0, ""
 
     items.sort(key=rank)
 
