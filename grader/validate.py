@@ -34,7 +34,7 @@ from grader import validation_cache
 from grader.cheats import Cheat, cheat_sources
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
-from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, grade_submission, judge, judge_run, reference_failures
+from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures
 from grader.package import Package, load_package_dir
 from grader.seal import check_seal, leaker_source
 from grader.verdicts import Verdict
@@ -195,17 +195,25 @@ def _deal(package: Package, share: Share) -> Deal:
     # Lanes run side by side, each sandbox held to one CPU by its cgroup, so
     # no probe gets less CPU than it would alone.
     count = validate_jobs()
+    lanes = [lane for lane in (shipped[i::count] for i in range(count)) if lane]
+    # The leaker is dealt too, as if it came after the failing deck: the
+    # seal it tests is the grader's (what a hidden probe's candidate view may
+    # hold), the same on every backend, and tests/sandbox/test_seal.py puts each
+    # backend's walls to the test. Over the catalogue both backends get leakers.
+    # It is hostile only to the seal: it reads its own job's folder, as a
+    # candidate's code can, and sends the text out through every channel. So
+    # it may run in the lane's sandbox, last, with nothing after it.
+    leaker = share.grades(len(failing))
+    if leaker:
+        lanes = lanes or [[]]
+        lanes[-1].append(("leaker", decode_submission(leaker_source(package))))
     cheats = {name: cheat for name, cheat, _ in battery}
     return Deal(
-        lanes=[lane for lane in (shipped[i::count] for i in range(count)) if lane],
+        lanes=lanes,
         cheats=cheats,
         screen=tuple(s.name for s in package.hidden_probes[:SCREEN_PROBES]),
         screened=frozenset({"starter", *cheats}),
-        # The leaker is dealt too, as if it came after the failing deck: the
-        # seal it tests is the grader's (what a hidden probe's candidate view may
-        # hold), the same on every backend, and tests/sandbox/test_seal.py puts each
-        # backend's walls to the test. Over the catalogue both backends get leakers.
-        leaker=share.grades(len(failing)),
+        leaker=leaker,
     )
 
 
@@ -309,15 +317,10 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
     results = dict(done)
     rest = [lane for lane in deal.lanes if not all(name in done for name, _ in lane)]
     with ThreadPoolExecutor(max_workers=max(1, len(rest)), thread_name_prefix="validate") as pool:
-        # The leaker is graded as a candidate's submission is, in a sandbox of
-        # its own: it is what puts the seal to the test.
-        leaker = pool.submit(grade_submission, package, leaker_source(package), public=False, backend=backend) if deal.leaker else None
         series = [pool.submit(grade_series, package, [code for _, code in lane], public=False, backend=backend,
                               only=[deal.run(name, code).only for name, code in lane]) for lane in rest]  # fmt: skip
         for lane, future in zip(rest, series, strict=True):
             results.update(zip((name for name, _ in lane), future.result(), strict=True))
-        if leaker is not None:
-            results["leaker"] = leaker.result()
     screened, cheats, screen = set(deal.screened), deal.cheats, deal.screen
     # Rare: a starter or cheat that passed every screening probe gets the whole set.
     shipped = [item for lane in deal.lanes for item in lane]
@@ -347,7 +350,7 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
         else:
             report.info(f"{name}: {result.verdict.value}, {result.score:g}% on {on(name)}{_took(result)}")
 
-    if "leaker" in results:
+    if deal.leaker:
         _report_seal(package, results["leaker"].to_dict(), report)
     else:
         report.info("seal: put to the test by another backend's part")

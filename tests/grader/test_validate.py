@@ -157,11 +157,10 @@ def test_a_shared_validation_deals_the_solutions_out_and_runs_the_reference_and_
     first_starts = len(starts)
     second = validate_package(dealt_package, bwrap, share=Share(1, 2))
     assert first.ok and second.ok, (first.lines, second.lines)
-    # Sandboxes: the reference's public and hidden runs and then the part's shipped code share one (a
-    # series); the second part runs the reference on the hidden probes only and its shipped code in one,
-    # and the leaker, dealt after the failing deck (starter, three solutions, three cheats: position 7),
-    # in a sandbox of its own.
-    assert (first_starts, len(starts) - first_starts) == (1, 2)
+    # Sandboxes: one per part (a series). The first runs the reference's public and hidden probes, then
+    # its shipped code; the second the reference's hidden probes, its shipped code, and last the leaker,
+    # dealt after the failing deck (starter, three solutions, three cheats: position 7).
+    assert (first_starts, len(starts) - first_starts) == (1, 1)
 
     # The first part records the reference from one run; the second proves determinism by agreeing with it.
     assert sum("recorded from one run" in line for line in first.lines) == 2
