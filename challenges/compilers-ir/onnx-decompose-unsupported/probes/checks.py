@@ -24,6 +24,12 @@ def decomposition_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         return False, "the probe's observation is malformed"
     if "error" in actual:
         return False, str(actual["error"])
+    changed = actual.get("foreign_nodes_changed", 0)
+    if changed:
+        return False, (
+            f"decompose rewrote or removed {changed} node(s) of other domains than the default one; "
+            "only default-domain Gelu, LayerNormalization, Softmax and HardSwish are to be rewritten"
+        )
     left = actual.get("unsupported_left")
     if left:
         return False, "after decompose, these op types are still unsupported by the accelerator: " + ", ".join(left)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -21,6 +22,7 @@ SUPPORTED_OPS = frozenset(
     }
 )  # fmt: skip
 F32, F64 = TensorProto.FLOAT, TensorProto.DOUBLE
+DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 # ---------------------------------------------------------------- building models
@@ -71,6 +73,15 @@ def _walk(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
                     yield from _walk(sub)
 
 
+def _foreign(graph: onnx.GraphProto) -> Counter[tuple[Any, ...]]:
+    """The graph's nodes of other domains than the default one, each as (domain, op type, inputs, outputs, attributes)."""
+    return Counter(
+        (n.domain, n.op_type, tuple(n.input), tuple(n.output), tuple(a.SerializeToString() for a in n.attribute))
+        for n in _walk(graph)
+        if n.domain not in DEFAULT_DOMAINS
+    )
+
+
 def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip()[:400]}"
 
@@ -89,14 +100,13 @@ def decompose_case(solution: Any, model: onnx.ModelProto, feeds: dict[str, np.nd
     if not isinstance(new, onnx.ModelProto):
         obs["error"] = f"decompose returned a {type(new).__name__}, not an onnx.ModelProto"
         return obs
-    left = sorted(
-        {
-            n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}::{n.op_type}"
-            for n in _walk(new.graph)
-            if not (n.domain in ("", "ai.onnx") and n.op_type in SUPPORTED_OPS)
-        }
-    )
-    obs["unsupported_left"] = left
+    # Nodes of other domains are not decompose's to rewrite: the ones the
+    # model had must still be there, unchanged, and are not counted as left.
+    given, kept = _foreign(model.graph), _foreign(new.graph)
+    left = {n.op_type for n in _walk(new.graph) if n.domain in DEFAULT_DOMAINS and n.op_type not in SUPPORTED_OPS}
+    left.update(f"{key[0]}::{key[1]}" for key in kept - given)
+    obs["unsupported_left"] = sorted(left)
+    obs["foreign_nodes_changed"] = sum((given - kept).values())
     obs["rewritten_interface"] = {
         "inputs": [i.name for i in new.graph.input],
         "outputs": [o.name for o in new.graph.output],

@@ -1,8 +1,9 @@
 """Hidden probes for onnx-decompose-unsupported: they make the score.
 
 Two categories. ``report`` compares ``coverage_report`` exactly with the
-reference's. ``decompose`` runs ``decompose`` on a model, then (with the
-probe's own copy of the supported set) lists what is still unsupported,
+reference's. ``decompose`` runs ``decompose`` on a model, then checks that
+the nodes of other domains are still there unchanged, lists (with the
+probe's own copy of the supported set) what else is still unsupported,
 runs ``onnx.checker.check_model(full_check=True)`` and runs the rewritten
 model in onnxruntime; the check ``decomposition_ok`` compares those outputs
 with the reference run's outputs of the *original* model.
@@ -369,3 +370,73 @@ def float32_cast_to_float64(solution: Any) -> dict[str, Any]:
     m = make(nodes, [vi("x", [3, 5])], [vi("y", [3, 5], F64)], 20,
              [init("scale", randn(33, 5, dtype=np.float64)), init("bias", randn(34, 5, dtype=np.float64))])  # fmt: skip
     return decompose_case(solution, m, {"x": randn(29, 3, 5, scale=3.0)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis", "reduce-axes-opset"])
+def layernorm_axis_zero(solution: Any) -> dict[str, Any]:
+    """Opset 17: LayerNormalization with axis=0 normalizes over every axis of the rank-3 input at once."""
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln", axis=0)]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], 17,
+             [init("scale", randn(35, 2, 3, 4)), init("bias", randn(36, 2, 3, 4))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(37, 2, 3, 4, scale=2.0) - 1.0})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["fresh-names"])
+def names_that_clash(solution: Any) -> dict[str, Any]:
+    """Opset 20: tensor, node, initializer and graph-input names in the styles a rewrite makes up.
+
+    Some of the names belong to what the rewrite cannot see by following the
+    nodes: an initializer no node reads and a graph input no node reads. The
+    nodes that keep their names (a Mul and an Add) have names a generated
+    node could take too.
+    """
+    nodes = [
+        helper.make_node("Mul", ["x", "Mul_0"], ["Sub_0"], name="gelu_Mul_0"),
+        helper.make_node("Gelu", ["Sub_0"], ["mean"]),
+        helper.make_node("LayerNormalization", ["mean", "scale", "Add_0"], ["var"], name="layernormalization_Sub_0"),
+        helper.make_node("Softmax", ["var"], ["softmax_1"]),
+        helper.make_node("Add", ["softmax_1", "mean"], ["tmp_0"], name="softmax_ReduceMax_0"),
+        helper.make_node("HardSwish", ["tmp_0"], ["y"], name="hardswish_Mul_0"),
+    ]
+    inits = [
+        init("Mul_0", np.float32(1.5)),
+        init("scale", randn(38, 6)),
+        init("Add_0", randn(39, 6)),
+        init("gelu_k_0", np.float32(0.7071)),  # read by no node
+        init("layernormalization_axes_0", np.array([-1], np.int64)),  # read by no node
+    ]
+    unused = vi("hardswish_0", [1])
+    m = make(nodes, [vi("x", [3, 6]), unused], [vi("y", [3, 6])], 20, inits)
+    feeds = {"x": randn(40, 3, 6, scale=2.0), "hardswish_0": np.zeros(1, np.float32)}
+    return decompose_case(solution, m, feeds)
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["decompose-domains", "fresh-names"])
+def other_domains_stay(solution: Any) -> dict[str, Any]:
+    """Opset 20 with com.microsoft nodes: a contrib Gelu next to an ONNX one, and a SkipLayerNormalization.
+
+    Only the default domain's Gelu, LayerNormalization and Softmax are
+    rewritten; the contrib nodes stay as they are (onnxruntime runs them).
+    The SkipLayerNormalization's last output is read by nobody and has a
+    name a generated tensor could take.
+    """
+    nodes = [
+        helper.make_node("Gelu", ["x"], ["g"], name="gelu"),
+        helper.make_node("Gelu", ["x"], ["y_contrib"], name="contrib_gelu", domain="com.microsoft"),
+        helper.make_node("LayerNormalization", ["g", "scale", "bias"], ["n"], name="ln"),
+        helper.make_node("Softmax", ["n"], ["y"], name="sm"),
+        helper.make_node("SkipLayerNormalization", ["x", "s", "gamma", "beta"], ["y_skip", "", "", "layernormalization_0"],
+                         name="skip_ln", domain="com.microsoft", epsilon=1e-5),
+    ]  # fmt: skip
+    inits = [init("scale", randn(41, 8)), init("bias", randn(42, 8)), init("gamma", randn(43, 8)), init("beta", randn(44, 8))]
+    outputs = [vi("y", [2, 3, 8]), vi("y_contrib", [2, 3, 8]), vi("y_skip", [2, 3, 8])]
+    m = make(nodes, [vi("x", [2, 3, 8]), vi("s", [2, 3, 8])], outputs, 20, inits, [("com.microsoft", 1)])
+    return decompose_case(solution, m, {"x": randn(45, 2, 3, 8, scale=2.0), "s": randn(46, 2, 3, 8)})
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["constant-dtype", "gelu-approximate"])
+def float64_gelu_tanh(solution: Any) -> dict[str, Any]:
+    """Opset 20, float64: Gelu with approximate="tanh" (onnxruntime runs it in float64; the erf form only in float32)."""
+    nodes = [helper.make_node("Gelu", ["x"], ["y"], name="gelu", approximate="tanh")]
+    m = make(nodes, [vi("x", [4, 6], F64)], [vi("y", [4, 6], F64)], 20)
+    return decompose_case(solution, m, {"x": randn(47, 4, 6, scale=3.0, dtype=np.float64)})

@@ -1,8 +1,9 @@
 """Public probes for onnx-decompose-unsupported: what Run shows.
 
 Two categories. ``report`` compares ``coverage_report`` exactly with the
-reference's. ``decompose`` runs ``decompose`` on a model, then (with the
-probe's own copy of the supported set) lists what is still unsupported,
+reference's. ``decompose`` runs ``decompose`` on a model, then checks that
+the nodes of other domains are still there unchanged, lists (with the
+probe's own copy of the supported set) what else is still unsupported,
 runs ``onnx.checker.check_model(full_check=True)`` and runs the rewritten
 model in onnxruntime; the check ``decomposition_ok`` compares those outputs
 with the reference run's outputs of the *original* model.

@@ -3,8 +3,9 @@
 Four categories: ``calibration`` (a float and a tensor setting of
 Calibrator), ``quantization`` (an int and a float setting of FakeQuant),
 ``training`` (LinearRegressor's learning rate and L2 weight changed between
-SGD steps) and ``settings`` (reading settings back, keeping them out of
-``trainable_variables``, and many updates without a retrace).
+SGD steps) and ``settings`` (reading settings back, the constructors'
+defaults, keeping them out of ``trainable_variables``, and many updates
+without a retrace).
 
 Every probe that calls a traced method also records its
 ``experimental_get_tracing_count()``: the reference traces each method once
@@ -263,6 +264,32 @@ def many_updates_one_trace(solution: Any) -> dict[str, Any]:
         "probs": probs,
         "quantised": quantised,
         "losses": losses,
+        "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
+    }
+
+
+@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["readback", "module"])
+def constructor_defaults(solution: Any) -> dict[str, Any]:
+    """Modules built with their default settings compute with them, read them back and keep their tf.Module name.
+
+    No setting is written: the first calls use temperature 1.0, 8 bits with
+    clip 1.0, and learning rate 0.1 with l2 0.0, the constructors' defaults.
+    Each class also stays a ``tf.Module`` whose constructor runs
+    ``tf.Module.__init__``, which gives the module its ``name``.
+    """
+    cal = solution.Calibrator(4)
+    quant = solution.FakeQuant()
+    reg = solution.LinearRegressor(3)
+    logits = randn(3, 4, seed=50, scale=2.0)
+    x = randn(16, seed=51, scale=0.7)
+    rx, ry = regression_data(52, n=10)
+    return {
+        "probs": cal(logits),
+        "quantised": quant(x),
+        "losses": [reg.train_step(rx, ry), reg.train_step(rx, ry)],
+        "w": snapshot(reg.w),
+        "read back": [float(cal.temperature), int(quant.num_bits), float(quant.clip), float(reg.learning_rate), float(reg.l2)],
+        "names": [cal.name, quant.name, reg.name],
         "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
     }
 
