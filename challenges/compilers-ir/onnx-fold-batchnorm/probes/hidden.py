@@ -21,7 +21,8 @@ the same names from another domain; parameters that are not constants),
 ``hygiene`` (shared weights, the caller's model, a second run, a subgraph that
 still reads the BN's output and an initializer after the fold). The folding
 category also covers the forms other exporters write: ``auto_pad``,
-``float_data`` initializers, two folds of one shared weight.
+``float_data`` initializers, two and three folds of one shared weight, and a
+model that already uses the names a fold would choose.
 """
 
 from typing import Any
@@ -210,6 +211,42 @@ def attribute_and_storage_forms(solution: Any) -> dict[str, Any]:
         "float_data": apply_pass(solution, graph_model(stored, [("x", [1, 3, 5, 5])], ["y"], as_float_data), seed=35),
         "two folds of one shared weight": apply_pass(
             solution, graph_model(shared, [("x", [2, 3, 6, 6])], ["a_bn", "y2"], inits + inits2), seed=36
+        ),
+    }
+
+
+# A pass whose search for a free name never moves on to the next candidate loops forever the
+# first time two candidates in a row are taken: the short limit makes that a quick failure.
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"], timeout=10)
+def names_already_in_use(solution: Any) -> dict[str, Any]:
+    """New names must skip every name in use, however many candidates are taken: three unnamed Convs that share one
+    weight, each followed by its own BN (every fold after the first finds the names it would derive from the weight and
+    from the Conv taken, the third finds two of them taken), and a model whose other tensors and nodes already carry the
+    names a pass would derive from the Conv, its weight and the BN's output."""
+    rng = np.random.default_rng(40)
+    params = ["scale", "bias", "mean", "var"]
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "p", 4) + bn_weights(rng, "q", 4) + bn_weights(rng, "r", 4)
+    three: list[onnx.NodeProto] = []
+    for i, prefix in enumerate("pqr"):
+        three.append(helper.make_node("Conv", ["x", "c.W", "c.B"], [f"z{i}"], pads=[1, 1, 1, 1]))
+        three.append(helper.make_node("BatchNormalization", [f"z{i}", *[f"{prefix}.{p}" for p in params]], [f"n{i}"]))
+    three.append(helper.make_node("Concat", ["n0", "n1", "n2"], ["y"], axis=1))
+    # Tensors and nodes named the way passes name what a fold creates: after the Conv's weight, the BN's output
+    # and the Conv, with and without a counter.
+    taken_inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    taken = [
+        helper.make_node("Relu", ["x"], ["c.W_bn_folded"], name="c_bn_folded"),
+        helper.make_node("Sigmoid", ["x"], ["c.W_bn_folded_1"], name="c_bn_folded_1"),
+        helper.make_node("Add", ["c.W_bn_folded", "c.W_bn_folded_1"], ["c.W_folded"], name="c_folded"),
+        conv("c", "c.W_folded", "c_out"),
+        bn("bn", "c_out", "y"),
+        helper.make_node("Neg", ["y"], ["y_bias_bn_folded"], name="Conv_bn_folded"),
+        helper.make_node("Abs", ["y_bias_bn_folded"], ["y_bias"], name="y_bn_folded"),
+    ]
+    return {
+        "three folds of one shared weight": apply_pass(solution, graph_model(three, [("x", [1, 3, 5, 5])], ["y"], inits), seed=40),
+        "the names a fold would choose are taken": apply_pass(
+            solution, graph_model(taken, [("x", [1, 3, 5, 5])], ["y", "y_bias"], taken_inits), seed=41
         ),
     }
 
