@@ -267,15 +267,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
     if not ENTRY_RE.match(entry):
         raise PackageError("must be a Python file name such as solution.py", path=toml_path, field="entry")
 
-    limits_table = meta.get("limits", {})
-    if not isinstance(limits_table, dict):
-        raise PackageError("must be a table", path=toml_path, field="limits")
-    lf = _Fields(limits_table, toml_path, "limits.")
-    limits = Limits(
-        probe_seconds=lf.num("probe_seconds", 10, low=0.1, high=600),
-        wall_seconds=lf.num("wall_seconds", 120, low=1, high=1800),
-        memory_mb=int(lf.num("memory_mb", 1024, low=64, high=16384)),
-    )
+    limits = _parse_limits(meta, toml_path)
 
     hints = _parse_hints(meta.get("hints", []), toml_path)
     runtime = f.text("runtime", choices=RUNTIMES)
@@ -363,6 +355,31 @@ def _parse_preload(f: _Fields, runtime: str) -> tuple[str, ...]:
         if not all(module.split(".")[0] in PROFILES[runtime] for module in PRELOADS[name]):
             raise f._fail("preload", f"'{name}' imports {', '.join(PRELOADS[name])}, which the '{runtime}' runtime does not have")
     return preload
+
+
+def _parse_limits(meta: dict[str, Any], toml_path: str) -> Limits:
+    limits_table = meta.get("limits", {})
+    if not isinstance(limits_table, dict):
+        raise PackageError("must be a table", path=toml_path, field="limits")
+    lf = _Fields(limits_table, toml_path, "limits.")
+    return Limits(
+        probe_seconds=lf.num("probe_seconds", 10, low=0.1, high=600),
+        wall_seconds=lf.num("wall_seconds", 120, low=1, high=1800),
+        memory_mb=int(lf.num("memory_mb", 1024, low=64, high=16384)),
+    )
+
+
+def limits_from_toml(text: str, origin: str = "challenge.toml") -> Limits:
+    """A package's ``[limits]`` from its challenge.toml alone, defaults filled in.
+
+    For what needs the limits without loading the whole package: the web
+    sizes a grading task's time limits by them when it sends the task.
+    """
+    try:
+        meta = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(f"invalid TOML: {exc}", path=origin) from None
+    return _parse_limits(meta, origin)
 
 
 def _parse_hints(raw: Any, toml_path: str) -> tuple[Hint, ...]:

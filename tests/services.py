@@ -121,7 +121,13 @@ class Worker:
 
 
 @pytest.fixture
-def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path: Path) -> Iterator[Worker]:
+def worker_extra_env() -> dict[str, str]:
+    """More environment for :func:`celery_worker`; a test parametrizes it to set the worker's settings."""
+    return {}
+
+
+@pytest.fixture
+def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path: Path, worker_extra_env: dict[str, str]) -> Iterator[Worker]:
     """A worker on the test database; the test process publishes to the same Redis."""
     from django.db import connection
 
@@ -129,19 +135,7 @@ def celery_worker(redis_url: str, transactional_db: Any, settings: Any, tmp_path
 
     db_name = str(connection.settings_dict["NAME"])
     assert db_name != ":memory:" and "mode=memory" not in db_name, "the test database must be a file the worker can open"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "web.config.settings",
-        "DEBUG": "1",
-        "SECRET_KEY": "integration-test-key",
-        "DATABASE_URL": f"sqlite:///{db_name}",
-        "CELERY_BROKER_URL": redis_url,
-        "CHALLENGES_DIR": str(settings.CHALLENGES_DIR),
-        "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
-        "GRADING_HEARTBEAT_SECONDS": "1",
-        "GRADING_STALE_SECONDS": "3",  # a claim without a heartbeat for this long is a dead worker's
-        "PYTHONPATH": str(REPO),
-    }
+    env = worker_env(db_name, redis_url, Path(settings.CHALLENGES_DIR), **worker_extra_env)
     old = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
     app.conf.update(broker_url=redis_url, task_always_eager=False)
     _reset_producer_pool(app)

@@ -64,3 +64,16 @@ def test_a_worker_killed_mid_grading_leaves_the_submission_to_be_graded_again(
     done = wait_until_done(submission.pk, timeout=180)
     assert done.verdict == "accepted", (done.verdict, done.message)
     assert done.attempts >= 2
+
+
+@pytest.mark.parametrize("worker_extra_env", [{"CELERY_TASK_SOFT_TIME_LIMIT": "2", "CELERY_TASK_TIME_LIMIT": "4"}])
+def test_a_grading_longer_than_the_workers_time_limit_gets_its_packages_own(
+    synced: Challenge, candidate: User, celery_worker: Worker, settings: Any
+) -> None:
+    # The worker's limits (2 s soft, 4 s hard: 540 s and 600 s in production) are below what this package
+    # lets a grading take (probes of 3 s, a 60 s wall clock). The task is sent with limits from the
+    # package's wall clock, so a slow, correct submission is graded instead of ending internal_error.
+    settings.CELERY_TASK_SOFT_TIME_LIMIT, settings.CELERY_TASK_TIME_LIMIT = 2, 4
+    slow = "import time\nimport numpy as np\n\ndef add(a, b):\n    time.sleep(1.5)\n    return np.add(a, b)\n"
+    done = wait_until_done(submission_create(candidate, synced, slow, "submit").pk)
+    assert (done.verdict, done.score, done.attempts) == ("accepted", 100, 1), done.message

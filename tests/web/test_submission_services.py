@@ -170,7 +170,9 @@ def test_gradings_are_routed_by_runtime_profile(
     monkeypatch.setattr(grade_task, "apply_async", lambda args, **kwargs: sent.append({"args": args, **kwargs}))
     with django_capture_on_commit_callbacks(execute=True):
         submission = submission_create(user, challenge, CODE, "run")
-    assert sent == [{"args": (submission.pk,), "queue": expected}]
+    # The fixture's 60 s wall clock sizes the task's time limits no higher than the settings' floor.
+    floor = (float(settings.CELERY_TASK_SOFT_TIME_LIMIT), float(settings.CELERY_TASK_TIME_LIMIT))
+    assert sent == [{"args": (submission.pk,), "queue": expected, "soft_time_limit": floor[0], "time_limit": floor[1]}]
 
 
 # --- submission_grade: idempotency and versions ----------------------------------

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
+from grader.errors import PackageError
+from grader.package import limits_from_toml
 from web.config.logs import submission_context
 from web.submissions.models import Status, Submission
 
@@ -24,6 +26,38 @@ def grading_queue(runtime: str) -> str | None:
     return settings.GRADING_QUEUES.get(runtime)
 
 
+# A grading runs up to three sandboxes one after another: the reference's run
+# for the expected observations (the first grading of a version), the
+# submission's run, and a sandbox for a browser-authored package's custom
+# checks. Each stops at the package's wall clock; this covers their starts.
+GRADING_SANDBOXES = 3
+GRADING_SLACK_SECONDS = 60.0
+
+
+def grading_time_limits(wall_seconds: float) -> tuple[float, float]:
+    """(soft, hard) Celery time limits for grading a package whose runs may last ``wall_seconds`` each.
+
+    The settings' limits (CELERY_TASK_SOFT_TIME_LIMIT, CELERY_TASK_TIME_LIMIT)
+    only catch a stuck worker: the grader enforces the package's own limits.
+    A package may allow its runs more than they do (up to 1800 s of wall
+    clock), and a limit below what the grader allows would end a slow but
+    correct submission as internal_error. So each task gets the larger of
+    the two, with the settings' gap between soft and hard.
+    """
+    soft = max(float(settings.CELERY_TASK_SOFT_TIME_LIMIT), GRADING_SANDBOXES * wall_seconds + GRADING_SLACK_SECONDS)
+    return soft, soft + max(0.0, float(settings.CELERY_TASK_TIME_LIMIT - settings.CELERY_TASK_SOFT_TIME_LIMIT))
+
+
+def version_wall_seconds(toml_text: str | None) -> float:
+    """The package's wall clock per run, from its stored challenge.toml (the default limits if unreadable)."""
+    try:
+        return limits_from_toml(toml_text or "").wall_seconds
+    except PackageError:
+        # A stored version was validated when it was saved; if it no longer
+        # parses, grading will say why. The settings' limits stand meanwhile.
+        return 0.0
+
+
 def enqueue(submission_id: int) -> bool:
     """Send the grading task; whether the broker took it.
 
@@ -33,12 +67,15 @@ def enqueue(submission_id: int) -> bool:
     from web.submissions.tasks import grade_submission as grade_task  # the tasks import the services
 
     with submission_context(submission_id):
-        runtime = Submission.objects.filter(pk=submission_id).values_list("version__runtime", flat=True).first()
+        # Only challenge.toml's text, not the whole package's files.
+        row = Submission.objects.filter(pk=submission_id).values_list("version__runtime", "version__files__challenge.toml__content").first()
+        runtime, toml_text = row if row is not None else ("", None)
         queue = grading_queue(runtime or "")
+        soft, hard = grading_time_limits(version_wall_seconds(toml_text))
         # Stamped before sending: a worker may claim it before apply_async returns.
         Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(queued_at=timezone.now())
         try:
-            grade_task.apply_async((submission_id,), queue=queue)
+            grade_task.apply_async((submission_id,), queue=queue, soft_time_limit=soft, time_limit=hard)
         except BrokerError as exc:
             logger.warning("could not queue the grading; the sweeper will", extra={"event": "submission.queue_failed", "error": str(exc)})
             return False
