@@ -398,6 +398,18 @@ def _report_seal(package: Package, leaker: dict[str, Any], report: Report) -> No
         report.info("seal: a submission that reads the hidden probes in its sandbox gets none of them, and no expected value, back")
 
 
+def validation_runs(package: Package) -> int:
+    """The most runs a whole validation of ``package`` makes, one after another at worst, each up to its wall clock.
+
+    The reference twice on each probe file, the starter, the cheats, the
+    shipped solutions and the leaker, and the starter and the cheats again
+    on every probe if one passes its screening: what sizes the time limit
+    of a validation task in the web.
+    """
+    screened = 1 + len(cheat_sources(package))
+    return 4 + 2 * screened + len(package.solutions) + 1
+
+
 def validate_jobs() -> int:
     """How many gradings a validation runs at once (GRADER_VALIDATE_JOBS; default: the host's cores, at most 4)."""
     configured = os.environ.get("GRADER_VALIDATE_JOBS", "").strip()

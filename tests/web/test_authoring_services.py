@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from grader.package import package_from_files, read_package_files
+from grader.validate import validation_runs
 from web.authoring import services
 from web.authoring.draft import Draft, draft_from_package, draft_to_files, new_draft
 from web.authoring.models import RunStatus, ValidationRun
@@ -19,7 +20,7 @@ from web.authoring.services import AuthoringError
 from web.authoring.zipfiles import write_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
 from web.challenges.selectors import challenge_list
-from web.challenges.services import challenge_sync_from_dir
+from web.challenges.services import challenge_package, challenge_sync_from_dir
 from web.challenges.storage import files_decode, files_encode
 from web.submissions.models import Submission
 
@@ -247,7 +248,28 @@ def test_the_task_goes_to_the_runtimes_grading_queue(coach: User, settings: Any,
     version = services.challenge_create(user=coach, draft=fixture_draft()).version
     with django_capture_on_commit_callbacks(execute=True):
         run = services.validation_request(user=coach, version=version)
-    assert calls == [{"args": (run.pk,), "queue": "grade-python"}]
+    [call] = calls
+    assert (call["args"], call["queue"]) == ((run.pk,), "grade-python")
+    # Time for every run the validation may make, each up to the package's wall clock, and never below the settings.
+    package = challenge_package(version)
+    assert call["soft_time_limit"] >= max(settings.CELERY_TASK_SOFT_TIME_LIMIT, validation_runs(package) * package.limits.wall_seconds)
+    assert call["time_limit"] - call["soft_time_limit"] == settings.CELERY_TASK_TIME_LIMIT - settings.CELERY_TASK_SOFT_TIME_LIMIT
+
+
+def test_a_long_package_validation_gets_more_than_the_settings_limits(coach: User, settings: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                        django_capture_on_commit_callbacks: Callable[..., Any]) -> None:  # fmt: skip
+    from web.authoring import tasks
+
+    settings.CELERY_TASK_SOFT_TIME_LIMIT, settings.CELERY_TASK_TIME_LIMIT = 2, 4
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.validate_version, "apply_async", lambda args, **kw: calls.append(kw))
+    version = services.challenge_create(user=coach, draft=fixture_draft()).version
+    with django_capture_on_commit_callbacks(execute=True):
+        services.validation_request(user=coach, version=version)
+    package = challenge_package(version)
+    runs = validation_runs(package)
+    assert runs >= 4 + 1 + 1 + len(package.solutions)  # the reference twice per probe file, the starter, the leaker, the solutions
+    assert calls[0]["soft_time_limit"] >= runs * package.limits.wall_seconds > 2
 
 
 # --- probes/checks.py: run in a sandbox of their own ------------------------------------------------

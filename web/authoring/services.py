@@ -43,16 +43,17 @@ from django.utils import timezone
 
 from grader.errors import GraderError
 from grader.package import Package, discover_packages, package_from_files
-from grader.validate import validate_package
+from grader.validate import validate_package, validation_runs
 from web.accounts.roles import is_coach
 from web.authoring.draft import Draft, draft_to_files, skeleton_leftovers
 from web.authoring.models import RunStatus, ValidationRun
 from web.authoring.zipfiles import ZipRefused, read_package_zip
 from web.challenges.models import Challenge, ChallengeVersion, Source
+from web.challenges.services import challenge_package
 from web.challenges.storage import files_decode, version_fields
 from web.errors import Refused
 from web.submissions.heartbeat import heartbeat
-from web.submissions.services.dispatch import grading_queue
+from web.submissions.services.dispatch import grading_queue, task_time_limits
 
 logger = logging.getLogger(__name__)
 
@@ -213,10 +214,16 @@ def package_import(*, user: AbstractBaseUser, data: bytes) -> SaveOutcome:
 # --- Validation ---------------------------------------------------------------------------
 
 
-def _enqueue_validation(run_id: int, runtime: str) -> None:
+def _enqueue_validation(run_id: int, version: ChallengeVersion) -> None:
     from web.authoring.tasks import validate_version  # tasks import this module
 
-    validate_version.apply_async((run_id,), queue=grading_queue(runtime))
+    # Time limits for every run the validation may make (grader.validate.validation_runs).
+    try:
+        package = challenge_package(version)
+        soft, hard = task_time_limits(package.limits.wall_seconds, validation_runs(package))
+    except GraderError:
+        soft, hard = task_time_limits(0.0, 0)  # the settings' floor; the validation itself says what is wrong
+    validate_version.apply_async((run_id,), queue=grading_queue(version.runtime), soft_time_limit=soft, time_limit=hard)
 
 
 def validation_request(*, user: AbstractBaseUser, version: ChallengeVersion) -> ValidationRun:
@@ -228,7 +235,7 @@ def validation_request(*, user: AbstractBaseUser, version: ChallengeVersion) -> 
     with transaction.atomic():
         run = ValidationRun.objects.create(version=version, requested_by=user)
         # After commit: the worker must find the row when the task arrives.
-        transaction.on_commit(partial(_enqueue_validation, run.pk, version.runtime))
+        transaction.on_commit(partial(_enqueue_validation, run.pk, version))
     return run
 
 

@@ -294,7 +294,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # With acks_late an unacknowledged job is re-delivered after this many seconds,
 # so it must exceed the longest grading run: a task's time limit grows with its
-# package's wall clock (web/submissions/services/dispatch.py: grading_time_limits),
+# package's wall clock (web/submissions/services/dispatch.py: task_time_limits),
 # up to 3 x 1800 s and slack for the largest a package may declare. A job whose
 # worker vanished is sent again sooner by the sweeper (GRADING_STALE_SECONDS).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6000)}
@@ -305,7 +305,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # worker. The soft limit raises inside the task, whose failure handler then
 # marks the submission internal_error; the hard limit kills the process. They
 # are the floor: a package whose runs may take longer gets larger limits on
-# its tasks (web/submissions/services/dispatch.py: grading_time_limits).
+# its tasks (web/submissions/services/dispatch.py: task_time_limits).
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

@@ -65,8 +65,10 @@ def grade_submission(self: Task, submission_id: int) -> str:
             # stale: by then it has finished (a no-op), died, or beaten on. Not in
             # eager mode (tests), where it would run again at once, forever.
             # Back to the queue it came from (GRADING_QUEUES routes by runtime).
+            # With the time limits it was sent with (dispatch.task_time_limits).
             queue = (self.request.delivery_info or {}).get("routing_key")
-            self.apply_async((submission_id,), countdown=outcome.retry_after, queue=queue)
+            hard, soft = self.request.timelimit or (None, None)
+            self.apply_async((submission_id,), countdown=outcome.retry_after, queue=queue, time_limit=hard, soft_time_limit=soft)
         return outcome.state
 
 

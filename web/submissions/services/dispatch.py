@@ -29,22 +29,24 @@ def grading_queue(runtime: str) -> str | None:
 # A grading runs up to three sandboxes one after another: the reference's run
 # for the expected observations (the first grading of a version), the
 # submission's run, and a sandbox for a browser-authored package's custom
-# checks. Each stops at the package's wall clock; this covers their starts.
-GRADING_SANDBOXES = 3
-GRADING_SLACK_SECONDS = 60.0
+# checks. Each stops at the package's wall clock.
+GRADING_RUNS = 3
+# Starting the sandboxes, loading the package, storing the result.
+TASK_SLACK_SECONDS = 60.0
 
 
-def grading_time_limits(wall_seconds: float) -> tuple[float, float]:
-    """(soft, hard) Celery time limits for grading a package whose runs may last ``wall_seconds`` each.
+def task_time_limits(wall_seconds: float, runs: int = GRADING_RUNS) -> tuple[float, float]:
+    """(soft, hard) Celery time limits for a task of ``runs`` sandbox runs of up to ``wall_seconds`` each.
 
     The settings' limits (CELERY_TASK_SOFT_TIME_LIMIT, CELERY_TASK_TIME_LIMIT)
     only catch a stuck worker: the grader enforces the package's own limits.
     A package may allow its runs more than they do (up to 1800 s of wall
-    clock), and a limit below what the grader allows would end a slow but
-    correct submission as internal_error. So each task gets the larger of
-    the two, with the settings' gap between soft and hard.
+    clock each), and a limit below what the grader allows would end a slow
+    but correct submission, or a package's validation, as a failure of the
+    platform. So each task gets the larger of the two, with the settings'
+    gap between soft and hard.
     """
-    soft = max(float(settings.CELERY_TASK_SOFT_TIME_LIMIT), GRADING_SANDBOXES * wall_seconds + GRADING_SLACK_SECONDS)
+    soft = max(float(settings.CELERY_TASK_SOFT_TIME_LIMIT), runs * wall_seconds + TASK_SLACK_SECONDS)
     return soft, soft + max(0.0, float(settings.CELERY_TASK_TIME_LIMIT - settings.CELERY_TASK_SOFT_TIME_LIMIT))
 
 
@@ -71,7 +73,7 @@ def enqueue(submission_id: int) -> bool:
         row = Submission.objects.filter(pk=submission_id).values_list("version__runtime", "version__files__challenge.toml__content").first()
         runtime, toml_text = row if row is not None else ("", None)
         queue = grading_queue(runtime or "")
-        soft, hard = grading_time_limits(version_wall_seconds(toml_text))
+        soft, hard = task_time_limits(version_wall_seconds(toml_text))
         # Stamped before sending: a worker may claim it before apply_async returns.
         Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(queued_at=timezone.now())
         try:
