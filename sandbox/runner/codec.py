@@ -155,12 +155,39 @@ def encode_observation(value: Any, blobs: list[bytes]) -> Any:
 # ---------------------------------------------------------------- decoding
 
 
+def _load_npy(blob: bytes) -> Any:
+    """The array in one .npy blob, its header checked against its length before anything is allocated.
+
+    ``np.load`` allocates the array its header declares and then reads into
+    it: a header declaring 10^12 elements in a blob of 16 bytes would make
+    the grader allocate first. So the header is read on its own (format
+    versions 1.0 and 2.0, what ``np.save`` writes) and must declare exactly
+    the bytes that follow it.
+    """
+    buf = io.BytesIO(blob)
+    version = np.lib.format.read_magic(buf)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(buf)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(buf)
+    else:
+        raise ValueError(f".npy format version {version[0]}.{version[1]} is not one np.save writes here")
+    if dtype.hasobject:
+        raise ValueError("object arrays are not observations")
+    declared = math.prod(shape) * dtype.itemsize
+    held = len(blob) - buf.tell()
+    if declared != held:
+        raise ValueError(f"its header declares {declared} bytes of data, the blob holds {held}")
+    buf.seek(0)
+    return np.load(buf, allow_pickle=False)
+
+
 def _decode_array(v: dict[str, Any], blobs: list[bytes]) -> TaggedArray:
     idx = v["$array"]
     if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < len(blobs):
         raise ObservationError("array reference out of range")
     try:
-        data = np.load(io.BytesIO(blobs[idx]), allow_pickle=False)
+        data = _load_npy(blobs[idx])
     except (ValueError, OSError, EOFError) as exc:
         raise ObservationError(f"array {idx} is not a valid .npy blob: {exc}") from None
     if not isinstance(data, np.ndarray):  # an .npz archive loads as NpzFile

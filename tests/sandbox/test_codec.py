@@ -389,6 +389,32 @@ def test_decode_refuses_a_raw_pickle_and_garbage():
             decode_observation({"$array": 0, "dtype": "float64", "source": "numpy"}, [blob])
 
 
+def _header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("shape", "data", "held"),
+    [((10**12,), b"\0" * 16, 16), ((4, 10**9, 10**9), b"", 0), ((3,), b"\0" * 16, 16), ((1,), b"\0" * 16, 16)],
+)
+def test_decode_refuses_a_header_that_declares_other_bytes_than_the_blob_holds(shape, data, held):
+    # np.load would allocate what the header declares (8 TB for the first) before reading 16 bytes.
+    declared = int(np.prod(shape, dtype=object)) * 8
+    with pytest.raises(ObservationError, match=f"its header declares {declared} bytes of data, the blob holds {held}"):
+        decode_observation({"$array": 0, "dtype": "float64", "source": "numpy"}, [_header(shape) + data])
+    # The same header with exactly its bytes loads.
+    assert decode_observation({"$array": 0, "dtype": "float64", "source": "numpy"}, [_header((2,)) + b"\0" * 16]).data.shape == (2,)
+
+
+def test_decode_refuses_npy_format_versions_np_save_does_not_write_here():
+    blob = bytearray(npy(np.ones(2)))
+    blob[6:8] = bytes([3, 0])  # format 3.0: a UTF-8 header
+    with pytest.raises(ObservationError, match=r"\.npy format version 3\.0"):
+        decode_observation({"$array": 0, "dtype": "float64", "source": "numpy"}, [bytes(blob)])
+
+
 def test_decode_refuses_an_npz_blob():
     buf = io.BytesIO()
     np.savez(buf, a=np.arange(3))
