@@ -184,6 +184,31 @@ def test_healthz_reports_database_and_broker_with_details_for_staff(client: Clie
     assert body["checks"]["database"]["vendor"] == "sqlite"
 
 
+def test_asking_the_workers_needs_staff_or_the_monitors_token(client: Client, db: Any, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from web.config import health
+
+    asked: list[float] = []
+    monkeypatch.setattr(health, "workers_health", lambda timeout=3.0: asked.append(timeout) or {"ok": True, "workers": {"w@h": {"ready": True}}})
+    settings.HEALTHZ_TOKEN = "monitor-secret"
+    # Anonymous: refused before any broadcast, saying what would be accepted.
+    response = client.get(reverse("healthz"), {"workers": "1"})
+    assert response.status_code == 403 and "staff session or the HEALTHZ_TOKEN bearer token" in response.json()["error"]
+    assert client.get(reverse("healthz"), {"workers": "1"}, HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
+    assert asked == []
+    # The monitor's token: the workers are asked and the details shown.
+    response = client.get(reverse("healthz"), {"workers": "1"}, HTTP_AUTHORIZATION="Bearer monitor-secret")
+    assert response.status_code == 200 and response.json()["checks"]["workers"]["workers"] == {"w@h": {"ready": True}}
+    # No token configured: no bearer opens it.
+    settings.HEALTHZ_TOKEN = ""
+    assert client.get(reverse("healthz"), {"workers": "1"}, HTTP_AUTHORIZATION="Bearer ").status_code == 403
+    # A staff session.
+    client.force_login(User.objects.create_superuser("ops2", password="pw-ops-1234567"))
+    assert client.get(reverse("healthz"), {"workers": "1"}).status_code == 200
+    assert len(asked) == 2
+    # Without ?workers nobody is refused.
+    assert Client().get(reverse("healthz")).status_code == 200
+
+
 def test_healthz_is_503_and_names_an_unreachable_broker(client: Client, db: Any, settings: Any) -> None:
     from tests.services import _free_port, _reset_producer_pool
     from web.config.celery import app

@@ -7,13 +7,19 @@ control channel, for its sandbox backend readiness and pool sizes (the
 ``sandbox_health`` control command in web/config/celery.py). A failing check
 names what failed (details for staff only: errors, worker hosts, counts);
 the HTTP status is 503 when anything is unhealthy.
+
+Asking the workers broadcasts to all of them and holds a web worker for up
+to 3 s, so ``?workers=1`` is for staff and for a monitor that sends
+``Authorization: Bearer <HEALTHZ_TOKEN>``; anyone else gets 403 saying so.
 """
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
@@ -80,8 +86,21 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
     return {"ok": report["ok"], "checks": {name: {"ok": check["ok"]} for name, check in report["checks"].items()}}
 
 
+def _monitor(request: HttpRequest) -> bool:
+    """Whether the request carries the configured HEALTHZ_TOKEN as a bearer token."""
+    token = settings.HEALTHZ_TOKEN
+    sent = request.headers.get("Authorization", "")
+    return bool(token) and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+
+
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    report = service_health(workers=request.GET.get("workers") in ("1", "true", "yes"))
     staff = bool(getattr(request.user, "is_staff", False))
-    return JsonResponse(report if staff else _summary(report), status=200 if report["ok"] else 503)
+    workers = request.GET.get("workers") in ("1", "true", "yes")
+    if workers and not (staff or _monitor(request)):
+        return JsonResponse(
+            {"ok": False, "error": "asking the grading workers (?workers=1) needs a staff session or the HEALTHZ_TOKEN bearer token"},
+            status=403,
+        )
+    report = service_health(workers=workers)
+    return JsonResponse(report if staff or _monitor(request) else _summary(report), status=200 if report["ok"] else 503)

@@ -151,6 +151,9 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 5)
 LOGIN_FAILURES_PER_IP = env_int("LOGIN_FAILURES_PER_IP", 50)
 LOGIN_THROTTLE_SECONDS = env_int("LOGIN_THROTTLE_SECONDS", 15 * 60)
+# A monitor that asks /healthz?workers=1 sends "Authorization: Bearer <this>";
+# empty: only staff sessions may ask the workers (web/config/health.py).
+HEALTHZ_TOKEN = os.environ.get("HEALTHZ_TOKEN", "").strip()
 # Accounts one client address may create per window (web/accounts/throttle.py).
 SIGNUPS_PER_IP = env_int("SIGNUPS_PER_IP", 10)
 SIGNUP_THROTTLE_SECONDS = env_int("SIGNUP_THROTTLE_SECONDS", 60 * 60)
