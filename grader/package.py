@@ -98,9 +98,12 @@ class Package:
     # (sandbox/runner/profiles.py: PRELOADS); only "inductor" exists.
     preload: tuple[str, ...] = ()
     # Run probes/checks.py in a sandbox rather than in the worker
-    # (grader/sandboxed_checks.py): set by whoever loads a package from a less
-    # trusted author (the web, for challenges coaches wrote in the browser).
-    checks_in_sandbox: bool = False
+    # (grader/sandboxed_checks.py). True unless the caller vouches for the
+    # package's author: a package from files (the database, a zip, the
+    # browser) is untrusted by default; a folder of the repository on the
+    # worker's disk (load_package_dir) and the repository's synced versions
+    # (web/challenges/services.py: challenge_package) are reviewed code.
+    checks_in_sandbox: bool = True
 
     def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
         return self.public_probes if public else self.hidden_probes
@@ -183,7 +186,8 @@ def read_package_files(folder: Path) -> dict[str, bytes]:
 def load_package_dir(folder: Path | str) -> Package:
     """Load and validate the package in ``folder``; slug and track must match the path."""
     folder = Path(folder)
-    package = package_from_files(read_package_files(folder), origin=str(folder))
+    # A folder of the repository: reviewed code, its checks run in the worker.
+    package = package_from_files(read_package_files(folder), origin=str(folder), checks_in_sandbox=False)
     if package.slug != folder.name:
         raise PackageError(
             f"slug '{package.slug}' does not match the folder name '{folder.name}'",
@@ -249,8 +253,12 @@ class _Fields:
         return tuple(value)
 
 
-def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") -> Package:
-    """Validate a package given as {relative path: bytes} and build it."""
+def package_from_files(files: dict[str, bytes], *, origin: str = "<package>", checks_in_sandbox: bool = True) -> Package:
+    """Validate a package given as {relative path: bytes} and build it.
+
+    Its custom checks run in a sandbox unless ``checks_in_sandbox=False``
+    says its author is trusted (see ``Package.checks_in_sandbox``).
+    """
     toml_path = f"{origin}/challenge.toml"
     try:
         meta = tomllib.loads(_text(files, "challenge.toml", origin))
@@ -311,6 +319,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>") ->
         preload=_parse_preload(f, runtime),
         files=dict(files),
         version=version_of(files),
+        checks_in_sandbox=checks_in_sandbox,
     )
 
 

@@ -127,7 +127,7 @@ def package_with_check(source: str):
     files = read_package_files(FIXTURE)
     files["probes/hidden.py"] = files["probes/hidden.py"].replace(b'check="exact"', b'check="answer"')
     files["probes/checks.py"] = source.encode()
-    return package_from_files(files)
+    return package_from_files(files, checks_in_sandbox=False)  # the repository's fixture: its checks run here
 
 
 def test_a_failed_hidden_custom_check_says_only_that_it_failed():

@@ -359,7 +359,7 @@ def package_with_checks(checks_source: str):
     files = read_package_files(FIXTURE)
     files["probes/hidden.py"] = files["probes/hidden.py"].replace(b'check="exact"', b'check="close_enough"')
     files["probes/checks.py"] = checks_source.encode()
-    return package_from_files(files)
+    return package_from_files(files, checks_in_sandbox=False)  # the repository's fixture: its checks run here
 
 
 def test_a_custom_check_decides_and_its_message_is_kept_for_coaches_but_not_shown_on_a_hidden_probe():

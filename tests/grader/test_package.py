@@ -434,7 +434,7 @@ def test_version_of_separates_path_and_content():
 
 def test_package_from_files_equals_load_package_dir(demo_dir):
     files = read_package_files(demo_dir)
-    from_files = package_from_files(files)
+    from_files = package_from_files(files, checks_in_sandbox=False)
     from_dir = load_package_dir(demo_dir)
     assert from_files == from_dir
     assert from_files.version == from_dir.version
@@ -513,3 +513,11 @@ def test_a_given_module_must_be_utf8(package_copy):
     (package_copy / "given").mkdir()
     (package_copy / "given" / "pipeline.py").write_bytes(b"X = '\xff'\n")
     assert_names(load_error(package_copy), "given/pipeline.py", None)
+
+
+def test_custom_checks_run_in_a_sandbox_unless_the_loader_vouches_for_the_author(demo_dir):
+    # Files from anywhere (the database, a zip, the browser): sandboxed by default, so a new caller
+    # cannot run a coach's check code in the worker by forgetting a flag.
+    assert package_from_files(read_package_files(demo_dir)).checks_in_sandbox is True
+    # A folder of the repository on the worker's disk is reviewed code.
+    assert load_package_dir(demo_dir).checks_in_sandbox is False

@@ -147,9 +147,7 @@ def challenge_package(version: ChallengeVersion) -> Package:
     A browser-authored challenge's custom checks run in a sandbox of their
     own (grader/sandboxed_checks.py); the repository's reviewed ones in the worker.
     """
-    package = package_from_files(files_decode(version.files))
-    if version.challenge.source == Source.BROWSER:
-        package = dataclasses.replace(package, checks_in_sandbox=True)
+    package = package_from_files(files_decode(version.files), checks_in_sandbox=version.challenge.source != Source.REPOSITORY)
     if package.version != version.version:
         # Same files, other hash: the grader's hashing changed or the row was
         # edited by hand. Grading still uses exactly the stored files.
