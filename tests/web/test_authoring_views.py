@@ -81,13 +81,21 @@ def test_a_coach_cannot_open_another_coachs_challenge_but_staff_can(client: Clie
     assert 'data-slug="add-three"' in client.get(reverse("author-home")).content.decode()
 
 
-def test_repository_packages_are_listed_read_only_with_export(coach_client: Client, challenge: Challenge) -> None:
+def test_repository_packages_are_listed_read_only_and_exported_to_staff_only(coach_client: Client, challenge: Challenge) -> None:
     home = coach_client.get(reverse("author-home")).content.decode()
     repo = home[home.index('id="repository"') :]
     assert 'data-slug="add-two"' in repo and f'href="{reverse("author-edit", args=["add-two"])}"' not in home
     assert coach_client.get(reverse("author-edit", args=["add-two"])).status_code == 404
     assert challenge.current_version is not None
-    zipped = coach_client.get(reverse("author-export", args=["add-two", challenge.current_version.version]))
+    export = reverse("author-export", args=["add-two", challenge.current_version.version])
+    # A coach: no link, and 404 (its reference and hidden probes are the catalogue's answers).
+    assert export not in repo
+    assert coach_client.get(export).status_code == 404
+    staff = User.objects.create_user("ops-export", password="pw-ops-1234567", is_staff=True)
+    staff_client = Client()
+    staff_client.force_login(staff)
+    assert export in staff_client.get(reverse("author-home")).content.decode()
+    zipped = staff_client.get(export)
     assert zipped.status_code == 200 and zipped["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
     assert "add-two/challenge.toml" in names and "add-two/reference/solution.py" in names

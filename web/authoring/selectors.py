@@ -82,7 +82,10 @@ def challenge_for_export(user: AbstractBaseUser, slug: str) -> Challenge | None:
     challenge = Challenge.objects.filter(slug=slug).first()
     if challenge is None:
         return None
-    return challenge if challenge.source == Source.REPOSITORY or can_edit(user, challenge) else None
+    if challenge.source == Source.REPOSITORY:
+        # Its reference and hidden probes are the catalogue's answers: staff only.
+        return challenge if getattr(user, "is_staff", False) else None
+    return challenge if can_edit(user, challenge) else None
 
 
 def version_get(challenge: Challenge, version: str) -> ChallengeVersion | None:
