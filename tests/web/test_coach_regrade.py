@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge, ChallengeVersion
+from web.interviews.models import Interview, InterviewSubmission
 from web.submissions.models import Status, Submission, Verdict
 
 from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
@@ -31,7 +32,9 @@ def done(challenge: Challenge, user: User, *, verdict: str = Verdict.INTERNAL_ER
 
 
 def log_in(client: Client, coach: User) -> None:
-    client.force_login(coach)  # a coach by group, not staff: no admin
+    # Staff: every submission is theirs to regrade. What a coach by group may regrade is tested on its own below.
+    User.objects.filter(pk=coach.pk).update(is_staff=True)
+    client.force_login(coach)
 
 
 def test_preview_lists_what_matches_and_changes_nothing(client: Client, coach: User, challenge: Challenge, user: User) -> None:
@@ -127,3 +130,25 @@ def test_the_preview_reads_no_package_files(client: Client, coach: User, challen
         page = client.get(reverse("coach-regrade"), {"ids": " ".join(str(s.pk) for s in rows)})
     assert page.status_code == 200 and 'data-count="3"' in page.content.decode()
     assert challenge.current_version.short_version in page.content.decode()
+
+
+def test_a_coach_regrades_only_their_challenges_and_interviews(client: Client, coach: User, challenge: Challenge, user: User) -> None:
+    client.force_login(coach)  # a coach by group, not staff
+    other = done(challenge, user)
+    in_interview = done(challenge, user)
+    interview = Interview.objects.create(coach=coach, candidate=user, token="regrade-scope", duration_minutes=30)
+    InterviewSubmission.objects.create(interview=interview, submission=in_interview)
+
+    def matched(**criteria: str) -> set[int]:
+        html = client.get(reverse("coach-regrade"), criteria).content.decode()
+        return {sub.pk for sub in (other, in_interview) if f'data-submission="{sub.pk}"' in html}
+
+    # Another coach's candidate on a challenge this coach did not write: not theirs; their interview's: theirs.
+    assert matched(ids=f"{other.pk} {in_interview.pk}") == {in_interview.pk}
+    assert "the challenges you wrote and of the interviews you ran" in client.get(reverse("coach-regrade")).content.decode()
+    client.post(reverse("coach-regrade"), {"ids": f"{other.pk} {in_interview.pk}", "regrade": "1"})
+    assert Submission.objects.get(pk=other.pk).status == Status.DONE  # never reset
+    # The challenge's author may regrade all of its submissions.
+    Challenge.objects.filter(pk=challenge.pk).update(author=coach)
+    Submission.objects.filter(pk=in_interview.pk).update(status=Status.DONE)
+    assert matched(ids=f"{other.pk} {in_interview.pk}") == {other.pk, in_interview.pk}

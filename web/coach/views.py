@@ -40,7 +40,9 @@ def regrade(request: HttpRequest) -> HttpResponse:
     form = RegradeForm(data)
     matches = None
     if data is not None and form.is_valid():
-        rows = submissions_for_regrade(ids=form.cleaned_data["ids"], version=form.cleaned_data["version"], since=form.cleaned_data["since"])
+        rows = submissions_for_regrade(
+            ids=form.cleaned_data["ids"], version=form.cleaned_data["version"], since=form.cleaned_data["since"], by=request.user
+        )
         if request.method == "POST" and "regrade" in request.POST:
             regraded = submissions_regrade(rows, on_current_version=form.cleaned_data["on_current_version"])
             shown = ", ".join(f"#{pk}" for pk in regraded[:20]) + (" ..." if len(regraded) > 20 else "")

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from web.challenges.models import ChallengeVersion
@@ -30,12 +30,20 @@ logger = logging.getLogger(__name__)
 
 
 def submissions_for_regrade(
-    *, ids: list[int] | None = None, version: ChallengeVersion | None = None, since: Any = None
+    *, ids: list[int] | None = None, version: ChallengeVersion | None = None, since: Any = None, by: AbstractBaseUser | None = None
 ) -> QuerySet[Submission]:
-    """Finished submissions matching every criterion given (ids, graded on a version, created since a time)."""
+    """Finished submissions matching every criterion given (ids, graded on a version, created since a time).
+
+    ``by``, the coach who asks: unless staff, only the submissions of the
+    challenges they wrote and of the interviews they ran (a coach has no
+    business with other coaches' candidates). None: an operator (the
+    admin's actions, ``manage.py regrade_submissions``), every submission.
+    """
     if ids is None and version is None and since is None:
         raise ValueError("name submissions to regrade: ids, a version or a time")
     rows = Submission.objects.filter(status=Status.DONE)
+    if by is not None and not getattr(by, "is_staff", False):
+        rows = rows.filter(Q(challenge__author=by) | Q(interview_link__interview__coach=by))
     if ids is not None:
         rows = rows.filter(pk__in=ids)
     if version is not None:
