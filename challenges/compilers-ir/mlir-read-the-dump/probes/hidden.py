@@ -39,8 +39,11 @@ The programs and what makes each one worth asking about:
 - ``BRANCHY``: a matmul or a transpose, chosen by an ``scf.if``: the host
   program launches its two dispatches from inside the branches, so the
   ``flow.dispatch`` ops are nested in regions, not in the function's body.
-- ``SORT``: an ``iree_linalg_ext.sort``: the dispatch's root is not a
-  ``linalg`` op at all.
+- ``SORT``: two ``iree_linalg_ext.sort`` ops, of a matrix along its rows
+  and of a vector: the dispatches' roots are not ``linalg`` ops at all. The
+  matrix sort's configuration has no ``vector_reduction`` level, the vector
+  sort's only a ``distribution = [0]``: a missing level counts as zeros (a
+  candidate who reads a missing level as ones, or past its end, fails).
 """
 
 from typing import Any
@@ -158,13 +161,18 @@ func.func @main(%flag: i1, %a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tens
 """
 
 SORT = """
-func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+func.func @main(%x: tensor<4x64xf32>, %y: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<64xf32>) {
   %r = iree_linalg_ext.sort dimension(1) outs(%x : tensor<4x64xf32>) {
   ^bb0(%a: f32, %b: f32):
     %c = arith.cmpf olt, %a, %b : f32
     iree_linalg_ext.yield %c : i1
   } -> tensor<4x64xf32>
-  return %r : tensor<4x64xf32>
+  %s = iree_linalg_ext.sort dimension(0) outs(%y : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<64xf32>
+  return %r, %s : tensor<4x64xf32>, tensor<64xf32>
 }
 """
 
@@ -309,5 +317,5 @@ def two_different_matmuls_tiles(solution: Any) -> Any:
 
 @probe(category="tiles", check="tiles_match", hints=["root-op", "config-levels"])
 def sort_tiles(solution: Any) -> Any:
-    """tile_sizes on a sort."""
+    """tile_sizes on two sorts, of a matrix along its rows and of a vector (levels missing from their configurations)."""
     return tiles_case(solution, SORT)

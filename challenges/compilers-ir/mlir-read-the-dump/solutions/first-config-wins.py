@@ -105,6 +105,7 @@ def tile_sizes(dumps: Sequence[Any]) -> dict[str, dict[str, Any]]:
                 "root": op_name,
                 "pipeline": pipeline.group(1) if pipeline else None,
                 "workgroup": levels.get("cache_parallel", levels.get("distribution", [])),
-                "vector": levels.get("vector_common_parallel", []),
+                # a missing level counts as zeros; every level of a config has one size per loop
+                "vector": levels.get("vector_common_parallel", [0] * max(map(len, levels.values()))),
             }
     return found

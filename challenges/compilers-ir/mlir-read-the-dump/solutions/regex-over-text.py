@@ -69,14 +69,15 @@ def tile_sizes(dumps: Sequence[Any]) -> dict[str, dict[str, Any]]:
                 levels = {k: [int(x) for x in v.split(",") if x.strip()] for k, v in re.findall(r"(\w+) = \[([\d, ]*)\]", config)}
                 if "distribution" not in levels:
                     continue
-                parallel = levels.get("vector_common_parallel", [])
-                reduction = levels.get("vector_reduction", [])
+                zeros = [0] * len(levels["distribution"])  # a missing level counts as zeros
+                parallel = levels.get("vector_common_parallel", zeros)
+                reduction = levels.get("vector_reduction", zeros)
                 pipeline = re.search(r"pipeline<(\w+)>", aliases.get(info, ""))
                 found[name] = {
                     "root": op,
                     "pipeline": pipeline.group(1) if pipeline else None,
                     "workgroup": levels["distribution"],
-                    "vector": [p or r for p, r in zip(parallel, reduction + [0] * len(parallel), strict=False)],
+                    "vector": [p or r for p, r in zip(parallel, reduction, strict=True)],
                 }
                 break
     return found
