@@ -25,6 +25,10 @@ Two categories:
     matches PyTorch, IREE drifts by about 1e-3. In the token classifier
     that drift flips one row's int64 argmax, so the integer output carries
     the largest error.
+
+  One more verification hands ``verify`` a model left in training mode
+  (``verify_model_left_in_training_mode``): the torch level runs in eval
+  mode whatever mode the model comes in.
 """
 
 from __future__ import annotations
@@ -40,7 +44,10 @@ from probe_common import (
     D,
     MLPBlock,
     TwoHeads,
+    build_artifacts,
     lowering_case,
+    observe_report,
+    run_levels,
     verification_case,
 )
 from probekit import probe
@@ -258,3 +265,23 @@ def verify_token_classifier_int64(solution: Any) -> dict[str, Any]:
     """
     model = build(TokenClassifier, seed=24)
     return verification_case(solution, model, ids_and_mask(2, seed=2400), ids_and_mask(12, seed=2426), "token_classifier", BF16_MATMULS)
+
+
+@probe(category="verification", check="report_is_consistent", hints=["eval-mode", "report-definition"])
+def verify_model_left_in_training_mode(solution: Any) -> dict[str, Any]:
+    """A faithful lowering of the conv net, whose model reaches verify() in training mode.
+
+    The probe lowers the model and runs every level in eval mode, then calls
+    ``model.train()`` before ``verify``, as a model fresh from a training
+    loop would come. The statement's torch level is eval mode: a verify()
+    that runs the model in the mode it came in normalizes with the batch's
+    own statistics (BatchNorm), so its torch outputs are not the eval-mode
+    outputs the other levels were exported from.
+    """
+    model = build(ConvNet, seed=25)
+    artifacts = build_artifacts(model, images(2, seed=2500), "conv_net")
+    inputs = images(3, seed=2501)
+    truth = run_levels(model, artifacts, inputs)
+    model.train()
+    report = solution.verify(model, dict(artifacts), inputs)
+    return {"truth": truth, "report": observe_report(report)}
