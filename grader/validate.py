@@ -174,9 +174,12 @@ class Deal:
     screened: frozenset[str]
     leaker: bool
 
+    def only(self, name: str) -> tuple[str, ...] | None:
+        """The hidden probes ``name`` is graded on: the screening ones, or None for all."""
+        return self.screen if name in self.screened else None
+
     def run(self, name: str, code: bytes) -> Run:
-        """The hidden probes ``name`` is graded on: the screening ones, or all."""
-        return Run(code, False, self.screen if name in self.screened else None)
+        return Run(code, False, self.only(name))
 
 
 def _deal(package: Package, share: Share) -> Deal:
@@ -318,7 +321,7 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
     rest = [lane for lane in deal.lanes if not all(name in done for name, _ in lane)]
     with ThreadPoolExecutor(max_workers=max(1, len(rest)), thread_name_prefix="validate") as pool:
         series = [pool.submit(grade_series, package, [code for _, code in lane], public=False, backend=backend,
-                              only=[deal.run(name, code).only for name, code in lane]) for lane in rest]  # fmt: skip
+                              only=[deal.only(name) for name, _ in lane]) for lane in rest]  # fmt: skip
         for lane, future in zip(rest, series, strict=True):
             results.update(zip((name for name, _ in lane), future.result(), strict=True))
     screened, cheats, screen = set(deal.screened), deal.cheats, deal.screen

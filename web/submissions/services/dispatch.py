@@ -51,7 +51,12 @@ def task_time_limits(wall_seconds: float, runs: int = GRADING_RUNS) -> tuple[flo
 
 
 def version_wall_seconds(toml_text: str | None) -> float:
-    """The package's wall clock per run, from its stored challenge.toml (the default limits if unreadable)."""
+    """The package's wall clock per run, from its stored challenge.toml.
+
+    None (no stored challenge.toml) reads as an empty one: the grader's
+    default limits. Text that does not parse gives 0, which leaves the
+    settings' limits.
+    """
     try:
         return limits_from_toml(toml_text or "").wall_seconds
     except PackageError:
