@@ -21,6 +21,7 @@ from typing import Any
 from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
+from grader.source_rules import Violation, rule_violations
 from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
 from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import ObservationError, decode_observation
@@ -54,6 +55,8 @@ class Execution:
     """The result of running one probe file over one solution."""
 
     syntax_error: dict[str, Any] | None = None
+    # The package's source rules this code breaks: it was not run (grader/source_rules.py).
+    rule_violations: list[Violation] = field(default_factory=list)
     probes: dict[str, ProbeRun] = field(default_factory=dict)
     oom_killed: bool = False
     timed_out: bool = False
@@ -84,15 +87,23 @@ def execute(package: Package, code: bytes, *, public: bool, backend: Backend | N
 
 
 def execute_series(
-    package: Package, codes: list[bytes], *, public: bool, backend: Backend | None = None, only: Sequence[Collection[str] | None] | None = None
+    package: Package,
+    codes: list[bytes],
+    *,
+    public: bool,
+    backend: Backend | None = None,
+    only: Sequence[Collection[str] | None] | None = None,
+    rules: Sequence[bool] | None = None,
 ) -> list[Execution]:
     """Run the package's probes over each of ``codes``, one after another in as few sandboxes as will do.
 
     Trusted code only (a package's shipped solutions, mutants of its
     reference): see :func:`execute_runs`. ``only``, one entry per code, runs
-    just the named probes for that code (None: all of them).
+    just the named probes for that code (None: all of them); ``rules``, one
+    entry per code, says whether its source rules are checked (``Run.rules``).
     """
-    return execute_runs(package, [Run(code, public, only[i] if only else None) for i, code in enumerate(codes)], backend)
+    runs = [Run(code, public, only[i] if only else None, rules[i] if rules else True) for i, code in enumerate(codes)]
+    return execute_runs(package, runs, backend)
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,10 @@ class Run:
     code: bytes
     public: bool
     only: Collection[str] | None = None
+    # Check the package's source rules first (grader/source_rules.py). False only for the
+    # platform's own test codes, the cheat battery and the leaker: they test the probes and the
+    # seal, which a refusal by the rules would leave untested.
+    rules: bool = True
 
 
 def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None = None) -> list[Execution]:
@@ -116,6 +131,11 @@ def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None 
     wall clock of the two (each job keeps the clock to itself, and each probe
     its own time limit) and room for both streams.
     """
+    refused = {i: found for i, run in enumerate(runs) if run.rules and (found := rule_violations(package.rules, run.code))}
+    if refused:
+        # Checked here, in the worker, so that no path to a sandbox skips it; the refused codes never start one.
+        ran = iter(execute_runs(package, [run for i, run in enumerate(runs) if i not in refused], backend))
+        return [Execution(rule_violations=refused[i]) if i in refused else next(ran) for i in range(len(runs))]
     if not runs:
         return []
     backend = backend or get_backend()
@@ -296,4 +316,3 @@ def _decode_probe(name: str, header: dict[str, Any], blobs: list[bytes]) -> Prob
             run.status = "bad_observation"
             run.message = f"the result could not be read: {exc}"
     return run
-

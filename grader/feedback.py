@@ -99,6 +99,7 @@ RATIO_ABOVE = "over 10,000 times"
 TEMPLATES: dict[str, str] = {
     "passed": "",
     "not_run": "not run: the code does not compile",
+    "not_run_rule": "not run: the code breaks a rule",
     "type": "{where}: the result is not of the type this probe expects",
     "keys": "{where}: the dict does not have the keys this probe expects",
     "length": "{where}: the list does not have the length this probe expects",
@@ -156,8 +157,9 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
             {"id": h.get("id"), "tier": h.get("tier"), "tags": list(h.get("tags") or []), "text": h.get("text") if h.get("tier") == 1 else None}
             for h in result.get("hints") or []
         ],
-        # Grader-composed: "N of M probes passed", or the syntax error of the
-        # candidate's own source, compiled before any of their code ran.
+        # Grader-composed: "N of M probes passed", the syntax error of the
+        # candidate's own source, compiled before any of their code ran, or
+        # the lines of that source that break the package's rules.
         "message": result.get("message") or "",
         "version": result.get("version"),
         "public": public,
@@ -184,6 +186,8 @@ def hidden_message(probe: Mapping[str, Any]) -> str:
         return TEMPLATES["passed"]
     if status == "syntax_error":
         return TEMPLATES["not_run"]
+    if status == "rule_violation":
+        return TEMPLATES["not_run_rule"]
     if status == "wrong_answer":
         return _wrong_answer(details)
     if status == "runtime_error":

@@ -26,6 +26,7 @@ from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.sandboxed_checks import CheckRaised, SandboxedChecks, needs_sandbox, run_sandboxed_checks
 from grader.scoring import Scored, score
+from grader.source_rules import describe
 from grader.verdicts import Verdict, most_severe
 from sandbox import Backend
 from sandbox.runner.codec import to_jsonable
@@ -133,6 +134,9 @@ def reference_failures(execution: Execution, package: Package, public: bool) -> 
     problems = []
     if execution.syntax_error:
         problems.append(f"the reference has a syntax error: {execution.syntax_error['message']}")
+    if execution.rule_violations:
+        problems.append("the reference breaks the package's own [rules]: " + "; ".join(str(v) for v in execution.rule_violations))
+        return problems
     for spec in package.probes(public):
         run = execution.probes.get(spec.name)
         if run is None or run.status != "ok":
@@ -225,13 +229,9 @@ def evaluate(
     if execution.syntax_error:
         err = execution.syntax_error
         where = f" on line {err['line']}" if err.get("line") else ""
-        message = f"SyntaxError{where}: {err['message']}"
-        probes = [
-            ProbeResult(s.name, s.category, s.weight, False, Verdict.SYNTAX_ERROR.value, "not run: the code does not compile", s.description)
-            for s in specs
-        ]
-        _, categories = score([Scored(s.category, s.weight, False) for s in specs])
-        return GradeResult(Verdict.SYNTAX_ERROR, 0.0, {k: asdict(v) for k, v in categories.items()}, probes, [], message, package.version, public)
+        return _not_run(package, specs, public, Verdict.SYNTAX_ERROR, "the code does not compile", f"SyntaxError{where}: {err['message']}")
+    if execution.rule_violations:
+        return _not_run(package, specs, public, Verdict.RULE_VIOLATION, "the code breaks a rule", describe(execution.rule_violations))
 
     results: list[ProbeResult] = []
     for spec in specs:
@@ -294,6 +294,13 @@ def evaluate(
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
 
 
+def _not_run(package: Package, specs: Sequence[ProbeSpec], public: bool, verdict: Verdict, why: str, message: str) -> GradeResult:
+    """The result of code that never ran: every probe failed with ``verdict``, score 0."""
+    probes = [ProbeResult(s.name, s.category, s.weight, False, verdict.value, f"not run: {why}", s.description) for s in specs]
+    _, categories = score([Scored(s.category, s.weight, False) for s in specs])
+    return GradeResult(verdict, 0.0, {k: asdict(v) for k, v in categories.items()}, probes, [], message, package.version, public)
+
+
 def judge(package: Package, execution: Execution, expected: dict[str, Any], *, public: bool, backend: Backend | None = None) -> GradeResult:
     """``evaluate``, after running the package's custom checks in a sandbox if it asks for that."""
     sandboxed = run_sandboxed_checks(package, execution, expected, public=public, backend=backend) if package.checks_in_sandbox else None
@@ -322,6 +329,7 @@ def grade_series(
     public: bool,
     backend: Backend | None = None,
     only: Sequence[Collection[str] | None] | None = None,
+    rules: Sequence[bool] | None = None,
 ) -> list[GradeResult]:
     """Grade each of ``codes`` as :func:`grade_submission` would, their probes run one code after another in one sandbox.
 
@@ -331,13 +339,15 @@ def grade_series(
     first code of each sandbox. ``only``, one entry per code, grades that
     code on the named probes alone (None: on all): its score is over those
     probes, so a score below 100 there is below 100 on the whole set too.
+    ``rules``, one entry per code, says whether the package's source rules
+    are checked first (``execute.Run.rules``; None: for every code).
     """
     raws = [decode_submission(code) for code in codes]
     t0 = time.monotonic()
     expected, cached = expected_observations(package, public, backend)
     reference_s = time.monotonic() - t0
     results = []
-    for i, execution in enumerate(execute_series(package, raws, public=public, backend=backend, only=only)):
+    for i, execution in enumerate(execute_series(package, raws, public=public, backend=backend, only=only, rules=rules)):
         names = only[i] if only else None
         # The expectations' time counts once, on the first code.
         results.append(judge_run(package, execution, expected, public=public, only=names, backend=backend, reference_s=reference_s, cached=cached))

@@ -25,6 +25,7 @@ from typing import Any
 
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec, parse_probe_file
+from grader.source_rules import SourceRules
 from sandbox.runner.profiles import PRELOADS, PROFILES
 from sandbox.warm import WARMABLE
 
@@ -104,6 +105,8 @@ class Package:
     # worker's disk (load_package_dir) and the repository's synced versions
     # (web/challenges/services.py: challenge_package) are reviewed code.
     checks_in_sandbox: bool = True
+    # The statement's rules checked on the source before it runs (grader/source_rules.py).
+    rules: SourceRules = field(default_factory=SourceRules)
 
     def probes(self, public: bool) -> tuple[ProbeSpec, ...]:
         return self.public_probes if public else self.hidden_probes
@@ -317,6 +320,7 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>", ch
         solutions=_parse_solutions(files, origin),
         warm=_parse_warm(f, runtime),
         preload=_parse_preload(f, runtime),
+        rules=_parse_rules(meta, toml_path),
         files=dict(files),
         version=version_of(files),
         checks_in_sandbox=checks_in_sandbox,
@@ -333,8 +337,7 @@ def _check_given(files: dict[str, bytes], origin: str) -> None:
         match = GIVEN_RE.match(path)
         if not match or match.group(1) == "__init__":
             raise PackageError(
-                "given/ holds only Python modules named given/<name>.py (no folders, no __init__.py), "
-                "imported as given.<name>",
+                "given/ holds only Python modules named given/<name>.py (no folders, no __init__.py), imported as given.<name>",
                 path=f"{origin}/{path}",
             )
         text = _text(files, path, origin)
@@ -364,6 +367,30 @@ def _parse_preload(f: _Fields, runtime: str) -> tuple[str, ...]:
         if not all(module.split(".")[0] in PROFILES[runtime] for module in PRELOADS[name]):
             raise f._fail("preload", f"'{name}' imports {', '.join(PRELOADS[name])}, which the '{runtime}' runtime does not have")
     return preload
+
+
+_RULE_KEYS = ("forbidden", "why", "sealed", "allowed_modules")
+
+
+def _parse_rules(meta: dict[str, Any], toml_path: str) -> SourceRules:
+    table = meta.get("rules", {})
+    if not isinstance(table, dict):
+        raise PackageError("must be a table", path=toml_path, field="rules")
+    unknown = sorted(set(table) - set(_RULE_KEYS))
+    if unknown:
+        raise PackageError(f"unknown key(s) {', '.join(unknown)}; a [rules] table has {', '.join(_RULE_KEYS)}", path=toml_path, field="rules")
+    rf = _Fields(table, toml_path, "rules.")
+    sealed = table.get("sealed", False)
+    if not isinstance(sealed, bool):
+        raise rf._fail("sealed", "must be true or false")
+    modules = rf.str_list("allowed_modules")
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise rf._fail("allowed_modules", f"must list dotted module names (got '{module}')")
+    why = table.get("why", "")
+    if not isinstance(why, str):
+        raise rf._fail("why", "must be a string")
+    return SourceRules(forbidden=rf.str_list("forbidden"), why=why.strip(), sealed=sealed, allowed_modules=modules)
 
 
 def _parse_limits(meta: dict[str, Any], toml_path: str) -> Limits:

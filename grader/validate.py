@@ -178,8 +178,12 @@ class Deal:
         """The hidden probes ``name`` is graded on: the screening ones, or None for all."""
         return self.screen if name in self.screened else None
 
+    def ruled(self, name: str) -> bool:
+        """Whether ``name``'s source rules are checked: not for the platform's cheats and leaker (``Run.rules``)."""
+        return name not in self.cheats and name != "leaker"
+
     def run(self, name: str, code: bytes) -> Run:
-        return Run(code, False, self.only(name))
+        return Run(code, False, self.only(name), self.ruled(name))
 
 
 def _deal(package: Package, share: Share) -> Deal:
@@ -321,7 +325,8 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
     rest = [lane for lane in deal.lanes if not all(name in done for name, _ in lane)]
     with ThreadPoolExecutor(max_workers=max(1, len(rest)), thread_name_prefix="validate") as pool:
         series = [pool.submit(grade_series, package, [code for _, code in lane], public=False, backend=backend,
-                              only=[deal.only(name) for name, _ in lane]) for lane in rest]  # fmt: skip
+                              only=[deal.only(name) for name, _ in lane], rules=[deal.ruled(name) for name, _ in lane])
+                  for lane in rest]  # fmt: skip
         for lane, future in zip(rest, series, strict=True):
             results.update(zip((name for name, _ in lane), future.result(), strict=True))
     screened, cheats, screen = set(deal.screened), deal.cheats, deal.screen
@@ -329,7 +334,8 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
     shipped = [item for lane in deal.lanes for item in lane]
     unsettled = [(name, code) for name, code in shipped if name in screened and results[name].score >= 100]
     if unsettled and len(screen) < len(package.hidden_probes):
-        whole = grade_series(package, [code for _, code in unsettled], public=False, backend=backend)
+        rules = [deal.ruled(name) for name, _ in unsettled]
+        whole = grade_series(package, [code for _, code in unsettled], public=False, backend=backend, rules=rules)
         results.update(zip((name for name, _ in unsettled), whole, strict=True))
         screened -= {name for name, _ in unsettled}
 

@@ -17,6 +17,7 @@ class Verdict(StrEnum):
     PARTIAL = "partial"
     WRONG_ANSWER = "wrong_answer"
     SYNTAX_ERROR = "syntax_error"
+    RULE_VIOLATION = "rule_violation"
     RUNTIME_ERROR = "runtime_error"
     TIME_LIMIT = "time_limit"
     MEMORY_LIMIT = "memory_limit"
@@ -33,6 +34,7 @@ _LABELS = {
     Verdict.PARTIAL: "Partially correct",
     Verdict.WRONG_ANSWER: "Wrong answer",
     Verdict.SYNTAX_ERROR: "Syntax error",
+    Verdict.RULE_VIOLATION: "Breaks a rule",
     Verdict.RUNTIME_ERROR: "Runtime error",
     Verdict.TIME_LIMIT: "Time limit exceeded",
     Verdict.MEMORY_LIMIT: "Memory limit exceeded",
@@ -44,6 +46,7 @@ _LABELS = {
 SEVERITY = [
     Verdict.INTERNAL_ERROR,
     Verdict.SYNTAX_ERROR,
+    Verdict.RULE_VIOLATION,
     Verdict.TIME_LIMIT,
     Verdict.MEMORY_LIMIT,
     Verdict.OUTPUT_LIMIT,

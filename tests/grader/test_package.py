@@ -164,6 +164,33 @@ def test_preloading_inductor_needs_a_runtime_with_torch(package_copy):
     assert "which the 'mlir' runtime does not have" in str(err)
 
 
+def test_rules_default_to_none(package_copy):
+    assert not load_package_dir(package_copy).rules.active
+
+
+def test_rules_are_read_from_their_table(package_copy):
+    rules = '[rules]\nforbidden = ["float64"]\nwhy = "keep the dtype"\nsealed = true\nallowed_modules = ["torch.utils._pytree"]\n\n[[hints]]'
+    edit(package_copy, "challenge.toml", "[[hints]]", rules)
+    loaded = load_package_dir(package_copy).rules
+    assert (loaded.forbidden, loaded.why, loaded.sealed, loaded.allowed_modules) == (("float64",), "keep the dtype", True, ("torch.utils._pytree",))
+
+
+@pytest.mark.parametrize(
+    "table, field, message",
+    [
+        ("seal = true", "rules", "unknown key(s) seal; a [rules] table has forbidden, why, sealed, allowed_modules"),
+        ('sealed = "yes"', "rules.sealed", "must be true or false"),
+        ("forbidden = [1]", "rules.forbidden", "must be a list of non-empty strings"),
+        ('allowed_modules = ["torch utils"]', "rules.allowed_modules", "must list dotted module names (got 'torch utils')"),
+    ],
+)
+def test_a_bad_rules_table_is_refused_by_name(package_copy, table, field, message):
+    edit(package_copy, "challenge.toml", "[[hints]]", f"[rules]\n{table}\n\n[[hints]]")
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", field)
+    assert message in str(err)
+
+
 def test_an_inductor_cache_is_accepted_for_torch(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["inductor"]')
     assert load_package_dir(package_copy).warm == ("inductor",)

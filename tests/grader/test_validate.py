@@ -99,6 +99,23 @@ def test_validation_grades_the_leaker_and_passes_a_sealed_package() -> None:
     assert any(line.startswith("  ok seal: ") for line in report.lines)
 
 
+def test_a_package_with_source_rules_still_puts_its_probes_and_seal_to_the_platforms_own_test_codes(tmp_path: Path) -> None:
+    # The leaker reads the probe file with open() and the cheats reach the module through sys.modules: a sealed
+    # package's rules would refuse both, and leave the seal and the probes untested. They are the platform's own.
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    toml = folder / "challenge.toml"
+    toml.write_text(toml.read_text().replace("[[hints]]", '[rules]\nforbidden = ["float64"]\nsealed = true\n\n[[hints]]', 1))
+    expected = folder / "solutions" / "expected.toml"
+    expected.write_text(re.sub(r'(?ms)^\[float64\].*?(?=^\[|\Z)', '[float64]\nverdict = "rule_violation"\nscore = 0\n', expected.read_text()))
+    report = validate_package(folder, get_backend("bwrap"))
+    assert report.ok, report.lines
+    assert any(line.startswith("  ok seal: ") for line in report.lines)
+    cheats = [line for line in report.lines if line.startswith("  ok cheat ")]
+    assert cheats and not any("rule_violation" in line for line in cheats), cheats
+    assert "  ok solutions/float64.py: rule_violation, 0% as expected (0.0 s of probes)" in report.lines
+
+
 def test_validation_fails_a_package_whose_candidates_would_see_the_hidden_probes(monkeypatch: pytest.MonkeyPatch) -> None:
     # Stand in for a policy (or a custom check) that lets a hidden probe's message through as written.
     from grader import feedback, seal

@@ -38,6 +38,7 @@ class Verdict(models.TextChoices):
     PARTIAL = "partial", "Partial"
     WRONG_ANSWER = "wrong_answer", "Wrong answer"
     SYNTAX_ERROR = "syntax_error", "Syntax error"
+    RULE_VIOLATION = "rule_violation", "Breaks a rule"
     RUNTIME_ERROR = "runtime_error", "Runtime error"
     TIME_LIMIT = "time_limit", "Time limit exceeded"
     MEMORY_LIMIT = "memory_limit", "Memory limit exceeded"
