@@ -231,7 +231,7 @@ def evaluate(
         where = f" on line {err['line']}" if err.get("line") else ""
         return _not_run(package, specs, public, Verdict.SYNTAX_ERROR, "the code does not compile", f"SyntaxError{where}: {err['message']}")
     if execution.rule_violations:
-        return _not_run(package, specs, public, Verdict.RULE_VIOLATION, "the code breaks a rule", describe(execution.rule_violations))
+        return _not_run(package, specs, public, Verdict.RULE_VIOLATION, "the code breaks a rule", describe(execution.rule_violations, package.rules))
 
     results: list[ProbeResult] = []
     for spec in specs:

@@ -63,7 +63,7 @@ _PUBLIC_PRIVATES = frozenset({"_check", "_check_is_size", "_check_with", "_asser
 _OWN = frozenset({"self", "cls"})
 
 MAX_VIOLATIONS = 10
-_PAST = "reaches past the probes (private and introspection names are not allowed in this challenge)"
+_PAST = "reaches past the probes"
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,11 @@ class SourceRules:
 class Violation:
     line: int
     what: str  # the construct, as written: "torch.softmax", "import inspect"
-    rule: str  # why it is refused
+    rule: str  # what is wrong with it, briefly
+    sealed: bool = False  # refused by the seal (True) or as a forbidden name (False)
 
     def __str__(self) -> str:
-        return f"line {self.line}: `{self.what}`: {self.rule}"
+        return f"line {self.line}: {self.what}: {self.rule}"
 
 
 def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
@@ -108,10 +109,23 @@ def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
     return sorted(found.values(), key=lambda v: (v.line, v.what))[:MAX_VIOLATIONS]
 
 
-def describe(violations: list[Violation]) -> str:
-    """The message of a result whose code was refused."""
-    lines = "\n".join(f"- {v}" for v in violations)
-    return f"Your code breaks this challenge's rules, so it was not run:\n{lines}"
+def describe(violations: list[Violation], rules: SourceRules) -> str:
+    """The message of a result whose code was refused: each line, then each rule's reason once."""
+    lines = [f"- {v}" for v in violations]
+    if rules.why and any(not v.sealed for v in violations):
+        lines.append(f"Why: {rules.why}.")
+    if any(v.sealed for v in violations):
+        lines.append(
+            "The probes watch this challenge's rules from inside your code's process, so code that could reach past them "
+            f"is refused: imports other than {importable(rules)}; private attributes other than your own (self._x); "
+            "eval, exec, open and attribute names computed at run time; introspection of frames, closures and modules."
+        )
+    return "Your code breaks this challenge's rules, so it was not run:\n" + "\n".join(lines)
+
+
+def importable(rules: SourceRules) -> str:
+    """The modules a sealed package's code may import, for messages."""
+    return ", ".join(sorted({m.split(".")[0] for m in SEALED_IMPORTS if m != "__future__"} | set(rules.allowed_modules)))
 
 
 class _Walk:
@@ -152,9 +166,9 @@ class _Walk:
         if not self.rules.sealed:
             return
         if attr in _INTROSPECTION:
-            yield Violation(line, written, f"`{attr}` {_PAST}")
+            yield Violation(line, written, f"{attr} {_PAST}", sealed=True)
         elif _private(attr) and attr not in _PUBLIC_PRIVATES:
-            yield Violation(line, written, f"`{attr}` is private: only your own objects' private attributes (self._x) are allowed in this challenge")
+            yield Violation(line, written, f"{attr} is private", sealed=True)
 
     def _module(self, module: str, written: str, line: int) -> Iterator[Violation]:
         parts = module.split(".")
@@ -164,37 +178,36 @@ class _Walk:
         if not self.rules.sealed or _within(module, self.allowed):
             return
         if not _within(module, SEALED_IMPORTS):
-            yield Violation(line, written, f"this challenge's code may import only {self._importable()}")
+            yield Violation(line, written, "not an import this challenge allows", sealed=True)
         elif any(part in _INTROSPECTION or (_private(part) and part not in _PUBLIC_PRIVATES) for part in parts[1:]):
-            yield Violation(line, written, f"`{module}` {_PAST}")
+            yield Violation(line, written, f"{module} {_PAST}", sealed=True)
 
     def _import_from(self, node: ast.ImportFrom, line: int) -> Iterator[Violation]:
         module = node.module or ""
         if node.level:
-            yield Violation(line, f"from {'.' * node.level}{module} import ...", "relative imports have nothing to import here")
+            yield Violation(line, f"from {'.' * node.level}{module} import ...", "relative imports have nothing to import here", sealed=True)
             return
         yield from self._module(module, f"from {module} import ...", line)
         for alias in node.names:
             if alias.name == "*":
                 if self.rules.active:
-                    star = "import names one by one: `*` would bring in names this challenge forbids unseen"
-                    yield Violation(line, f"from {module} import *", star)
+                    yield Violation(line, f"from {module} import *", "import names one by one: * would bring in forbidden names unseen")
                 continue
             written = f"from {module} import {alias.name}"
             if self._forbidden(alias.name):
                 yield Violation(line, written, self._forbidden_rule(alias.name))
             if self.rules.sealed and not _within(f"{module}.{alias.name}", self.allowed):
                 if alias.name in _INTROSPECTION or (_private(alias.name) and alias.name not in _PUBLIC_PRIVATES):
-                    yield Violation(line, written, f"`{alias.name}` {_PAST}")
+                    yield Violation(line, written, f"{alias.name} {_PAST}", sealed=True)
 
     def _name(self, node: ast.Name, line: int, called: set[int]) -> Iterator[Violation]:
         if not self.rules.sealed:
             return
         if node.id in _DYNAMIC_NAMES:
-            yield Violation(line, node.id, "code made or reached at run time is not allowed in this challenge")
+            yield Violation(line, node.id, "code made or reached at run time", sealed=True)
         elif node.id in _ATTRIBUTE_FUNCTIONS and id(node) not in called:
             # g = getattr; g(torch, name): only a direct call shows which attribute it reads.
-            yield Violation(line, node.id, f"call `{node.id}` directly, with the attribute's name written out")
+            yield Violation(line, node.id, f"call {node.id} directly, with the attribute's name written out", sealed=True)
 
     def _call(self, node: ast.Call, line: int) -> Iterator[Violation]:
         if not _attribute_call(node) or not isinstance(node.func, ast.Name):
@@ -204,7 +217,7 @@ class _Walk:
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             yield from self._attribute(name.value, written, line, own=_is_own(node.args[0]))
         elif self.rules.sealed:
-            yield Violation(line, written, "an attribute name computed at run time is not allowed in this challenge: write the name")
+            yield Violation(line, written, "an attribute name computed at run time: write the name out", sealed=True)
 
     def _string(self, text: str, line: int) -> Iterator[Violation]:
         # Only a string that spells a name or a dotted path: an error message that mentions softmax is fine.
@@ -222,10 +235,7 @@ class _Walk:
         return any(fnmatch.fnmatchcase(bare, pattern) for pattern in self.patterns)
 
     def _forbidden_rule(self, name: str) -> str:
-        return f"the rules forbid `{name}`" + (f" ({self.rules.why})" if self.rules.why else "")
-
-    def _importable(self) -> str:
-        return ", ".join(sorted({m.split(".")[0] for m in SEALED_IMPORTS if m != "__future__"} | set(self.allowed)))
+        return f"{name} is forbidden"
 
 
 def _attribute_call(node: ast.Call) -> bool:
