@@ -35,6 +35,7 @@ def progress_page(request: HttpRequest) -> HttpResponse:
         {
             "progress": overview,
             "series": progress.score_series(request.user),
+            "track_titles": {track.slug: track.title for track in overview.tracks},
             "recent": list(progress.submission_history_all(request.user)[:5]),
         },
     )

@@ -8,6 +8,7 @@
   "use strict";
 
   var series = JSON.parse(document.getElementById("score-series").textContent);
+  var trackTitles = JSON.parse(document.getElementById("track-titles").textContent);
   var canvas = document.getElementById("score-canvas");
   var pick = document.getElementById("chart-challenge");
   if (!canvas || !window.Chart || !series.length) return;
@@ -33,7 +34,7 @@
     return tracks.map(function (track) {
       var data = [];
       all.forEach(function (item, i) { if (item.s.track === track) data.push(point(i + 1, item)); });
-      return { label: track, data: data, backgroundColor: colour(track), borderColor: colour(track), pointRadius: 4, pointHoverRadius: 6 };
+      return { label: trackTitles[track] || track, data: data, clip: 8, backgroundColor: colour(track), borderColor: colour(track), pointRadius: 4, pointHoverRadius: 6 };
     });
   }
 
@@ -42,9 +43,12 @@
     return [{
       label: s.title,
       data: s.points.map(function (p) { return point(p.attempt, { s: s, p: p }); }),
-      showLine: true, borderColor: colour(s.track), backgroundColor: colour(s.track), pointRadius: 4, pointHoverRadius: 6, tension: 0,
+      showLine: true, clip: 8, borderColor: colour(s.track), backgroundColor: colour(s.track), pointRadius: 4, pointHoverRadius: 6, tension: 0,
     }];
   }
+
+  // Half-steps pad the first and last points off the edges; only whole submit numbers get a label.
+  function wholeOnly(value) { return Number.isInteger(value) ? value : ""; }
 
   function verdictText(v) { return v ? String(v).replace(/_/g, " ") : ""; }
 
@@ -55,9 +59,11 @@
       responsive: true,
       maintainAspectRatio: false,
       animation: false,
+      layout: { padding: { top: 8, right: 8 } },
+      elements: { point: { hitRadius: 6 } },
       scales: {
-        x: { title: { display: true, text: "Submit number (all challenges, oldest first)" }, ticks: { precision: 0 }, min: 0.5 },
-        y: { title: { display: true, text: "Score (%)" }, min: 0, max: 100 },
+        x: { title: { display: true, text: "Submit number (all challenges, oldest first)" }, ticks: { callback: wholeOnly }, min: 0.5, max: all.length + 0.5 },
+        y: { title: { display: true, text: "Score (%)" }, min: 0, max: 100, ticks: { stepSize: 20 } },
       },
       plugins: {
         legend: { position: "bottom" },
@@ -82,6 +88,7 @@
     pick.addEventListener("change", function () {
       var one = !!pick.value;
       chart.data.datasets = one ? oneDataset(pick.value) : allDatasets();
+      chart.options.scales.x.max = (one ? chart.data.datasets[0].data.length : all.length) + 0.5;
       chart.options.scales.x.title.text = one ? "Attempt (Submits of this challenge, oldest first)" : "Submit number (all challenges, oldest first)";
       chart.options.plugins.legend.display = !one;
       chart.update();
