@@ -224,3 +224,9 @@ def test_catalogue_marks_cost_one_query_whatever_the_number_of_challenges(
         html = html_of(client, reverse("catalogue"))
     assert sum('"submissions_submission"' in q["sql"] for q in queries.captured_queries) == 1
     assert set(card_states(html).values()) == {"solved"} and len(card_states(html)) == 7
+
+
+def test_the_challenge_page_links_to_its_filtered_history(client: Client, catalogue: dict[str, Challenge], user: User) -> None:
+    client.force_login(user)
+    html = html_of(client, reverse("challenge-detail", args=["mul-two"]))
+    assert f'href="{reverse("submission-list")}?challenge=mul-two" id="history-all"' in html
