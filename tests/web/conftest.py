@@ -165,3 +165,11 @@ def reads_no_package_files(*, max_queries: int) -> Iterator[CaptureQueriesContex
     heavy = [q["sql"] for q in queries.captured_queries if PACKAGE_FILES_COLUMN in q["sql"]]
     assert not heavy, f"read a package's files: {heavy}"
     assert len(queries.captured_queries) <= max_queries, [q["sql"] for q in queries.captured_queries]
+
+
+@pytest.fixture
+def catalogue(db: Any, package_root: Path, settings: Any) -> dict[str, Challenge]:
+    """add-two and add-again in track basics, mul-two in track more (tests/web/progress_world.py)."""
+    from tests.web.progress_world import catalogue_world
+
+    return catalogue_world(package_root, settings)

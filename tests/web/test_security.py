@@ -124,8 +124,10 @@ def world(hostile_challenge: Challenge, user: User, other_user: User) -> World:
     def make(owner: User, kind: str, status: str = Status.DONE, verdict: str = Verdict.WRONG_ANSWER, **extra: Any) -> int:
         public = kind == "run"
         done = status == Status.DONE
+        # Only Alice's code holds her secret: Mallory's own submission page shows Mallory her code.
+        mine = code if owner == user else "def add(a, b):\n    return 1\n"
         return Submission.objects.create(
-            user=owner, challenge=hostile_challenge, version=version, kind=kind, code=code, status=status,
+            user=owner, challenge=hostile_challenge, version=version, kind=kind, code=mine, status=status,
             verdict=verdict if done else "", score=0.0 if done else None,
             categories={"correctness": {"score": 0.0, "passed": 0, "total": 1}} if done else {},
             probes=[_probe("positives", public=public)] if done else [], hints=HOSTILE_HINTS if done else [],
@@ -229,6 +231,10 @@ ROUTES: dict[str, Route] = {
         anonymous=(401,),
     ),
     "submission-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    # The candidate's own pages: no object in the URL but the submission's, and only their own rows inside.
+    "progress": Route(("GET",), anonymous=(302,)),
+    "submission-list": Route(("GET",), anonymous=(302,)),
+    "submission-detail": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(302,)),
     "healthz": Route(("GET",), anonymous=(200, 503)),
     "coach-grading": Route(("GET",), anonymous=(302,), staff_only=True),
     "coach-regrade": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
@@ -240,6 +246,8 @@ ROUTES: dict[str, Route] = {
     "api-submit": Route(
         ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
     ),
+    "api-progress": Route(("GET",), anonymous=(401,)),
+    "api-submissions": Route(("GET",), anonymous=(401,)),
     "api-submission": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-hint-reveal": Route(
         ("POST",),

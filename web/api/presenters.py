@@ -1,4 +1,4 @@
-"""What the API shows of a challenge: its public parts only.
+"""What the API shows of a challenge (its public parts only), and of the caller's progress and history.
 
 A challenge's answer holds its catalogue fields, statement (Markdown and
 sanitised HTML), starter code, the public probes' names, categories and
@@ -20,7 +20,8 @@ from web.challenges.models import Challenge
 from web.challenges.rendering import markdown_to_html
 from web.challenges.selectors import given_modules
 from web.challenges.services import challenge_package
-from web.submissions.models import HintReveal
+from web.submissions.models import HintReveal, Status, Submission
+from web.submissions.progress import Attempt, Progress
 
 logger = logging.getLogger(__name__)
 
@@ -84,4 +85,74 @@ def challenge_detail(challenge: Challenge, user: AbstractBaseUser | AnonymousUse
         "public_probes": _public_probes(challenge),
         "hints": _shown_hints(challenge, user),
         "submit_url": reverse("api-submit", args=[challenge.slug]),
+    }
+
+
+# ------------------------------------------------------------ progress and history
+
+
+def _attempt(attempt: Attempt | None) -> dict[str, Any] | None:
+    if attempt is None:
+        return None
+    return {
+        "id": attempt.id,
+        "kind": attempt.kind,
+        "status": attempt.status,
+        "verdict": attempt.verdict or None,
+        "verdict_label": attempt.verdict_label if attempt.status == Status.DONE else None,
+        "created_at": attempt.created_at.isoformat(),
+        "url": reverse("api-submission", args=[attempt.id]),
+    }
+
+
+def progress_payload(progress: Progress, series: list[dict[str, Any]]) -> dict[str, Any]:
+    """The progress page as data (web.submissions.progress computes it; this only shapes it)."""
+    return {
+        "solved": progress.solved,
+        "attempted": progress.attempted,
+        "total": progress.total,
+        "tracks": [
+            {
+                "slug": track.slug,
+                "title": track.title,
+                "solved": track.solved,
+                "attempted": track.attempted,
+                "total": track.total,
+                "challenges": [
+                    {
+                        "slug": row.challenge.slug,
+                        "title": row.challenge.title,
+                        "difficulty": row.challenge.difficulty,
+                        "state": row.state,
+                        "best_score": row.best_score,
+                        "submits": row.submits,
+                        "runs": row.runs,
+                        "categories": row.categories,
+                        "last_attempt": _attempt(row.last),
+                    }
+                    for row in track.challenges
+                ],
+            }
+            for track in progress.tracks
+        ],
+        "scores": [{**s, "points": [{**p, "url": reverse("api-submission", args=[p["id"]])} for p in s["points"]]} for s in series],
+    }
+
+
+def history_row(submission: Submission) -> dict[str, Any]:
+    """One row of the history: what and when, how it went; the result itself is at ``url``."""
+    done = submission.status == Status.DONE
+    return {
+        "id": submission.pk,
+        "challenge": submission.challenge.slug,
+        "title": submission.challenge.title,
+        "track": submission.challenge.track,
+        "kind": submission.kind,
+        "status": submission.status,
+        "verdict": (submission.verdict or None) if done else None,
+        "verdict_label": submission.get_verdict_display() if done and submission.verdict else None,
+        "score": submission.score if done else None,
+        "created_at": submission.created_at.isoformat(),
+        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
+        "url": reverse("api-submission", args=[submission.pk]),
     }

@@ -104,3 +104,85 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
     error = serializers.CharField()
     retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait (429 and 503; the Retry-After header too)")
+
+
+class LastAttemptSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    kind = serializers.CharField(help_text="run or submit.")
+    status = serializers.CharField(help_text="queued, running or done.")
+    verdict = serializers.CharField(allow_null=True, help_text="Empty until graded.")
+    verdict_label = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    url = serializers.CharField(help_text="The submission in the API: what you may see of its result.")
+
+
+class ChallengeProgressSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    difficulty = serializers.CharField()
+    state = serializers.ChoiceField(
+        choices=["solved", "attempted", "not_started"],
+        help_text="solved: a Submit was accepted; attempted: any Run or Submit, none accepted; not_started: none.",
+    )
+    best_score = serializers.FloatField(allow_null=True, help_text="The best graded Submit's score, 0-100 (Runs do not count).")
+    submits = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    categories = serializers.DictField(help_text="The best Submit's score per probe category: {name: {score, passed, total}}.")
+    last_attempt = LastAttemptSerializer(allow_null=True, help_text="The newest Run or Submit, graded or not.")
+
+
+class TrackProgressSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    solved = serializers.IntegerField()
+    attempted = serializers.IntegerField()
+    total = serializers.IntegerField()
+    challenges = ChallengeProgressSerializer(many=True)
+
+
+class ScorePointSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    attempt = serializers.IntegerField(help_text="1 for the challenge's first graded Submit, and so on.")
+    score = serializers.FloatField()
+    verdict = serializers.CharField()
+    id = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    url = serializers.CharField()
+
+
+class ScoreSeriesSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    track = serializers.CharField()
+    points = ScorePointSerializer(many=True)
+
+
+class ProgressSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    solved = serializers.IntegerField()
+    attempted = serializers.IntegerField()
+    total = serializers.IntegerField()
+    tracks = TrackProgressSerializer(many=True, help_text="Every track open to you and every challenge in it.")
+    scores = ScoreSeriesSerializer(many=True, help_text="Scores over attempts: each challenge's graded Submits, oldest first.")
+
+
+class HistoryRowSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    challenge = serializers.CharField(help_text="The challenge's slug.")
+    title = serializers.CharField()
+    track = serializers.CharField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    verdict = serializers.CharField(allow_null=True)
+    verdict_label = serializers.CharField(allow_null=True)
+    score = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="The submission in the API: what you may see of its result.")
+
+
+class HistoryPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    count = serializers.IntegerField(help_text="Submissions matching the filters, on every page.")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True, help_text="The next (older) page, with the same filters.")
+    previous = serializers.CharField(allow_null=True)
+    results = HistoryRowSerializer(many=True, help_text="Newest first.")

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,13 +34,16 @@ from web.api.serializers import (
     ChallengeDetailSerializer,
     ChallengeSummarySerializer,
     ErrorSerializer,
+    HistoryPageSerializer,
+    ProgressSerializer,
     SubmissionCreatedSerializer,
     SubmissionCreateSerializer,
     SubmissionSerializer,
 )
 from web.challenges.selectors import challenge_get_visible, challenge_list
 from web.errors import NotFound
-from web.submissions.models import Submission
+from web.submissions import progress
+from web.submissions.models import Kind, Submission, Verdict
 from web.submissions.presenters import API_ROUTES, submission_payload
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
 from web.submissions.services.intake import submission_create
@@ -70,6 +76,58 @@ class ChallengeDetailView(APIView):
         if challenge is None or challenge.current_version is None:
             raise NotFound(f"No challenge {slug!r}.")
         return Response(presenters.challenge_detail(challenge, request.user))
+
+
+class ProgressView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: ProgressSerializer}, summary="Your progress: per track and challenge, state, best score, submits, last attempt")
+    def get(self, request: Request) -> Response:
+        overview = progress.progress_for(request.user)
+        return Response(presenters.progress_payload(overview, progress.score_series(request.user)))
+
+
+HISTORY_PAGE_SIZE = 50
+
+
+class HistoryView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("challenge", OpenApiTypes.STR, description="Only this challenge (its slug)."),
+            OpenApiParameter("track", OpenApiTypes.STR, description="Only this track (its slug)."),
+            OpenApiParameter("kind", OpenApiTypes.STR, enum=list(Kind.values), description="Only Runs or only Submits."),
+            OpenApiParameter("verdict", OpenApiTypes.STR, enum=list(Verdict.values), description="Only graded submissions with this verdict."),
+            OpenApiParameter("page", OpenApiTypes.INT, description=f"1 (the newest {HISTORY_PAGE_SIZE}) and up."),
+        ],
+        operation_id="submissions_list",
+        responses={200: HistoryPageSerializer, 400: ErrorSerializer},
+        summary="Your submissions, newest first, filtered and paginated",
+    )
+    def get(self, request: Request) -> Response:
+        try:
+            filters = progress.history_filters(request.query_params, strict=True)
+        except progress.FilterError as exc:
+            raise ValidationError(str(exc)) from exc
+        paginator = Paginator(progress.submission_history_all(request.user, filters), HISTORY_PAGE_SIZE)
+        page = paginator.get_page(request.query_params.get("page"))
+
+        def link(number: int) -> str:
+            params = request.query_params.copy()
+            params["page"] = str(number)
+            return f"{reverse('api-submissions')}?{params.urlencode()}"
+
+        return Response(
+            {
+                "count": paginator.count,
+                "page": page.number,
+                "pages": paginator.num_pages,
+                "next": link(page.next_page_number()) if page.has_next() else None,
+                "previous": link(page.previous_page_number()) if page.has_previous() else None,
+                "results": [presenters.history_row(s) for s in page.object_list],
+            }
+        )
 
 
 class SubmitView(APIView):

@@ -13,7 +13,8 @@ from django.urls import reverse
 from web.challenges import selectors
 from web.challenges.models import Difficulty
 from web.challenges.rendering import markdown_to_html
-from web.submissions.selectors import best_scores, submission_history
+from web.submissions.progress import challenge_marks
+from web.submissions.selectors import submission_history
 from web.submissions.services.intake import MAX_CODE_BYTES
 
 
@@ -22,12 +23,17 @@ def catalogue(request: HttpRequest) -> HttpResponse:
     difficulty = request.GET.get("difficulty") or None
     if difficulty not in (None, *Difficulty.values):
         difficulty = None  # an unknown filter value shows everything rather than an empty page
-    challenges = selectors.challenge_list(user=request.user, track=track, difficulty=difficulty)
+    challenges = list(selectors.challenge_list(user=request.user, track=track, difficulty=difficulty))
+    # The signed-in user's solved / attempted mark on each card, from one query (none for visitors).
+    marks = challenge_marks(request.user)
+    for challenge in challenges:
+        challenge.mark = marks.get(challenge.pk)  # type: ignore[attr-defined]
     return render(
         request,
         "challenges/catalogue.html",
         {
-            "groups": selectors.catalogue_groups(challenges),
+            "groups": selectors.catalogue_groups(challenges),  # type: ignore[arg-type]
+            "marks_shown": request.user.is_authenticated,
             "tracks": selectors.challenge_tracks(user=request.user),
             "difficulties": selectors.difficulty_choices(),
             "selected_track": track,
@@ -37,13 +43,13 @@ def catalogue(request: HttpRequest) -> HttpResponse:
 
 
 def track_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """A track's page: what it teaches, its challenges from warm-up to hard, the visitor's best scores."""
+    """A track's page: what it teaches, its challenges from warm-up to hard, the signed-in user's marks and best scores."""
     track = selectors.track_get(slug)
     challenges = list(selectors.challenge_list(user=request.user, track=slug))
     if track is None and not challenges:
         raise Http404(f"No track {slug!r}.")
-    best = best_scores(request.user, challenges) if request.user.is_authenticated else {}
-    rows = [{"challenge": c, "best": f"{best[c.pk]:g}" if c.pk in best else None} for c in challenges]
+    marks = challenge_marks(request.user, challenges)
+    rows = [{"challenge": c, "mark": marks.get(c.pk)} for c in challenges]
     return render(
         request,
         "challenges/track.html",
@@ -51,6 +57,7 @@ def track_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "track": track,
             "slug": slug,
             "rows": rows,
+            "marks_shown": request.user.is_authenticated,
             "description_html": markdown_to_html(track.description) if track else "",
         },
     )

@@ -1,5 +1,5 @@
-"""URL map: catalogue and challenge pages, their JSON endpoints, coach pages, authoring (/author/), mock interviews (/interviews/),
-accounts, the API (/api/v1/), admin."""
+"""URL map: catalogue and challenge pages, their JSON endpoints, the candidate's progress and submissions,
+coach pages, authoring (/author/), mock interviews (/interviews/), accounts, the API (/api/v1/), admin."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -7,6 +7,7 @@ from django.urls import include, path
 from web.challenges import views as challenge_views
 from web.coach import views as coach_views
 from web.config import health
+from web.submissions import pages as submission_pages
 from web.submissions import views as submission_views
 
 urlpatterns = [
@@ -15,6 +16,9 @@ urlpatterns = [
     path("challenges/<slug:slug>/", challenge_views.challenge_detail, name="challenge-detail"),
     path("challenges/<slug:slug>/run", submission_views.challenge_run, name="challenge-run"),
     path("challenges/<slug:slug>/submit", submission_views.challenge_submit, name="challenge-submit"),
+    path("progress/", submission_pages.progress_page, name="progress"),
+    path("submissions/", submission_pages.history_page, name="submission-list"),
+    path("submissions/<int:pk>/", submission_pages.submission_page, name="submission-detail"),
     path("submissions/<int:pk>.json", submission_views.submission_status, name="submission-status"),
     path(
         "submissions/<int:pk>/hints/<str:hint_id>/reveal",

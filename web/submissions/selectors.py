@@ -7,7 +7,7 @@ a miss (someone else's id or no such id) looks the same to the caller.
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Max, QuerySet
+from django.db.models import QuerySet
 
 from web.challenges.models import Challenge
 from web.submissions.models import HintReveal, Submission
@@ -32,13 +32,3 @@ def submission_history(user: AbstractBaseUser, challenge: Challenge, *, limit: i
 
 def hint_revealed_ids(user: AbstractBaseUser, challenge_id: int) -> set[str]:
     return set(HintReveal.objects.filter(user=user, challenge_id=challenge_id).values_list("hint_id", flat=True))
-
-
-def best_scores(user: AbstractBaseUser, challenges: list[Challenge]) -> dict[int, float]:
-    """{challenge id: best score of the user's graded submissions (Submit, not Run)}, in one query."""
-    rows = (
-        Submission.objects.filter(user=user, challenge__in=challenges, kind="submit", status="done", score__isnull=False)
-        .values("challenge_id")
-        .annotate(best=Max("score"))
-    )
-    return {row["challenge_id"]: float(row["best"]) for row in rows}
