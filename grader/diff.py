@@ -293,10 +293,18 @@ def _array(
     count = int(bad.sum())
     node["mismatches"] = count
     node["elements"] = int(ed.size)
-    node["first"] = [
-        {"index": [int(i) for i in index], "received": _number(ad[tuple(index)]), "expected": _number(ed[tuple(index)])}
-        for index in np.argwhere(bad)[:MAX_INDICES]
-    ]
+    # The first mismatches in row-major order, each with the run of equal elements before it.
+    flat = np.flatnonzero(bad.reshape(-1))[:MAX_INDICES]
+    node["first"] = []
+    previous = -1
+    for position in flat:
+        index = tuple(int(i) for i in np.unravel_index(int(position), bad.shape))
+        node["first"].append(
+            {"index": list(index), "received": _number(ad[index]), "expected": _number(ed[index]), "equal_before": int(position) - previous - 1}
+        )
+        previous = int(position)
+    if count == len(flat):
+        node["equal_after"] = int(ed.size) - previous - 1
     if isinstance(outcome.details.get("worst_index"), list):
         worst = tuple(outcome.details["worst_index"])
         node["worst"] = {"index": list(worst), "received": _number(ad[worst]), "expected": _number(ed[worst])}

@@ -67,9 +67,10 @@ def test_an_array_lists_its_first_mismatching_indices_with_both_values_and_the_t
     diff = structured_diff(ta(actual, "float32"), ta(expected, "float32"))
     node = diff["tree"]
     assert node["first"] == [
-        {"index": [1, 2], "received": "-1.0", "expected": "7.0"},
-        {"index": [3, 0], "received": "nan", "expected": "15.0"},
+        {"index": [1, 2], "received": "-1.0", "expected": "7.0", "equal_before": 7},
+        {"index": [3, 0], "received": "nan", "expected": "15.0", "equal_before": 7},
     ]
+    assert node["equal_after"] == 4  # every mismatch is listed: the equal elements after the last one
     assert (node["mismatches"], node["elements"], node["tolerance"]) == (2, 20, "rtol=1.3e-06, atol=1e-05")
     assert node["worst"]["index"] == [3, 0]  # a NaN mismatch is the worst, as the check reports it
 
@@ -86,13 +87,14 @@ def test_an_array_counts_the_same_mismatches_as_its_check():
 
 def test_integer_arrays_compare_exactly():
     node = structured_diff(ta([1, 2, 3], "int64"), ta([1, 5, 3], "int64"))["tree"]
-    assert (node["tolerance"], node["first"]) == ("exact comparison", [{"index": [1], "received": "2", "expected": "5"}])
+    assert (node["tolerance"], node["first"]) == ("exact comparison", [{"index": [1], "received": "2", "expected": "5", "equal_before": 1}])
 
 
 def test_a_huge_array_gives_a_small_diff():
     expected = np.zeros((1000, 1000), dtype=np.float32)
     diff = structured_diff(ta(expected + 1, "float32"), ta(expected, "float32"))
     assert len(diff["tree"]["first"]) == MAX_INDICES and diff["tree"]["mismatches"] == 1_000_000
+    assert "equal_after" not in diff["tree"]  # more mismatches follow the listed ones
     assert len(json.dumps(diff)) < 2_000
 
 

@@ -285,7 +285,7 @@ def test_a_public_probe_shows_its_structured_diff_and_a_hidden_one_does_not():
     wrong = {"small": ProbeRun("small", "ok", observation=ta([1, 2, 0, 4], "float32"))}
     diff = seen(graded(wrong, public=True, expected=PUBLIC_EXPECTED))["small"]["diff"]
     assert diff["received"] == diff["expected"] == "numpy float32 array, shape (4,)"
-    assert diff["tree"]["first"] == [{"index": [2], "received": "0.0", "expected": "3.0"}]
+    assert diff["tree"]["first"] == [{"index": [2], "received": "0.0", "expected": "3.0", "equal_before": 2}]
 
 
 def test_a_public_probe_that_raised_shows_its_expected_value_and_a_hidden_one_does_not():
