@@ -85,7 +85,8 @@ def test_a_wrong_run_shows_where_it_differs_and_the_expected_value_beside_an_err
 
     # The probe that raised: its traceback, and beside it the expected value (public, so shown).
     raised = page.locator('#probes .probe[data-probe="empty_rows"] .compare-raised')
-    expect(raised.locator(".compare-col").first).to_contain_text("ValueError: no weights to update")
+    expect(raised.locator(".raised-summary")).to_have_text("ValueError: no weights to update")
+    expect(raised.locator(".compare-col").first.locator("pre")).to_contain_text('File "solution.py", line 6, in step')
     expected = raised.locator(".expected-col")
     expect(expected).to_contain_text("dict of 4 keys")
     expect(expected.locator(".expected-preview")).to_contain_text("'grad_norms': [0.0, 0.0, 0.0]")

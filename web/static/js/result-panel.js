@@ -209,6 +209,8 @@
     var cmp = el("div", "compare compare-raised");
     var got = el("div", "compare-col");
     got.appendChild(el("span", "compare-label", "your code"));
+    var lines = String(p.message || p.status || "").trim().split("\n");
+    got.appendChild(el("p", "raised-summary", lines[lines.length - 1]));  // "ValueError: …", the traceback's last line
     got.appendChild(el("pre", "probe-message", p.message || p.status));
     var want = el("div", "compare-col expected-col");
     want.appendChild(el("span", "compare-label", "expected"));
