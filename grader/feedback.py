@@ -144,7 +144,8 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
     Public results keep every probe field the page shows; hidden ones get
     :func:`hidden_message` for each probe and no duration (a sleep would
     carry a number out). Timings, the grader's internal figures, are left
-    out. Hints go out as ids, tiers and tags only: no hint text is shown
+    out. Hints go out as ids, tiers, tags and the names of the failing probes
+    they are about (the package's words, like every probe's name): no hint text is shown
     unasked, and the web sends a hint's text once the candidate revealed it
     (``web/submissions/presenters.py``, which records every reveal).
     """
@@ -154,7 +155,10 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
         "score": result.get("score"),
         "categories": result.get("categories") or {},
         "probes": [candidate_probe(p, public=public) for p in result.get("probes") or []],
-        "hints": [{"id": h.get("id"), "tier": h.get("tier"), "tags": list(h.get("tags") or [])} for h in result.get("hints") or []],
+        "hints": [
+            {"id": h.get("id"), "tier": h.get("tier"), "tags": list(h.get("tags") or []), "probes": [str(n) for n in h.get("probes") or []]}
+            for h in result.get("hints") or []
+        ],
         # Grader-composed: "N of M probes passed", or the syntax error of the
         # candidate's own source, compiled before any of their code ran.
         "message": result.get("message") or "",

@@ -308,7 +308,17 @@ def evaluate(
     # The probe to fix first leads: the heaviest failing one, then the earliest.
     failing = sorted((i for i, r in enumerate(results) if not r.passed), key=lambda i: (-results[i].weight, i))
     failed_tags = [tag for i in failing for tag in specs[i].hints]
-    hints = [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)]
+    # Each hint names the failing probes it is about, the one to fix first first: the page says which.
+    hints = [
+        {
+            "id": h.id,
+            "tier": h.tier,
+            "tags": list(h.tags),
+            "text": h.text,
+            "probes": [results[i].name for i in failing if set(specs[i].hints) & set(h.tags)],
+        }
+        for h in unlocked_hints(package.hints, failed_tags)
+    ]
     message = f"{len(passed)} of {len(results)} probes passed"
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
 

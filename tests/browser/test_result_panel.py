@@ -131,10 +131,11 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
 
     # The tier-2 "dtype" hint waits for no tier-1 hint of its tag (none unlocked), so it is offered first.
     button = hints.locator(".reveal-hint")
-    expect(button).to_contain_text("Show a hint (tier 2, concept)")
+    expect(button).to_have_text("Show a hint about keeps_float16 (tier 2, concept)")
     button.click()
     expect(hints.locator(".hint-body")).to_contain_text("Keep the input")
-    expect(hints.locator(".reveal-hint")).to_contain_text("Show the next hint (tier 3")
+    expect(hints.locator(".hint .hint-about")).to_have_text("about keeps_float16")
+    expect(hints.locator(".reveal-hint")).to_have_text("Show the next hint about keeps_float16 (tier 3, near-solution)")
     [reveal] = HintReveal.objects.all()
     submission = Submission.objects.get(user=ada)
     assert (reveal.user_id, reveal.hint_id, reveal.tier, reveal.submission_id) == (ada.pk, "dtype", 2, submission.pk)

@@ -270,7 +270,8 @@ def test_no_hint_text_goes_out_with_a_result_of_any_tier(public: bool):
     assert {h["tier"] for h in result["hints"]} == {1, 2, 3} and all(texts)
     view = candidate_view(result)
     assert [(h["id"], h["tier"]) for h in view["hints"]] == [("broadcast", 1), ("dtype", 2), ("near", 3)]
-    assert all(set(h) == {"id", "tier", "tags"} for h in view["hints"])
+    assert all(set(h) == {"id", "tier", "tags", "probes"} for h in view["hints"])
+    assert [h["probes"] for h in view["hints"]] == [["floats"], ["floats", "keeps_float16"], ["keeps_float16"]]
     assert not any(text in json.dumps(view) for text in texts)
 
 

@@ -314,6 +314,7 @@ def test_the_heaviest_failing_probes_nudge_is_offered_first_then_tiers_in_order(
     data = _post(alice, "challenge-submit", zero, django_capture_on_commit_callbacks)
     assert [(h["id"], h["tier"]) for h in data["hints"]] == [("nudge", 1), ("negatives", 1), ("concept", 2), ("near", 3)]
     assert [h["id"] for h in data["hints"] if h["offered"]] == ["nudge"] and not any(h["html"] for h in data["hints"])
+    assert [h["probes"] for h in data["hints"]] == [["positives"], ["negatives"], ["positives"], ["positives"]]
 
     offered = []
     for _ in range(4):

@@ -289,6 +289,7 @@
       var card = el("div", "hint hint-tier-" + h.tier);
       card.dataset.hintId = h.id;
       card.appendChild(el("span", "hint-tier", TIER_LABEL[h.tier] || "Hint"));
+      if (h.probes && h.probes.length) card.appendChild(el("span", "hint-about", "about " + h.probes.join(", ")));
       var body = el("div", "hint-body prose");
       body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
       card.appendChild(body);
@@ -296,7 +297,9 @@
     });
     var offered = hints.filter(function (h) { return h.offered; })[0];
     if (offered) {
-      var label = (shown.length ? "Show the next hint" : "Show a hint") + " (tier " + offered.tier + ", " + (TIER_LABEL[offered.tier] || "hint").toLowerCase() + ")";
+      // Named after the failing probe it is about that the grader ranks first (heaviest, then earliest).
+      var about = offered.probes && offered.probes.length ? " about " + offered.probes[0] : "";
+      var label = (shown.length ? "Show the next hint" : "Show a hint") + about + " (tier " + offered.tier + ", " + (TIER_LABEL[offered.tier] || "hint").toLowerCase() + ")";
       var button = el("button", "button button-small button-secondary reveal-hint", label);
       button.type = "button";
       button.dataset.hintId = offered.id;
