@@ -7,7 +7,8 @@ file) returns a dict of a loss, per-row gradient norms, a step count and a
 differing leaves to point at; add-numbers is the shared fixture package.
 
 With ``RESULT_PANEL_SCREENSHOTS`` set to a folder, the wrong Run's panel is
-saved there at 1280 and 420 px wide (scripts/screenshot-result-panel.sh).
+saved there at 1280 and 420 px wide, and the Submit's panel after a reveal
+(scripts/screenshot-result-panel.sh).
 """
 
 from __future__ import annotations
@@ -139,6 +140,11 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     [reveal] = HintReveal.objects.all()
     submission = Submission.objects.get(user=ada)
     assert (reveal.user_id, reveal.hint_id, reveal.tier, reveal.submission_id) == (ada.pk, "dtype", 2, submission.pk)
+
+    shots = os.environ.get("RESULT_PANEL_SCREENSHOTS")
+    if shots:
+        page.add_style_tag(content=".topbar { position: static !important; }")
+        page.locator("#result").screenshot(path=str(Path(shots) / "result-panel-hints.png"))
 
     # A reload keeps it shown, and still only that one.
     page.reload()
