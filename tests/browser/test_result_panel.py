@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
@@ -150,3 +151,62 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     page.reload()
     expect(page.locator("#hints .hint")).to_have_count(1)
     expect(page.locator("#hints .hint-summary")).to_contain_text("You have seen 1")
+
+
+def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings: Any, browser: Browser) -> None:  # noqa: F811
+    """Stored results, as a worker stores them: a wrong scalar, a wrong array with equal stretches, a list of the wrong length, a wrong shape."""
+    from django.utils import timezone
+
+    from grader.diff import structured_diff
+    from sandbox.runner.codec import TaggedArray
+    from web.challenges.models import Challenge
+    from web.submissions.models import Status
+
+    settings.CHALLENGES_DIR = FIXTURES
+    assert challenge_sync_from_dir(FIXTURES).ok
+    ada = User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    challenge = Challenge.objects.get(slug="add-numbers")
+    expected = TaggedArray(np.arange(12, dtype=np.float32).reshape(3, 4), "float32", "torch")
+    actual = TaggedArray(expected.data.copy(), "float32", "torch")
+    actual.data[1, 1], actual.data[2, 3] = 0, np.inf
+    cases = {
+        "scalar": structured_diff(-1, 5),
+        "array": structured_diff(actual, expected),
+        "length": structured_diff([1, 2, 3, 4], [1, 2, 9]),
+        "shape": structured_diff(
+            {"out": TaggedArray(np.zeros((2, 3)), "float64", "numpy")}, {"out": TaggedArray(np.zeros((3, 2)), "float64", "numpy")}
+        ),
+    }
+    probes = [
+        {"name": name, "category": "values", "weight": 1.0, "passed": False, "status": "wrong_answer", "message": "", "description": "",
+         "duration_ms": 1, "stdout": "", "observation": None, "expected": None, "diff": diff}
+        for name, diff in cases.items()
+    ]  # fmt: skip
+    Submission.objects.create(
+        user=ada, challenge=challenge, version=challenge.current_version, kind="run", code="x = 1\n", status=Status.DONE,
+        verdict="wrong_answer", score=0.0, probes=probes, message="0 of 4 probes passed", finished_at=timezone.now(),
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
+    page.goto(f"{live_server.url}/challenges/add-numbers/")  # the latest submission is shown on load
+    expect(page.locator("#result")).to_have_attribute("data-status", "done")
+
+    def probe(name: str) -> Any:
+        return page.locator(f'#probes .probe[data-probe="{name}"] .diff')
+
+    # One wrong value: both sides with their types, marked, and nothing repeated below them.
+    expect(probe("scalar").locator(".diff-sides-differ")).to_have_text("your resultint -1expectedint 5")
+    expect(probe("scalar").locator(".diff-node")).to_have_count(0)
+    # One wrong array: its type once, then the wrong elements with the equal stretches around them.
+    rows = probe("array").locator(".diff-table tbody tr")
+    expect(rows).to_have_text(["5 equal elements", "[1, 1]0.05.0", "5 equal elements", "[2, 3]inf11.0"])
+    expect(probe("array").locator(".diff-sides")).to_have_count(1)
+    # A list of the wrong length: said, and the common part compared.
+    expect(probe("length").locator(".diff-note").first).to_have_text("4 items where 3 are expected")
+    expect(probe("length").locator(".diff-equal")).to_contain_text("2 equal entries")
+    expect(probe("length").locator(".diff-leaf .diff-path")).to_have_text("result[2]")
+    # A wrong shape: named where it is, with both shapes.
+    out = probe("shape").locator(".diff-node", has_text="result['out']")
+    expect(out.locator(".diff-note")).to_have_text("another shape than expected")
+    expect(out.locator(".diff-sides-differ")).to_contain_text("shape (2, 3)")
+    assert page.locator("#result").evaluate("node => node.scrollWidth <= node.clientWidth"), "the result panel overflows at 420 px"

@@ -156,7 +156,7 @@
     }
   }
 
-  function renderNode(node) {
+  function renderNode(node, withoutSides) {
     // One entry of the tree: a collapsed run of equal entries, a count of differences left out, or a differing entry.
     if (node.collapsed !== undefined) {
       var range = node.collapsed === 1 ? node.first : node.first + " … " + node.last;
@@ -173,7 +173,7 @@
     head.appendChild(el("code", "diff-path", node.path));
     if (node.note) head.appendChild(el("span", "diff-note", node.note));
     item.appendChild(head);
-    if (!node.children || node.received !== node.expected) item.appendChild(sides(node.received, node.expected));
+    if (!withoutSides && (!node.children || node.received !== node.expected)) item.appendChild(sides(node.received, node.expected));
     if (node.first !== undefined || node.tolerance) renderArray(node, item);
     if (node.children && node.children.length) {
       var list = el("ul", "diff-tree");
@@ -197,8 +197,12 @@
     var list = el("ul", "diff-tree diff-root");
     if (tree.children && !tree.note) {
       tree.children.forEach(function (child) { list.appendChild(renderNode(child)); });
+    } else if (!diff.equal && (tree.children || tree.note || tree.tolerance || tree.first)) {
+      // The whole result is one array, or a container of the wrong size: the types above, its details here.
+      list.appendChild(renderNode(tree, true));
     } else if (!diff.equal) {
-      list.appendChild(renderNode(tree));
+      // The whole result is one value: the two sides above already say it all.
+      box.querySelector(".diff-sides").classList.add("diff-leaf");
     }
     if (list.childNodes.length) box.appendChild(list);
     return box;
