@@ -9,8 +9,9 @@ interview's candidate page, ``--as-candidate``) passes it through
 
 The rule (DESIGN.md, the trust boundary, point 5):
 
-- Public probes (Run) show everything: observation, expected value, printed
-  output, the check's own message, the traceback.
+- Public probes (Run) show everything: observation, expected value (also
+  when the probe raised), the structured diff of the two (``grader/diff.py``),
+  printed output, the check's own message, the traceback.
 - Hidden probes (Submit) show a message composed here from templates and the
   result's structured fields: which property failed (values, shape, dtype,
   structure, type, an exception and where in ``solution.py``, time, memory,
@@ -130,7 +131,7 @@ TEMPLATES: dict[str, str] = {
 }
 
 _PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "description", "duration_ms")
-_PUBLIC_FIELDS = ("stdout", "observation", "expected")
+_PUBLIC_FIELDS = ("stdout", "observation", "expected", "diff")
 _FRAME = re.compile(r'^\s*File "solution\.py", line (\d+)', re.MULTILINE)
 _SIGNAL = re.compile(r"\bkilled by (SIG[A-Z]+)\b")
 
@@ -144,8 +145,10 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
     Public results keep every probe field the page shows; hidden ones get
     :func:`hidden_message` for each probe and no duration (a sleep would
     carry a number out). Timings, the grader's internal figures, are left
-    out; hints keep their texts only for tier 1, the tier shown with a result
-    (higher tiers are revealed on request, and the web records each reveal).
+    out. Hints go out as ids, tiers, tags and the names of the failing probes
+    they are about (the package's words, like every probe's name): no hint text is shown
+    unasked, and the web sends a hint's text once the candidate revealed it
+    (``web/submissions/presenters.py``, which records every reveal).
     """
     public = bool(result.get("public"))
     return {
@@ -154,7 +157,7 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
         "categories": result.get("categories") or {},
         "probes": [candidate_probe(p, public=public) for p in result.get("probes") or []],
         "hints": [
-            {"id": h.get("id"), "tier": h.get("tier"), "tags": list(h.get("tags") or []), "text": h.get("text") if h.get("tier") == 1 else None}
+            {"id": h.get("id"), "tier": h.get("tier"), "tags": list(h.get("tags") or []), "probes": [str(n) for n in h.get("probes") or []]}
             for h in result.get("hints") or []
         ],
         # Grader-composed: "N of M probes passed", the syntax error of the

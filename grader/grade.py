@@ -18,6 +18,7 @@ from typing import Any
 from grader import expected as expected_cache
 from grader.checks import CheckResult
 from grader.custom_checks import run_check
+from grader.diff import expected_summary, structured_diff
 from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute, execute_series
 from grader.feedback import failure_details
@@ -62,6 +63,8 @@ class ProbeResult:
     observation: Any = None
     expected: Any = None
     details: dict[str, Any] = field(default_factory=dict)
+    # Public probes only: where the result differs from the expected one (grader/diff.py).
+    diff: dict[str, Any] | None = None
 
 
 @dataclass
@@ -214,6 +217,15 @@ def _exc_text(exc: Exception) -> str:
     return exc.text if isinstance(exc, CheckRaised) else str(exc)
 
 
+def _diff(spec: ProbeSpec, actual: Any, expected: Any) -> dict[str, Any] | None:
+    """The page's structured diff; a diff that cannot be drawn is left out, never a grading failure."""
+    try:
+        return structured_diff(actual, expected, check_mode=spec.check, rtol=spec.rtol, atol=spec.atol)
+    except Exception:  # the verdict stands without it
+        log.exception("structured diff of probe %s failed", spec.name)
+        return None
+
+
 def evaluate(
     package: Package, execution: Execution, expected: dict[str, Any], *, public: bool, sandboxed: SandboxedChecks | None = None
 ) -> GradeResult:
@@ -259,7 +271,14 @@ def evaluate(
             if public:
                 result.observation = to_jsonable(run.observation)
                 result.expected = to_jsonable(expected[spec.name])
+                if not result.passed:
+                    result.diff = _diff(spec, run.observation, expected[spec.name])
         else:
+            # No observation came back. A public probe's expected value is public: it is what
+            # the candidate needs most beside the error (a hidden probe's never leaves the grader).
+            if public and spec.name in expected:
+                result.expected = to_jsonable(expected[spec.name])
+                result.diff = expected_summary(expected[spec.name])
             status = _STATUS.get(run.status, Verdict.RUNTIME_ERROR)
             if run.status == "killed":
                 status = Verdict.MEMORY_LIMIT if execution.oom_killed else Verdict.RUNTIME_ERROR
@@ -289,7 +308,17 @@ def evaluate(
     # The probe to fix first leads: the heaviest failing one, then the earliest.
     failing = sorted((i for i, r in enumerate(results) if not r.passed), key=lambda i: (-results[i].weight, i))
     failed_tags = [tag for i in failing for tag in specs[i].hints]
-    hints = [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in unlocked_hints(package.hints, failed_tags)]
+    # Each hint names the failing probes it is about, the one to fix first first: the page says which.
+    hints = [
+        {
+            "id": h.id,
+            "tier": h.tier,
+            "tags": list(h.tags),
+            "text": h.text,
+            "probes": [results[i].name for i in failing if set(specs[i].hints) & set(h.tags)],
+        }
+        for h in unlocked_hints(package.hints, failed_tags)
+    ]
     message = f"{len(passed)} of {len(results)} probes passed"
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
 

@@ -92,6 +92,32 @@ def _text(fragment: str | None) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment or "")).strip()
 
 
+def diff_lines(diff: dict[str, Any], limit: int = 10) -> list[str]:
+    """A Run's structured diff (grader/diff.py) as a few lines: each differing leaf, an array's first mismatches, or the expected value."""
+    if diff.get("tree") is None:
+        return [f"expected: {diff['expected_preview']}"] if diff.get("expected_preview") else []
+    lines: list[str] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        if "collapsed" in node or "omitted" in node or node.get("equal"):
+            return
+        path, note = node.get("path"), node.get("note")
+        if "children" in node:
+            if note:
+                lines.append(f"{path}: {note}")
+            for child in node["children"]:
+                walk(child)
+        elif node.get("first"):
+            lines.append(f"{path}: {node.get('mismatches')} of {node.get('elements')} elements differ ({node.get('tolerance')})")
+            lines.extend(f"  at {m['index']}: yours {m['received']}, expected {m['expected']}" for m in node["first"][:3])
+        else:
+            lines.append(f"{path}: yours {node.get('received')}, expected {node.get('expected')}" + (f" ({note})" if note else ""))
+
+    walk(diff["tree"])
+    more = len(lines) - limit + int(diff.get("omitted") or 0)
+    return lines[:limit] + ([f"... and {more} more"] if more > 0 else [])
+
+
 def print_result(result: dict[str, Any], out: TextIO) -> None:
     score = result.get("score")
     verdict = result.get("verdict_label") or result.get("verdict") or "?"
@@ -104,6 +130,8 @@ def print_result(result: dict[str, Any], out: TextIO) -> None:
         if not probe.get("passed") and probe.get("message"):
             line += f": {probe['message']}"
         out.write(line + "\n")
+        if not probe.get("passed") and isinstance(probe.get("diff"), dict):
+            out.write("".join(f"      {text}\n" for text in diff_lines(probe["diff"])))
         if probe.get("stdout"):
             out.write("".join(f"      | {s}\n" for s in str(probe["stdout"]).splitlines()))
     hints = result.get("hints") or []

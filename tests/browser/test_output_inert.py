@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.sync_api import Browser, expect, sync_playwright
 
+from grader.diff import expected_summary, structured_diff
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Status, Submission
@@ -59,11 +60,18 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
         "name": "positives", "category": "correctness", "weight": 1.0, "passed": False, "status": "wrong_answer",
         "message": "message " + TEXT, "description": "description " + TEXT, "duration_ms": 3, "stdout": "stdout " + TEXT,
         "observation": TEXT, "expected": TEXT,
+        # The structured diff quotes the observation's keys and values (grader/diff.py).
+        "diff": structured_diff({p: p for p in PAYLOADS} | {"x": [TEXT]}, {p: "no" for p in PAYLOADS} | {"x": ["no"]}),
+    }  # fmt: skip
+    raised = {
+        **probe, "name": "small", "status": "runtime_error", "message": "Traceback\nValueError: " + TEXT, "observation": None,
+        "diff": expected_summary({p: [p] for p in PAYLOADS}),
     }  # fmt: skip
     Submission.objects.create(
         user=user, challenge=challenge, version=challenge.current_version, kind="run", code="x = 1\n", status=Status.DONE,
         verdict="wrong_answer", score=0.0, categories={"correct<b>ness</b>": {"score": 0.0, "passed": 0, "total": 1}},
-        probes=[probe], hints=[{"id": "nudge", "tier": 1, "tags": ["sum"], "text": "hint " + TEXT}], message="result " + TEXT,
+        probes=[probe, raised], hints=[{"id": "nudge", "tier": 1, "tags": ["sum"], "text": "hint " + TEXT, "probes": PAYLOADS}],
+        message="result " + TEXT,
     )  # fmt: skip
     # Shown because eve asked for it (nothing is shown unasked).
     HintReveal.objects.create(user=user, challenge=challenge, hint_id="nudge", tier=1, revealed_at=timezone.now())
@@ -80,8 +88,12 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
 
     # The payloads are on the page as text...
     expect(page.locator("#result-message")).to_have_text("result " + TEXT)
-    expect(page.locator("#probes .probe-message")).to_have_text("message " + TEXT)
-    expect(page.locator("#probes .probe-stdout pre")).to_have_text("stdout " + TEXT)
+    expect(page.locator("#probes .probe-message").first).to_have_text("message " + TEXT)
+    expect(page.locator("#probes .diff-leaf").first).to_contain_text("<script>window.__xss = 1</script>")
+    expect(page.locator("#probes .raised-summary")).to_have_text("ValueError: " + TEXT)
+    expect(page.locator("#probes .expected-preview")).to_contain_text(PAYLOADS[1][:30])
+    expect(page.locator("#hints .hint-about")).to_contain_text(PAYLOADS[0])
+    expect(page.locator("#probes .probe-stdout pre").first).to_have_text("stdout " + TEXT)
     expect(page.locator("#hints .hint-body")).to_contain_text("hint")
     # ...and nowhere as live markup: no element they would create, no handler attribute, no javascript: link.
     for selector in ("#xss-img", "#xss-svg", "#statement script", "#result script", "#hints script", "[onerror]", "[onload]"):

@@ -250,9 +250,56 @@ def test_a_result_stored_before_the_policy_existed_still_gets_a_template():
     assert candidate_probe(old_wrong, public=False)["message"] == TEMPLATES["check"]
 
 
-def test_the_view_leaves_out_timings_and_unshown_hint_texts():
+def test_the_view_leaves_out_timings():
     result = graded({"keeps_float16": ProbeRun("keeps_float16", "timeout")}).to_dict()
     result["timings"] = {"total_ms": 5}
+    assert "timings" not in candidate_view(result)
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_no_hint_text_goes_out_with_a_result_of_any_tier(public: bool):
+    """Hints are shown on request only: the view names which unlocked (id, tier, tags), never what they say."""
+    wrong = {
+        "floats": ProbeRun("floats", "ok", observation=ta(FLOATS + 1, "float64")),
+        "keeps_float16": ProbeRun("keeps_float16", "timeout"),
+    }
+    result = graded(wrong).to_dict()
+    if public:  # the same hints on a Run's result
+        result = {**result, "public": True}
+    texts = [h["text"] for h in result["hints"]]
+    assert {h["tier"] for h in result["hints"]} == {1, 2, 3} and all(texts)
     view = candidate_view(result)
-    assert "timings" not in view
-    assert [(h["id"], h["text"]) for h in view["hints"]] == [("dtype", None), ("near", None)]  # tiers 2 and 3: on request
+    assert [(h["id"], h["tier"]) for h in view["hints"]] == [("broadcast", 1), ("dtype", 2), ("near", 3)]
+    assert all(set(h) == {"id", "tier", "tags", "probes"} for h in view["hints"])
+    assert [h["probes"] for h in view["hints"]] == [["floats"], ["floats", "keeps_float16"], ["keeps_float16"]]
+    assert not any(text in json.dumps(view) for text in texts)
+
+
+PUBLIC_EXPECTED = {"small": ta([1, 2, 3, 4], "float32")}
+
+
+def test_a_public_probe_shows_its_structured_diff_and_a_hidden_one_does_not():
+    hidden = graded({"floats": ProbeRun("floats", "ok", observation=ta(FLOATS + 1, "float64"))}).to_dict()
+    assert hidden["probes"][0]["diff"] is None  # never computed for a hidden probe
+    hidden["probes"][0]["diff"] = {"tree": {"received": SECRET}}  # and never passed on, were one stored
+    assert "diff" not in seen_dict(hidden)["floats"] and SECRET not in json.dumps(candidate_view(hidden))
+    wrong = {"small": ProbeRun("small", "ok", observation=ta([1, 2, 0, 4], "float32"))}
+    diff = seen(graded(wrong, public=True, expected=PUBLIC_EXPECTED))["small"]["diff"]
+    assert diff["received"] == diff["expected"] == "numpy float32 array, shape (4,)"
+    assert diff["tree"]["first"] == [{"index": [2], "received": "0.0", "expected": "3.0", "equal_before": 2}]
+
+
+def test_a_public_probe_that_raised_shows_its_expected_value_and_a_hidden_one_does_not():
+    run = ProbeRun("small", "error", exc_type="ValueError", message="boom", traceback="ValueError: boom")
+    public = seen(graded({"small": run}, public=True, expected=PUBLIC_EXPECTED))["small"]
+    assert public["observation"] is None and public["expected"] == {"dtype": "float32", "shape": [4], "values": [1.0, 2.0, 3.0, 4.0]}
+    assert public["diff"]["expected"] == "numpy float32 array, shape (4,)"
+    assert public["diff"]["expected_preview"] == "float32 array (4,) [1.0, 2.0, 3.0, 4.0]"
+    raised = {"floats": ProbeRun("floats", "error", exc_type="ValueError", message="boom", traceback="ValueError: boom")}
+    hidden = graded(raised).to_dict()
+    assert hidden["probes"][0]["expected"] is None and hidden["probes"][0]["diff"] is None
+    assert set(seen_dict(hidden)["floats"]) == {"name", "category", "weight", "passed", "status", "message", "description", "duration_ms"}
+
+
+def seen_dict(result: dict) -> dict[str, dict]:
+    return {p["name"]: p for p in candidate_view(result)["probes"]}

@@ -287,7 +287,17 @@ def test_hints_come_from_the_failed_probes_tags_in_tier_order():
     # keeps_float16 fails (tag dtype): unlocks 'dtype' (tier 2) and 'near' (tier 3), not 'broadcast'.
     result = grade_hidden(hidden_execution({"keeps_float16": run_ok("keeps_float16", WRONG["keeps_float16"])}))
     assert [(h["id"], h["tier"]) for h in result.hints] == [("dtype", 2), ("near", 3)]
-    assert result.hints[0] == {"id": "dtype", "tier": 2, "tags": ["values", "dtype"], "text": "Keep the input's dtype."}
+    assert result.hints[0] == {"id": "dtype", "tier": 2, "tags": ["values", "dtype"], "text": "Keep the input's dtype.", "probes": ["keeps_float16"]}
+
+
+def test_each_hint_names_the_failing_probes_it_is_about_the_heaviest_first():
+    # floats (weight 2, tag values) and keeps_float16 (weight 1, tag dtype) fail; 'dtype' has both tags.
+    result = grade_hidden(hidden_execution({n: run_ok(n, WRONG[n]) for n in ("keeps_float16", "floats")}))
+    assert [(h["id"], h["probes"]) for h in result.hints] == [
+        ("broadcast", ["floats"]),
+        ("dtype", ["floats", "keeps_float16"]),
+        ("near", ["keeps_float16"]),
+    ]
 
 
 def test_a_values_failure_unlocks_the_values_hints():

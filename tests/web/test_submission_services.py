@@ -189,7 +189,7 @@ def test_grade_stores_the_result_and_timestamps(user: User, challenge: Challenge
     assert submission.categories == {"correctness": {"score": 0.0, "passed": 0, "total": 1}}
     (probe,) = submission.probes
     assert (probe["name"], probe["passed"], probe["observation"], probe["expected"]) == ("small", False, 6, 5)
-    assert submission.hints == ALL_SUM_HINTS
+    assert submission.hints == [{**hint, "probes": ["small"]} for hint in ALL_SUM_HINTS]  # each names the failing probe it is about
     assert submission.attempts == 1
     assert submission.started_at is not None and submission.finished_at is not None
     assert submission.finished_at >= submission.started_at
@@ -436,7 +436,9 @@ def test_hints_are_revealed_one_tier_at_a_time(user: User, graded_with_hints: Su
     assert (concept.tier, concept.text) == (2, "The `+` operator adds two integers.")
     assert near.text == "`return a + b`"
     assert list(HintReveal.objects.order_by("tier").values_list("hint_id", "submission_id")) == [
-        ("nudge", graded_with_hints.pk), ("concept", graded_with_hints.pk), ("near", graded_with_hints.pk)
+        ("nudge", graded_with_hints.pk),
+        ("concept", graded_with_hints.pk),
+        ("near", graded_with_hints.pk),
     ]
 
 

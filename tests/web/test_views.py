@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tests.fake_backend import FakeBackend, ok
+from tests.fake_backend import FakeBackend, ok, raised
 from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Status, Submission
@@ -97,7 +97,7 @@ def test_given_modules_are_shown_read_only_beside_the_editor(client: Client, pac
     assert 'data-given="given/pipeline.py" readonly' in panel
     assert "from given.pipeline import ..." in panel
     # The source, escaped as text: the page shows it, never renders it.
-    assert "The pipeline &lt;the candidate&gt; reads." in panel and 'return [&quot;fx&quot;, &quot;onnx&quot;]' in panel
+    assert "The pipeline &lt;the candidate&gt; reads." in panel and "return [&quot;fx&quot;, &quot;onnx&quot;]" in panel
     editor = html[html.index('id="panel-entry"') : html.index('id="panel-given-cases"')]
     assert 'id="editor"' in editor and "readonly" not in editor
 
@@ -297,6 +297,58 @@ def test_reveal_endpoint_walks_the_ladder(alice: Client, graded: int) -> None:
     assert hints["near"]["shown"] and "return a + b" in hints["near"]["html"]
     assert not any(h["offered"] for h in hints.values())
     assert HintReveal.objects.filter(submission_id=graded).count() == 3
+
+
+def _post(client: Client, route: str, code: str, capture: Any) -> dict[str, Any]:
+    with capture(execute=True):
+        created = client.post(reverse(route, args=["add-two"]), data=code, content_type="text/plain")
+    return client.get(reverse("submission-status", args=[created.json()["id"]])).json()
+
+
+def test_the_heaviest_failing_probes_nudge_is_offered_first_then_tiers_in_order(
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Both hidden probes fail: positives (weight 2, "sum") leads negatives (weight 1, "signs")."""
+    zero = "def add(a, b):\n    return 0\n"
+    fake_sandbox.script(zero, positives=ok([0, 0, 0]), negatives=ok([0, 0]))
+    data = _post(alice, "challenge-submit", zero, django_capture_on_commit_callbacks)
+    assert [(h["id"], h["tier"]) for h in data["hints"]] == [("nudge", 1), ("negatives", 1), ("concept", 2), ("near", 3)]
+    assert [h["id"] for h in data["hints"] if h["offered"]] == ["nudge"] and not any(h["html"] for h in data["hints"])
+    assert [h["probes"] for h in data["hints"]] == [["positives"], ["negatives"], ["positives"], ["positives"]]
+
+    offered = []
+    for _ in range(4):
+        hint = next(h for h in data["hints"] if h["offered"])
+        offered.append(hint["id"])
+        data = alice.post(hint["reveal_url"]).json()
+    assert offered == ["nudge", "negatives", "concept", "near"]
+    assert not any(h["offered"] for h in data["hints"])
+    rows = HintReveal.objects.order_by("revealed_at", "pk")
+    assert [(r.hint_id, r.tier, r.submission_id) for r in rows] == [
+        (h, t, data["id"]) for h, t in [("nudge", 1), ("negatives", 1), ("concept", 2), ("near", 3)]
+    ]
+
+
+def test_a_run_shows_a_structured_diff_and_the_expected_value_beside_an_error(
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    wrong = "def add(a, b):\n    return a - b\n"
+    fake_sandbox.script(wrong, small=ok(-1))
+    [small] = _post(alice, "challenge-run", wrong, django_capture_on_commit_callbacks)["probes"]
+    leaf = small["diff"]["tree"]
+    assert (leaf["path"], leaf["received"], leaf["expected"]) == ("result", "-1", "5")
+
+    broken = "def add(a, b):\n    raise ValueError('nope')\n"
+    fake_sandbox.script(broken, small=raised("ValueError", "nope"), positives=raised("ValueError", "nope"))
+    [small] = _post(alice, "challenge-run", broken, django_capture_on_commit_callbacks)["probes"]
+    assert "ValueError: nope" in small["message"] and small["observation"] is None
+    assert small["expected"] == 5 and small["diff"] == {"received": None, "expected": "int 5", "expected_preview": "5", "tree": None}
+
+    # A Submit's probe that raised: the policy's sentence, no expected value, no diff.
+    hidden = _post(alice, "challenge-submit", broken, django_capture_on_commit_callbacks)["probes"]
+    positives = next(p for p in hidden if p["name"] == "positives")
+    assert positives["message"] == "raised ValueError at solution.py line 2"
+    assert not {"expected", "observation", "diff"} & set(positives)
 
 
 def test_reveal_is_owner_only(client: Client, other_user: User, graded: int) -> None:

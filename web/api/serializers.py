@@ -90,10 +90,16 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     categories = serializers.DictField()
     probes = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Each probe's outcome. Run: message, observation, expected value and printed output. "
+        help_text="Each probe's outcome. Run: message, observation, expected value (also when the probe raised), printed output, "
+        "and for a failing probe `diff`: both sides' types, then a tree with equal runs collapsed, differing leaves by path and an "
+        "array's first mismatching indices with both values and the tolerance (or, when it raised, the expected value as text). "
         "Submit: a message composed by the grader (which property failed, where, how far), nothing the code printed or raised.",
     )
-    hints = serializers.ListField(child=serializers.DictField())
+    hints = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Every hint the failing probes unlocked (id, tier, tags, the probes it is about), the one to fix first first; "
+        "`html` only for hints revealed through reveal_url (none is shown unasked); `offered` marks the one to reveal next.",
+    )
     message = serializers.CharField()
     version = serializers.CharField()
     created_at = serializers.DateTimeField()

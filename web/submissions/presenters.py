@@ -60,6 +60,8 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
                 "id": str(hint["id"]),
                 "tier": int(hint["tier"]),
                 "tags": list(hint.get("tags") or []),
+                # The failing probes it is about, the one to fix first first (empty for results stored before).
+                "probes": [str(name) for name in hint.get("probes") or []],
                 "shown": shown,
                 "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
                 "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),

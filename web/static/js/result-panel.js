@@ -22,10 +22,27 @@
     return node;
   }
 
+  // JSON, indented, but a list of plain values on one line: 64 numbers are one line, not 64.
+  function compactJSON(value, indent) {
+    if (Array.isArray(value)) {
+      if (!value.length) return "[]";
+      if (value.every(function (x) { return x === null || typeof x !== "object"; })) {
+        return "[" + value.map(function (x) { return compactJSON(x, ""); }).join(", ") + "]";
+      }
+      return "[\n" + value.map(function (x) { return indent + "  " + compactJSON(x, indent + "  "); }).join(",\n") + "\n" + indent + "]";
+    }
+    if (value !== null && typeof value === "object") {
+      var keys = Object.keys(value);
+      if (!keys.length) return "{}";
+      return "{\n" + keys.map(function (k) { return indent + "  " + JSON.stringify(k) + ": " + compactJSON(value[k], indent + "  "); }).join(",\n") + "\n" + indent + "}";
+    }
+    var text = JSON.stringify(value);
+    return text === undefined ? String(value) : text;
+  }
+
   function pretty(value) {
     var text;
-    try { text = JSON.stringify(value, null, 1); } catch (e) { text = String(value); }
-    if (text === undefined) text = String(value);
+    try { text = compactJSON(value, ""); } catch (e) { text = String(value); }
     return text.length > 4000 ? text.slice(0, 4000) + "\n… (truncated)" : text;
   }
 
@@ -82,6 +99,148 @@
     });
   }
 
+  // --- Structured diffs (a Run's failing probes; grader/diff.py computes them, every value already text) ---
+
+  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+  function sides(received, expected) {
+    // "your result" and "expected" side by side, the differing one marked.
+    var box = el("div", "diff-sides");
+    [["your result", received], ["expected", expected]].forEach(function (pair) {
+      var cell = el("div", "diff-side");
+      cell.appendChild(el("span", "compare-label", pair[0]));
+      cell.appendChild(el("code", "diff-value", pair[1] === null || pair[1] === undefined ? "nothing" : pair[1]));
+      box.appendChild(cell);
+    });
+    if (received !== expected) box.classList.add("diff-sides-differ");
+    return box;
+  }
+
+  function renderArray(node, item) {
+    // An array: how many elements differ, the first few with both values, and the tolerance used.
+    var facts = [];
+    if (node.mismatches !== undefined) facts.push(node.mismatches + " of " + node.elements + " elements differ");
+    if (node.tolerance) facts.push(node.tolerance);
+    if (typeof node.max_abs_error === "number") facts.push("max abs error " + node.max_abs_error.toPrecision(3));
+    if (typeof node.max_rel_error === "number") facts.push("max rel error " + node.max_rel_error.toPrecision(3));
+    if (facts.length) item.appendChild(el("p", "diff-facts", facts.join(" · ")));
+    if (!node.first || !node.first.length) return;
+    var table = el("table", "diff-table");
+    var head = el("tr");
+    ["index", "your result", "expected"].forEach(function (t) { head.appendChild(el("th", "", t)); });
+    table.appendChild(el("thead")).appendChild(head);
+    var body = el("tbody");
+    var equalRow = function (n) {
+      var row = el("tr", "diff-equal-row");
+      var cell = el("td", "", plural(n, "equal element", "equal elements"));
+      cell.colSpan = 3;
+      row.appendChild(cell);
+      body.appendChild(row);
+    };
+    node.first.forEach(function (m) {
+      if (m.equal_before) equalRow(m.equal_before);
+      var row = el("tr", "diff-mismatch");
+      row.appendChild(el("td", "", "[" + m.index.join(", ") + "]"));
+      row.appendChild(el("td", "diff-received", m.received));
+      row.appendChild(el("td", "", m.expected));
+      body.appendChild(row);
+    });
+    if (node.equal_after) equalRow(node.equal_after);
+    table.appendChild(body);
+    var scroll = el("div", "diff-table-wrap");
+    scroll.appendChild(table);
+    item.appendChild(el("p", "diff-caption", node.mismatches > node.first.length ? "The first " + node.first.length + " that differ:" : "Where they differ:"));
+    item.appendChild(scroll);
+    if (node.worst && node.failure !== "shape") {
+      item.appendChild(el("p", "diff-facts", "Worst at [" + node.worst.index.join(", ") + "]: yours " + node.worst.received + ", expected " + node.worst.expected));
+    }
+  }
+
+  function renderNode(node, withoutSides) {
+    // One entry of the tree: a collapsed run of equal entries, a count of differences left out, or a differing entry.
+    if (node.collapsed !== undefined) {
+      var range = node.collapsed === 1 ? node.first : node.first + " … " + node.last;
+      var same = el("li", "diff-equal");
+      same.appendChild(el("span", "diff-path", range));
+      same.appendChild(el("span", "", node.collapsed === 1 ? "equal" : plural(node.collapsed, "equal entry", "equal entries")));
+      return same;
+    }
+    if (node.omitted !== undefined) {
+      return el("li", "diff-omitted", plural(node.omitted === true ? 1 : node.omitted, "more difference", "more differences") + " not shown");
+    }
+    var item = el("li", "diff-node" + (node.equal ? "" : " diff-differs") + (node.children ? "" : " diff-leaf"));
+    var head = el("div", "diff-head");
+    head.appendChild(el("code", "diff-path", node.path));
+    if (node.note) head.appendChild(el("span", "diff-note", node.note));
+    item.appendChild(head);
+    if (!withoutSides && (!node.children || node.received !== node.expected)) item.appendChild(sides(node.received, node.expected));
+    if (node.first !== undefined || node.tolerance) renderArray(node, item);
+    if (node.children && node.children.length) {
+      var list = el("ul", "diff-tree");
+      node.children.forEach(function (child) { list.appendChild(renderNode(child)); });
+      item.appendChild(list);
+    }
+    return item;
+  }
+
+  function renderDiff(diff) {
+    var box = el("div", "diff");
+    box.appendChild(el("span", "compare-label", "where your result differs"));
+    box.appendChild(sides(diff.received, diff.expected));
+    if (diff.custom_check) {
+      box.appendChild(el("p", "diff-facts", "This probe has its own check, which may accept results that differ from the reference's; the differences below are from the reference's result."));
+    }
+    var tree = diff.tree;
+    if (diff.equal) {
+      box.appendChild(el("p", "diff-facts", "Your result equals the reference's, but it does not pass this probe's check."));
+    }
+    var list = el("ul", "diff-tree diff-root");
+    if (tree.children && !tree.note) {
+      tree.children.forEach(function (child) { list.appendChild(renderNode(child)); });
+    } else if (!diff.equal && (tree.children || tree.note || tree.tolerance || tree.first)) {
+      // The whole result is one array, or a container of the wrong size: the types above, its details here.
+      list.appendChild(renderNode(tree, true));
+    } else if (!diff.equal) {
+      // The whole result is one value: the two sides above already say it all.
+      box.querySelector(".diff-sides").classList.add("diff-leaf");
+    }
+    if (list.childNodes.length) box.appendChild(list);
+    return box;
+  }
+
+  function renderRaised(p) {
+    // A public probe that returned nothing: its error and the expected value side by side.
+    var cmp = el("div", "compare compare-raised");
+    var got = el("div", "compare-col");
+    got.appendChild(el("span", "compare-label", "your code"));
+    var lines = String(p.message || p.status || "").trim().split("\n");
+    got.appendChild(el("p", "raised-summary", lines[lines.length - 1]));  // "ValueError: …", the traceback's last line
+    got.appendChild(el("pre", "probe-message", p.message || p.status));
+    var want = el("div", "compare-col expected-col");
+    want.appendChild(el("span", "compare-label", "expected"));
+    want.appendChild(el("p", "diff-facts", p.diff.expected));
+    want.appendChild(el("pre", "expected-preview", p.diff.expected_preview));
+    cmp.appendChild(got);
+    cmp.appendChild(want);
+    return cmp;
+  }
+
+  function renderRaw(p, open) {
+    // The values as JSON, folded away when the structured diff above says where they differ.
+    var details = el("details", "probe-raw");
+    details.open = !!open;
+    details.appendChild(el("summary", "", "raw values (JSON)"));
+    var cmp = el("div", "compare");
+    [["your result", p.observation], ["expected", p.expected]].forEach(function (pair) {
+      var col = el("div", "compare-col");
+      col.appendChild(el("span", "compare-label", pair[0]));
+      col.appendChild(el("pre", "", pretty(pair[1])));
+      cmp.appendChild(col);
+    });
+    details.appendChild(cmp);
+    return details;
+  }
+
   function renderProbes(data) {
     var probes = $("probes");
     probes.replaceChildren();
@@ -97,18 +256,15 @@
       if (p.duration_ms !== undefined && p.duration_ms !== null) head.appendChild(el("span", "muted small", p.duration_ms + " ms"));
       li.appendChild(head);
       if (p.description) li.appendChild(el("p", "probe-desc", p.description));
-      if (p.message) li.appendChild(el("pre", "probe-message", p.message));
-      if (data.kind === "run" && !p.passed && ("observation" in p || "expected" in p)) {
-        var cmp = el("div", "compare");
-        var got = el("div", "compare-col");
-        got.appendChild(el("span", "compare-label", "your result"));
-        got.appendChild(el("pre", "", pretty(p.observation)));
-        var want = el("div", "compare-col");
-        want.appendChild(el("span", "compare-label", "expected"));
-        want.appendChild(el("pre", "", pretty(p.expected)));
-        cmp.appendChild(got);
-        cmp.appendChild(want);
-        li.appendChild(cmp);
+      var raised = data.kind === "run" && !p.passed && p.diff && !p.diff.tree;
+      if (raised) {
+        li.appendChild(renderRaised(p));
+      } else {
+        if (p.message) li.appendChild(el("pre", "probe-message", p.message));
+        if (data.kind === "run" && !p.passed) {
+          if (p.diff && p.diff.tree) li.appendChild(renderDiff(p.diff));
+          if ("observation" in p || "expected" in p) li.appendChild(renderRaw(p, !p.diff));
+        }
       }
       if (p.stdout) {
         var details = el("details", "probe-stdout");
@@ -130,13 +286,14 @@
     box.appendChild(el("h3", "", "Hints"));
     var shown = hints.filter(function (h) { return h.shown; });
     var waiting = hints.length - shown.length;
-    var summary = "The failing probes unlocked " + hints.length + (hints.length === 1 ? " hint" : " hints") +
-      (shown.length ? "; you have seen " + shown.length + "." : ". None is shown until you ask.");
+    var summary = plural(hints.length, "hint", "hints") + " available: the failing probes unlocked " + (hints.length === 1 ? "it" : "them") + ". " +
+      (shown.length ? "You have seen " + shown.length + "." : "None is shown until you ask.");
     box.appendChild(el("p", "muted small hint-summary", summary));
     shown.forEach(function (h) {
       var card = el("div", "hint hint-tier-" + h.tier);
       card.dataset.hintId = h.id;
       card.appendChild(el("span", "hint-tier", TIER_LABEL[h.tier] || "Hint"));
+      if (h.probes && h.probes.length) card.appendChild(el("span", "hint-about", "about " + h.probes.join(", ")));
       var body = el("div", "hint-body prose");
       body.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3)
       card.appendChild(body);
@@ -144,7 +301,9 @@
     });
     var offered = hints.filter(function (h) { return h.offered; })[0];
     if (offered) {
-      var label = (shown.length ? "Show the next hint" : "Show a hint") + " (" + (TIER_LABEL[offered.tier] || "hint").toLowerCase() + ")";
+      // Named after the failing probe it is about that the grader ranks first (heaviest, then earliest).
+      var about = offered.probes && offered.probes.length ? " about " + offered.probes[0] : "";
+      var label = (shown.length ? "Show the next hint" : "Show a hint") + about + " (tier " + offered.tier + ", " + (TIER_LABEL[offered.tier] || "hint").toLowerCase() + ")";
       var button = el("button", "button button-small button-secondary reveal-hint", label);
       button.type = "button";
       button.dataset.hintId = offered.id;
