@@ -3,7 +3,7 @@
     python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
                                                     one that passed before on this code and backend is not run again)
     python -m grader grade PACKAGE_DIR FILE [--public] [--json | --as-candidate]
-    python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount]
+    python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount | --carry-over REV]
                                                     grade mutants of the reference on the hidden probes
                                                     and report the survivors (grader/mutants.py)
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from grader.feedback import candidate_view
 from grader.grade import grade_submission
-from grader.mutants import TARGET_SCORE, Outcome, record_problems, recount_record, run_mutants, write_record
+from grader.mutants import TARGET_SCORE, Outcome, carry_over_record, files_at, record_problems, recount_record, run_mutants, write_record
 from grader.package import MUTANTS_RECORD, discover_packages, load_package_dir
 from grader.validate import validate_all, validate_jobs
 from sandbox.errors import AppError
@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     mutants.add_argument("--write", action="store_true", help=f"write the result to the package's {MUTANTS_RECORD}, keeping its whys")
     mutants.add_argument(
         "--recount", action="store_true", help=f"run nothing: rewrite {MUTANTS_RECORD} after survivors got a why (package unchanged)"
+    )
+    mutants.add_argument(
+        "--carry-over",
+        metavar="REV",
+        help=f"run nothing: carry the {MUTANTS_RECORD} of git revision REV over changes no mutant's grading reads "
+        "(statement, starter, solutions, hints, [rules])",
     )
     args = parser.parse_args(argv)
 
@@ -99,10 +105,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _mutants(args: argparse.Namespace) -> int:
     """``mutants``: progress on stderr, the report on stdout; 1 when the score is below the target."""
-    if args.recount:
-        path = recount_record(args.package)
+    if args.recount or args.carry_over:
+        note = ""
+        if args.recount:
+            path = recount_record(args.package)
+        else:
+            path, refused = carry_over_record(args.package, files_at(args.package, args.carry_over))
+            note = f" from {args.carry_over}; survivors the rules now refuse, killed: {', '.join(refused) or 'none'}"
         problems = record_problems(args.package)
-        print(f"rewrote {path}" + "".join(f"\n  {p}" for p in problems))
+        print(f"rewrote {path}{note}" + "".join(f"\n  {p}" for p in problems))
         return 1 if problems else 0
     package = load_package_dir(args.package)
     jobs = args.jobs if args.jobs is not None else validate_jobs()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 import tomllib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,8 @@ from typing import Any
 from grader.errors import PackageError, PlatformError
 from grader.grade import expected_observations, grade_series, grade_submission
 from grader.mutate import Mutant, make_mutants
-from grader.package import MUTANTS_RECORD, Package, read_package_files, version_without_mutants
+from grader.package import MUTANTS_RECORD, Package, load_package_dir, read_package_files, version_without_mutants
+from grader.source_rules import rule_violations
 from sandbox import Backend
 
 # The mutation score every package must reach (issue 12).
@@ -319,6 +321,79 @@ def recount_record(folder: Path) -> Path:
     path = folder / MUTANTS_RECORD
     path.write_text(render_record(tally, recorded_whys(files)), encoding="utf-8")
     return path
+
+
+# What a mutant's grading never reads: the statement, the starter and the shipped solutions (the record is one).
+_UNGRADED = ("statement.md", "starter/", "solutions/")
+
+
+def _graded_part(files: dict[str, bytes]) -> dict[str, Any]:
+    """What a mutant's grading depends on: every file but the ungraded ones, challenge.toml as parsed, without [rules] and hints."""
+    kept: dict[str, Any] = {path: data for path, data in files.items() if not path.startswith(_UNGRADED)}
+    try:
+        meta = tomllib.loads(files["challenge.toml"].decode("utf-8"))
+    except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PackageError(f"challenge.toml cannot be read ({type(exc).__name__})", path="challenge.toml") from None
+    kept["challenge.toml"] = {key: value for key, value in meta.items() if key not in ("rules", "hints")}
+    return kept
+
+
+def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[str]]:
+    """Carry a record over changes that cannot change how a mutant is graded, grading nothing.
+
+    ``base`` is the package's files as they were when the record was written
+    (its version must be the record's). Since then, only the statement, the
+    starter, the shipped solutions, the hints and the ``[rules]`` table may
+    have changed: a mutant's grading reads none of them, except the rules,
+    which only refuse code before it runs (grader/source_rules.py). So a
+    killed mutant stays killed, and a survivor stays one unless the rules now
+    refuse its source, which kills it. Returns the record's path and the ids
+    of the survivors the rules killed.
+    """
+    files = read_package_files(folder)
+    record = load_record(base)
+    if record is None:
+        raise PackageError("the base holds no record to carry over", path=str(folder / MUTANTS_RECORD))
+    if record.get("version") != version_without_mutants(base):
+        raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
+    if _graded_part(files) != _graded_part(base):
+        changed = sorted(p for p in set(files) | set(base) if not p.startswith(_UNGRADED) and files.get(p) != base.get(p))
+        raise PackageError(
+            f"what a mutant's grading reads changed ({', '.join(changed)}): run with --write", path=str(folder / MUTANTS_RECORD)
+        )
+    package = load_package_dir(folder)
+    sources = {m.id: m.source for m in make_mutants(package.reference_code)}
+    table = record.get("counts")
+    counts: dict[str, Any] = table if isinstance(table, dict) else {}
+    survivors = [(str(e["id"]), str(e.get("description", ""))) for kind in ("equivalent", "survivor") for e in record.get(kind, [])]
+    refused = [i for i, _ in survivors if i in sources and rule_violations(package.rules, sources[i])]
+    kept = tuple((i, d) for i, d in survivors if i not in refused)
+    try:
+        tally = Tally(version_without_mutants(files), int(counts["generated"]), int(counts["total"]), int(counts["killed"]) + len(refused), kept)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PackageError(f"cannot read the record's counts ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
+    path = folder / MUTANTS_RECORD
+    path.write_text(render_record(tally, recorded_whys(base)), encoding="utf-8")
+    return path, refused
+
+
+def files_at(folder: Path, revision: str) -> dict[str, bytes]:
+    """A package folder's files as git has them at ``revision`` (what :func:`carry_over_record` takes as its base)."""
+
+    def git(*args: str) -> bytes:
+        try:
+            return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as exc:
+            said = exc.stderr.decode(errors="replace").strip() if isinstance(exc, subprocess.CalledProcessError) else str(exc)
+            raise PackageError(f"git {' '.join(args[:2])} failed: {said}", path=str(folder)) from None
+
+    top = Path(git("rev-parse", "--show-toplevel").decode().strip())
+    prefix = folder.resolve().relative_to(top.resolve()).as_posix()
+    listing = git("ls-tree", "-r", "-z", "--full-name", "--name-only", revision, "--", str(top / prefix))
+    names = [name.decode() for name in listing.split(b"\0") if name]
+    if not names:
+        raise PackageError(f"git has no files of this package at {revision}", path=str(folder))
+    return {name[len(prefix) + 1 :]: git("show", f"{revision}:{name}") for name in names}
 
 
 def record_problems(folder: Path | str) -> list[str]:

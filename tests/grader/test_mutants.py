@@ -15,7 +15,7 @@ import pytest
 
 from grader.__main__ import main
 from grader.errors import PackageError
-from grader.mutants import mutation_score, record_problems, recount_record, spread
+from grader.mutants import carry_over_record, files_at, mutation_score, record_problems, recount_record, spread
 from grader.mutate import make_mutants
 from grader.package import MUTANTS_RECORD, load_package_dir, read_package_files, version_of, version_without_mutants
 from tests.helpers import ADD_NUMBERS
@@ -139,6 +139,61 @@ def test_recount_refuses_a_package_that_changed(folder: Path) -> None:
     (folder / "statement.md").write_text("Changed.\n")
     with pytest.raises(PackageError, match="run with --write, not --recount"):
         recount_record(folder)
+
+
+def add_rules(folder: Path, table: str) -> None:
+    toml = folder / "challenge.toml"
+    toml.write_text(toml.read_text().replace("[[hints]]", f"[rules]\n{table}\n\n[[hints]]", 1))
+
+
+def test_carry_over_keeps_a_record_across_what_no_mutants_grading_reads_and_kills_the_survivors_rules_refuse(folder: Path) -> None:
+    # One equivalent survivor (the dropped print) and one more survivor, the lost sign, which still prints a.shape.
+    survivor = '\n[[survivor]]\nid = "sign:6:5:0"\ndescription = "line 6: minus"\n'
+    (folder / MUTANTS_RECORD).write_text(record_text(folder, killed=8, survived=2, score=88.9) + survivor)
+    base = read_package_files(folder)
+    (folder / "statement.md").write_text("Reworded.\n")
+    (folder / "solutions" / "float64.py").write_text("def add(a, b):\n    return a\n")
+    add_rules(folder, 'forbidden = ["shape"]\nwhy = "no shapes"')
+    path, refused = carry_over_record(folder, base)
+    assert refused == ["sign:6:5:0"]
+    record = path.read_text()
+    assert "killed = 9" in record and "survived = 1" in record and 'id = "drop:5:5:0"' in record and "sign:6:5:0" not in record
+    assert f'why = "{WHY}"' in record
+    assert record_problems(folder) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda f: (f / "probes" / "hidden.py").write_text((f / "probes" / "hidden.py").read_text() + "\n# changed\n"),
+        lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("probe_seconds = 3", "probe_seconds = 4")),
+        lambda f: (f / "reference" / "solution.py").write_text(REFERENCE.replace("print(a.shape)", "print(a)")),
+    ],
+    ids=["probes", "limits", "reference"],
+)
+def test_carry_over_refuses_a_change_a_mutants_grading_reads(folder: Path, change) -> None:
+    (folder / MUTANTS_RECORD).write_text(record_text(folder))
+    base = read_package_files(folder)
+    change(folder)
+    with pytest.raises(PackageError, match=r"what a mutant's grading reads changed .*: run with --write"):
+        carry_over_record(folder, base)
+
+
+def test_carry_over_reads_its_base_from_git(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+
+    (folder / MUTANTS_RECORD).write_text(record_text(folder))
+    repo = folder.parents[1]
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    assert files_at(folder, "HEAD") == read_package_files(folder)
+    (folder / "statement.md").write_text("Reworded.\n")
+    assert record_problems(folder) != []
+    assert main(["mutants", str(folder), "--carry-over", "HEAD"]) == 0
+    assert "survivors the rules now refuse, killed: none" in capsys.readouterr().out
+    assert record_problems(folder) == []
+    with pytest.raises(PackageError, match="git ls-tree -r failed: fatal: Not a valid object name no-such-revision"):
+        files_at(folder, "no-such-revision")
 
 
 def test_an_unreadable_record_is_named(folder: Path) -> None:
