@@ -24,7 +24,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from sandbox import cgroups
+from sandbox import cgroups, seccomp
 from sandbox.backend import Backend, SandboxLimits, SandboxStartError
 from sandbox.environment import RUNNER_DIR, SANDBOX_UID, sandbox_env
 from sandbox.process import ProcessSandbox
@@ -74,6 +74,11 @@ class BwrapSandbox(ProcessSandbox):
             (etc / name).write_text(text)
             os.chmod(etc / name, 0o444)
         os.chmod(etc, 0o755)  # noqa: S103 - read by the sandbox user
+        # The seccomp filter, read by bwrap from this descriptor (sandbox/seccomp.py).
+        self._seccomp_fd: int | None = None
+        if seccomp.supported():
+            (self.host_dir / "seccomp.bpf").write_bytes(seccomp.filter_program())
+            self._seccomp_fd = os.open(self.host_dir / "seccomp.bpf", os.O_RDONLY | os.O_CLOEXEC)
         if backend.use_cgroups:
             try:
                 self.cgroup = cgroups.Cgroup(limits.memory_mb, limits.pids, limits.cpus)
@@ -121,6 +126,8 @@ class BwrapSandbox(ProcessSandbox):
             "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/dev/shm",
             "--chdir", "/tmp",
         ]  # fmt: skip
+        if self._seccomp_fd is not None:
+            argv += ["--seccomp", str(self._seccomp_fd)]
         # The environment's own tools (iree-compile, iree-import-onnx, ninja)
         # are found by name, as in the docker image, whose PATH starts with /opt/venv/bin.
         env = sandbox_env()
@@ -148,6 +155,11 @@ class BwrapSandbox(ProcessSandbox):
     def environment(self) -> dict[str, str]:
         return {"PATH": "/usr/bin:/bin"}
 
+    def inherited_fds(self) -> tuple[int, ...]:
+        # Handed to bwrap once: launch() closes it once bwrap has it.
+        fd, self._seccomp_fd = self._seccomp_fd, None
+        return () if fd is None else (fd,)
+
     def apply_limits(self, limits: SandboxLimits) -> None:
         super().apply_limits(limits)
         self.stream.cap = limits.stream_bytes
@@ -171,6 +183,9 @@ class BwrapSandbox(ProcessSandbox):
         return {"address_space_bytes": (self.limits.memory_mb + overhead) * 1024 * 1024}
 
     def release_resources(self) -> None:
+        if self._seccomp_fd is not None:  # never launched
+            os.close(self._seccomp_fd)
+            self._seccomp_fd = None
         if self.cgroup is not None:
             self.cgroup.destroy()
 
@@ -188,6 +203,8 @@ class BwrapBackend(Backend):
         # that compile with inductor are only slower, never wrong.
         self.warm_dir = ready_host_cache()
         self.use_cgroups = cgroups.available()
+        if not seccomp.supported():
+            log.warning("no seccomp filter for this architecture: bwrap sandboxes run without one", extra={"event": "sandbox.no_seccomp"})
         self.sweep()
 
     def sweep_orphans(self) -> int:

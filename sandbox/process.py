@@ -82,22 +82,31 @@ class ProcessSandbox(RunnerSandbox):
     def release_resources(self) -> None:
         """Backend-specific cleanup after the process tree is gone."""
 
+    def inherited_fds(self) -> tuple[int, ...]:
+        """File descriptors the launched process inherits (``command`` names them), handed over: launch() closes them."""
+        return ()
+
     # -- lifecycle
     def launch(self) -> None:
         self._stderr_file = tempfile.TemporaryFile()
+        argv, fds = self.command(), self.inherited_fds()
         try:
             self.proc = subprocess.Popen(
-                self.command(),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr_file,
                 env=self.environment(),
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=fds,
             )
         except OSError as exc:
             self.destroy()
             raise SandboxStartError(f"could not start the sandbox: {exc}") from exc
+        finally:
+            for fd in fds:
+                os.close(fd)
         assert self.proc.stdout is not None
         self.stream = StreamBuffer(self.limits.stream_bytes, self.kill)
         self.pump = pump_fd(self.proc.stdout.fileno(), self.stream)

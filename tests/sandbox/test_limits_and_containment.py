@@ -149,6 +149,81 @@ def test_network_is_unreachable(backend: str) -> None:
     assert result.verdict == "accepted", result.to_dict()
 
 
+# Each call's natural error, were it to reach the kernel unfiltered, differs from EPERM/EACCES/ENOSYS
+# (a new user namespace or a keyring id simply succeed; setns(-1) is EBADF; io_uring_setup and
+# perf_event_open with a NULL pointer are EFAULT), so "refused" means a filter or a missing privilege said no.
+KERNEL_ATTACK_SURFACE = """
+import ctypes, errno, os
+import numpy as np
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+CALLS = {
+    "unshare(CLONE_NEWUSER)": (272, 0x10000000),
+    "unshare(CLONE_NEWUSER|CLONE_NEWNET)": (272, 0x50000000),
+    "setns(-1, 0)": (308, -1, 0),
+    "clone(CLONE_NEWUSER|SIGCHLD)": (56, 0x10000000 | 17, 0, 0, 0, 0),
+    "keyctl(GET_KEYRING_ID, SESSION)": (250, 0, -3, 0),
+    "add_key(user)": (248, b"user", b"x", b"y", 1, -2),
+    "bpf(PROG_LOAD, NULL)": (321, 5, 0, 0),
+    "perf_event_open(NULL)": (298, 0, 0, -1, -1, 0),
+    "ptrace(ATTACH, parent)": (101, 16, os.getppid(), 0, 0),
+    "mount(tmpfs)": (165, b"none", b"/tmp", b"tmpfs", 0, 0),
+    "userfaultfd(0)": (323, 0),
+    "kexec_load": (246, 0, 0, 0, 0),
+}
+
+def attempt(args):
+    ctypes.set_errno(0)
+    result = libc.syscall(*args)
+    if result == 0 and args[0] == 56:
+        os._exit(0)  # a child in a new namespace: it must not run on
+    return None if result == -1 and ctypes.get_errno() in (errno.EPERM, errno.EACCES, errno.ENOSYS) else (result, ctypes.get_errno())
+
+def add(a, b):
+    allowed = {name: outcome for name, args in CALLS.items() if (outcome := attempt(args)) is not None}
+    if allowed:
+        raise RuntimeError(f"reached the kernel: {allowed}")
+    return np.add(a, b)
+"""
+
+
+def test_kernel_attack_surface_is_refused(backend: str) -> None:
+    # New namespaces, the keyring, eBPF, perf events, ptrace, mounts, io_uring: the
+    # usual first steps of a kernel privilege escalation. Docker's default seccomp
+    # profile refuses them; bwrap's filter is sandbox/seccomp.py.
+    result = grade(KERNEL_ATTACK_SURFACE, backend=backend)
+    assert result.verdict == "accepted", [p.message for p in result.probes if not p.passed]
+    assert_still_grades(backend)
+
+
+def test_io_uring_is_refused_by_the_bwrap_filter() -> None:
+    # Docker refuses io_uring from its 25.0 default profile on; Debian's 20.10 still allows it
+    # (docs/sandboxing.md says so). bwrap's filter refuses it.
+    code = KERNEL_ATTACK_SURFACE.replace('"kexec_load": (246, 0, 0, 0, 0),', '"io_uring_setup(1, NULL)": (425, 1, 0),')
+    result = grade(code, backend="bwrap")
+    assert result.verdict == "accepted", [p.message for p in result.probes if not p.passed]
+
+
+def test_threads_and_subprocesses_still_work_under_the_filter(backend: str) -> None:
+    # glibc starts threads with clone3 and falls back to clone on ENOSYS; fork and exec stay allowed.
+    result = grade(
+        """
+        import subprocess, sys, threading
+        import numpy as np
+
+        def add(a, b):
+            out = []
+            t = threading.Thread(target=lambda: out.append(np.add(a, b)))
+            t.start(); t.join()
+            child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True, timeout=20)
+            return out[0] if child.stdout.strip() == "42" else None
+        """,
+        backend=backend,
+    )
+    assert result.verdict == "accepted", [p.message for p in result.probes if not p.passed]
+
+
 def test_host_files_and_secrets_are_invisible(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SECRET_KEY", "worker-secret-do-not-leak")
     monkeypatch.setenv("DATABASE_URL", "postgres://secret@db/x")
