@@ -4,15 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0003_heartbeat'),
+        ("submissions", "0003_heartbeat"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='submission',
-            name='verdict',
-            field=models.CharField(blank=True, choices=[('accepted', 'Accepted'), ('partial', 'Partial'), ('wrong_answer', 'Wrong answer'), ('syntax_error', 'Syntax error'), ('rule_violation', 'Breaks a rule'), ('runtime_error', 'Runtime error'), ('time_limit', 'Time limit exceeded'), ('memory_limit', 'Memory limit exceeded'), ('output_limit', 'Output limit exceeded'), ('internal_error', 'Internal error')], max_length=16),
+            model_name="submission",
+            name="verdict",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("accepted", "Accepted"),
+                    ("partial", "Partial"),
+                    ("wrong_answer", "Wrong answer"),
+                    ("syntax_error", "Syntax error"),
+                    ("rule_violation", "Breaks a rule"),
+                    ("runtime_error", "Runtime error"),
+                    ("time_limit", "Time limit exceeded"),
+                    ("memory_limit", "Memory limit exceeded"),
+                    ("output_limit", "Output limit exceeded"),
+                    ("internal_error", "Internal error"),
+                ],
+                max_length=16,
+            ),
         ),
     ]
