@@ -1,4 +1,5 @@
-"""API URLs, mounted at /api/v1/: challenges, submit, your progress and submissions, poll, reveal a hint, regrade, the OpenAPI schema and its Swagger UI page."""
+"""API URLs, mounted at /api/v1/: challenges, submit, your progress and submissions, poll, reveal a hint, regrade,
+the OpenAPI schema and its Swagger UI page."""
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
