@@ -9,12 +9,13 @@ adds a coach and a mock interview, serves it with ``manage.py runserver`` on a
 free local port and opens each page in headless Chromium (Debian's, driven by
 Playwright). For every page it prints the horizontal overflow at 420 px (the
 page's scrollWidth minus its clientWidth: 0 is right), the widest elements
-when there is overflow, and any form field without a label. It saves
-docs/screenshots/challenge-1280.png, challenge-420.png and
-challenge-420-editor.png (the implement-engine-execute page, whose statement
-has long code and whose starter is long: the screen as it opens, and at
-420 px also scrolled down to the editor), and with ``--also-dir`` every page at 420 px there. It exits
-1 when a page overflows or a field has no label. Nothing outside the
+when there is overflow, and any form field without a label. It saves in
+docs/screenshots/ the implement-engine-execute page (a statement with long
+code, a long starter): challenge-1280.png and challenge-420.png as the page
+opens, challenge-420-editor.png scrolled down to the editor, and
+challenge-1280-result.png, the result panel of a Submit with passed probes
+folded and failed ones open; with ``--also-dir`` every page at 420 px too.
+It exits 1 when a page overflows or a field has no label. Nothing outside the
 temporary folder and the output files is touched; the server it started is
 stopped at the end.
 """
@@ -107,6 +108,28 @@ def add_coach_and_interview() -> dict[str, str]:
     }
 
 
+def add_latest_run() -> None:
+    """The demo candidate's latest Submit of CHALLENGE: three probes passed, two failed, for the result panel's picture."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from web.challenges.models import Challenge
+    from web.submissions.models import Submission
+
+    challenge = Challenge.objects.get(slug=CHALLENGE)
+    outcomes = [("single_leaf", True, ""), ("chain_of_ops", True, ""), ("shared_input_diamond", False, "x.grad: expected [3.0, 3.0], got [1.5, 1.5]"),
+                ("retain_graph_twice", True, ""), ("create_graph_second_order", False, "RuntimeError: grad_fn missing on the gradient")]  # fmt: skip
+    probes = [
+        {"name": name, "category": "correctness", "weight": 1.0, "passed": passed, "status": "ok" if passed else "wrong_answer",
+         "message": message, "description": name.replace("_", " "), "duration_ms": 4 + i}
+        for i, (name, passed, message) in enumerate(outcomes)
+    ]  # fmt: skip
+    Submission.objects.create(
+        user=User.objects.get(username=USERNAME), challenge=challenge, version=challenge.current_version, kind="submit", code="# demo\n",
+        status="done", verdict="wrong_answer", score=60.0, probes=probes, message="3 of 5 probes passed", finished_at=timezone.now(),
+    )  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", type=Path, default=REPO / "docs" / "screenshots")
@@ -131,6 +154,7 @@ def main() -> int:
         }
         build_site(env)
         urls = add_coach_and_interview()
+        add_latest_run()
         server = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--insecure"],
             cwd=REPO, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -183,7 +207,11 @@ def main() -> int:
                         page.evaluate("window.scrollTo(0, 0)")
                         page.locator("#panel-entry .CodeMirror").wait_for()
                         page.screenshot(path=str(args.out_dir / "challenge-1280.png"))
-                        print(f"saved {args.out_dir}/challenge-420.png, challenge-420-editor.png and challenge-1280.png")
+                        # The result panel under the editor: passed probes folded into one line, the failed ones open.
+                        page.locator("#result[data-status=done]").wait_for()
+                        page.evaluate("window.scrollTo(0, document.querySelector('#result').getBoundingClientRect().top + window.scrollY - 120)")
+                        page.screenshot(path=str(args.out_dir / "challenge-1280-result.png"))
+                        print(f"saved {args.out_dir}/challenge-420.png, challenge-420-editor.png, challenge-1280.png and challenge-1280-result.png")
                     page.close()
                 browser.close()
         finally:
