@@ -187,6 +187,12 @@ def test_the_api_docs_page_draws_every_endpoint_with_nothing_from_another_site(
     # Swagger UI read the schema and drew one block per operation.
     expect(page.locator(".swagger-ui .opblock")).to_have_count(8, timeout=20_000)
     expect(page.locator(".swagger-ui .opblock-summary-path").first).to_contain_text("/api/v1/")
+    # Signed in, "Try it out" calls the API as this user (the session) and shows the answer.
+    listing = page.locator(".opblock").filter(has_text="/api/v1/challenges/").first
+    listing.locator(".opblock-summary").click()
+    listing.locator("button.try-out__btn").click()
+    listing.locator("button.execute").click()
+    expect(listing.locator(".live-responses-table tbody .response-col_status").first).to_have_text("200")
     assert hosts == {urlsplit(live_server.url).netloc}, hosts
     assert errors == []
 
