@@ -234,3 +234,43 @@ def test_passed_probes_fold_into_one_line_and_failed_ones_stay_open(
     for name in ("leaf", "chain", "retain", "double"):
         expect(page.locator(f'#probes .probe[data-probe="{name}"]')).to_be_visible()
     expect(line).to_contain_text("hide")
+
+
+def test_a_wrong_runs_panel_keeps_the_challenge_page_within_420_px(
+    live_server: Any,
+    settings: Any,
+    browser: Browser,  # noqa: F811
+) -> None:
+    import numpy as np
+
+    from grader.diff import structured_diff
+    from sandbox.runner.codec import TaggedArray
+
+    settings.CHALLENGES_DIR = CHALLENGES
+    assert challenge_sync_from_dir(CHALLENGES).ok
+    ada = User.objects.create_user(CANDIDATE, password=CANDIDATE_PW)
+    challenge = Challenge.objects.get(slug=WIDE_CHALLENGE)
+    expected = TaggedArray(np.linspace(-1e6, 1e6, 64, dtype=np.float64).reshape(8, 8), "float64", "numpy")
+    actual = TaggedArray(expected.data.copy(), "float64", "numpy")
+    actual.data[3, 5], actual.data[7, 7] = np.nan, 123456789.123456789
+    long_word = "grad_fn_of_the_shared_input_node_" * 8  # one unbroken word, wider than the screen
+    probes = [
+        {"name": "leaf", "category": "correctness", "weight": 1.0, "passed": True, "status": "ok", "message": "", "description": "",
+         "duration_ms": 1, "stdout": ""},
+        {"name": "shared_input_diamond_with_a_long_probe_name", "category": "correctness", "weight": 1.0, "passed": False,
+         "status": "wrong_answer", "message": long_word, "description": long_word, "duration_ms": 3, "stdout": long_word,
+         "observation": {"grad": long_word}, "expected": {"grad": "x"},
+         "diff": structured_diff({"x.grad": actual, "name": long_word}, {"x.grad": expected, "name": "x"})},
+    ]  # fmt: skip
+    Submission.objects.create(
+        user=ada, challenge=challenge, version=challenge.current_version, kind="run", code="# mine\n", status=Status.DONE,
+        verdict="wrong_answer", score=50.0, probes=probes, message=long_word, finished_at=timezone.now(),
+    )  # fmt: skip
+    page = signed_in(browser, live_server.url, CANDIDATE, CANDIDATE_PW)
+    page.goto(f"{live_server.url}/challenges/{WIDE_CHALLENGE}/")
+    expect(page.locator("#result")).to_have_attribute("data-status", "done")
+    expect(page.locator('#probes .probe[data-probe^="shared_input"] .diff')).to_be_visible()
+    page.locator("#probes .probes-passed summary").click()
+    page.locator("#probes details:not([open]) > summary").evaluate_all("nodes => nodes.forEach(n => n.click())")  # every fold open
+    found = page.evaluate(OVERFLOW_JS)
+    assert found["overflow"] <= 0, found
