@@ -200,8 +200,10 @@ def main() -> int:
                     if name == "challenge":
                         # 420 px: the top of the page (statement first), then the editor and the buttons under it.
                         page.screenshot(path=str(args.out_dir / "challenge-420.png"))
-                        page.evaluate("window.scrollTo(0, document.querySelector('.solve').getBoundingClientRect().top + window.scrollY"
-                                      " - document.querySelector('.topbar').offsetHeight - 8)")
+                        page.evaluate(
+                            "window.scrollTo(0, document.querySelector('.solve').getBoundingClientRect().top + window.scrollY"
+                            " - document.querySelector('.topbar').offsetHeight - 8)"
+                        )
                         page.screenshot(path=str(args.out_dir / "challenge-420-editor.png"))
                         page.set_viewport_size({"width": 1280, "height": 900})
                         page.evaluate("window.scrollTo(0, 0)")
