@@ -42,8 +42,13 @@ def test_tab_indents_and_esc_then_tab_reaches_run(live_server: Any, settings: An
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "run", page.evaluate("document.activeElement.outerHTML.slice(0, 300)")
-    # The way out is written on the page.
-    expect(page.locator("#editor-keys")).to_contain_text("Esc")
+    # The way out is written on the page, and so are the keys that run and submit.
+    expect(page.locator("#editor-keys")).to_contain_text("Esc then Tab leaves the editor")
+    expect(page.locator("#editor-keys")).to_contain_text("Ctrl+Enter runs, Ctrl+Shift+Enter submits")
+
+    # Shift-Tab from Run goes back into the editor, which Tab typed into before: the loop is closed both ways.
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.closest('.CodeMirror') !== null")
 
 
 def test_a_large_paste_draws_only_the_lines_in_view(live_server: Any, settings: Any, browser: Browser) -> None:  # noqa: F811

@@ -313,6 +313,36 @@ def test_the_openapi_schema_describes_every_endpoint(client: Client, db: None) -
     assert set(schema["components"]["schemas"]["SubmissionCreate"]["required"]) == {"kind", "code"}
 
 
+def test_the_swagger_ui_page_is_served_from_the_app_and_names_no_cdn(client: Client, db: None) -> None:
+    from django.contrib.staticfiles import finders
+
+    response = client.get(reverse("api-docs"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    scripts = re.findall(r'<script[^>]*src="([^"]+)"', page)
+    styles = re.findall(r'<link[^>]*href="([^"]+)"', page)
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in scripts
+    assert "/static/vendor/swagger-ui/swagger-ui.css" in styles
+    # Everything it loads is on this site, and the vendored files are really there.
+    assert all(url.startswith("/") and not url.startswith("//") for url in scripts + styles), scripts + styles
+    assert "http://" not in page and "https://" not in page and "cdn" not in page.lower()
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "README.txt"):
+        assert finders.find(f"vendor/swagger-ui/{name}"), name
+    # No inline script (the Content-Security-Policy allows none): the start-up script has its own URL.
+    assert re.search(r"<script>(?!\s*</script>)", page) is None
+    init_url = next(url for url in scripts if "script" in url.split("?", 1)[-1])
+    init = client.get(init_url)
+    assert init.status_code == 200 and init["Content-Type"].startswith("application/javascript")
+    body = init.content.decode()
+    assert reverse("api-schema") in body and "SwaggerUIBundle(" in body
+    assert "https://" not in body and '"validatorUrl": null' in body
+
+
+def test_the_token_page_links_to_the_api_documentation(alice: Client) -> None:
+    page = alice.get(reverse("api-token")).content.decode()
+    assert f'href="{reverse("api-docs")}"' in page
+
+
 def test_the_token_page_creates_replaces_and_revokes_ones_own_token(alice: Client, user: User, other_user: User) -> None:
     page = reverse("api-token")
     mallory_key = token_for(other_user)

@@ -91,7 +91,11 @@ class ApiView(APIView):
         raise CASES[case][0]
 
 
-urlpatterns = [path("page/<int:case>/", page_view), path("api/v1/case/<int:case>/", ApiView.as_view())]
+def bug_view(request: HttpRequest) -> HttpResponse:
+    raise KeyError("a bug")
+
+
+urlpatterns = [path("page/<int:case>/", page_view), path("api/v1/case/<int:case>/", ApiView.as_view()), path("bug/", bug_view)]
 
 
 @pytest.mark.parametrize(("case", "expected"), list(enumerate(CASES)), ids=IDS)
@@ -162,3 +166,15 @@ def test_a_page_refused_to_a_candidate_is_a_styled_page_that_says_why(client: Cl
     page = response.content.decode()
     assert response.status_code == 403
     assert "This page is for coaches" in page and "css/site.css" in page and "Back to the challenges" in page
+
+
+@pytest.mark.urls(__name__)
+def test_a_bug_gets_the_sites_styled_500_page_with_a_way_back(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    client.raise_request_exception = False  # as in production: Django answers with templates/500.html
+    caplog.set_level(logging.ERROR)
+    response = client.get("/bug/", HTTP_ACCEPT=BROWSER_ACCEPT)
+    page = response.content.decode()
+    assert response.status_code == 500
+    assert "Something went wrong on our side" in page
+    assert "css/site.css" in page and 'class="topbar"' in page and 'href="/">Back to the challenges' in page
+    assert "a bug" not in page and "KeyError" not in page  # the cause is in the log, not on the page

@@ -257,6 +257,7 @@ ROUTES: dict[str, Route] = {
     ),
     "api-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "api-schema": Route(("GET",)),
+    "api-docs": Route(("GET",)),
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
     # --- authoring (web.authoring, /author/) ---
     # Coach-only: candidates get 403 on every one, whatever the object. The world holds only repository

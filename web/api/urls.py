@@ -1,7 +1,8 @@
-"""API URLs, mounted at /api/v1/: challenges, submit, your progress and submissions, poll, reveal a hint, regrade, and the OpenAPI schema."""
+"""API URLs, mounted at /api/v1/: challenges, submit, your progress and submissions, poll, reveal a hint, regrade,
+the OpenAPI schema and its Swagger UI page."""
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from web.api import views
 
@@ -15,4 +16,11 @@ urlpatterns = [
     path("submissions/<int:pk>/hints/<str:hint_id>/reveal/", views.HintRevealView.as_view(), name="api-hint-reveal"),
     path("submissions/<int:pk>/regrade/", views.RegradeView.as_view(), name="api-regrade"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # The split view serves its start-up script from a URL of its own (?script), which the
+    # Content-Security-Policy's script-src 'self' allows; the plain view's inline script would be refused.
+    path(
+        "docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html", title="API · GradPrep"),
+        name="api-docs",
+    ),
 ]

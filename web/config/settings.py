@@ -280,6 +280,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "List challenges, read one, run or submit code and poll its grading. Authenticate with `Authorization: Token <key>`.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The Swagger UI page (/api/v1/docs/) loads Swagger UI from the app (web/static/vendor/swagger-ui/),
+    # never drf-spectacular's default CDN; no online validator either.
+    "SWAGGER_UI_DIST": f"/{STATIC_URL.strip('/')}/vendor/swagger-ui",
+    "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL.strip('/')}/favicon.svg",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None, "persistAuthorization": False},
 }
 
 # --- Celery -------------------------------------------------------------------

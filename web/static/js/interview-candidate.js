@@ -31,6 +31,7 @@
     extraKeys: {
       "Ctrl-/": "toggleComment", "Cmd-/": "toggleComment",
       "Ctrl-Enter": function () { send("run"); }, "Shift-Ctrl-Enter": function () { send("submit"); },
+      "Cmd-Enter": function () { send("run"); }, "Shift-Cmd-Enter": function () { send("submit"); },
     },
   });
   window.interviewEditor = editor;

@@ -81,6 +81,9 @@
       indentWithTabs: false,
       matchBrackets: true,
     };
+    // The text field CodeMirror types into is named like the textarea it replaces, for screen readers.
+    var label = textarea.getAttribute("aria-label");
+    if (label) settings.screenReaderLabel = label;
     Object.keys(options).forEach(function (key) { if (key !== "extraKeys") settings[key] = options[key]; });
     settings.extraKeys = keys;
     var cm = CodeMirror.fromTextArea(textarea, settings);

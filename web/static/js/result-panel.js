@@ -274,6 +274,35 @@
       }
       probes.appendChild(li);
     });
+    collapsePassed(probes, data);
+  }
+
+  // Passed probes fold into one line ("9 passed", a <details> first in the list) so the failing
+  // ones, left open below it, are what the eye meets. Re-rendering the same submission (polling)
+  // keeps the line open if the candidate opened it.
+  function collapsePassed(probes, data) {
+    var passed = probes.querySelectorAll(":scope > li.probe-pass");
+    var wasOpen = probes.dataset.submission === String(data.id) && probes.querySelector(".probes-passed > details[open]") !== null;
+    probes.dataset.submission = data.id;
+    if (!passed.length) return;
+    var group = el("li", "probes-passed");
+    group.dataset.count = passed.length;
+    var details = el("details");
+    details.open = wasOpen;
+    var total = (data.probes || []).length;
+    var summary = el("summary", "probes-passed-summary");
+    summary.appendChild(el("span", "probe-mark", "✓"));
+    summary.appendChild(el("span", "", passed.length + " passed" + (passed.length === total ? "" : " of " + total)));
+    summary.appendChild(el("span", "muted small", passed.length === 1 ? "show it" : "show them"));
+    details.appendChild(summary);
+    var list = el("ol", "probes probes-passed-list");
+    passed.forEach(function (li) { list.appendChild(li); });
+    details.appendChild(list);
+    details.addEventListener("toggle", function () {
+      summary.lastChild.textContent = details.open ? "hide" : (passed.length === 1 ? "show it" : "show them");
+    });
+    group.appendChild(details);
+    probes.insertBefore(group, probes.firstChild);
   }
 
   // Nothing is shown unasked: the revealed hints, a count of the rest, and one
