@@ -219,7 +219,8 @@ def test_a_watcher_sees_each_frame_while_the_job_still_runs() -> None:
     # The runner wrote "b" and "done" only after the watcher had seen "a": without a live watcher the run would time out.
     assert not outcome.timed_out
     assert [(h["type"], h.get("name")) for h in watched] == [("probe", "a"), ("probe", "b"), ("done", None)]
-    assert outcome.stream == READY + frames({"type": "probe", "name": "a", "status": "ok"}, {"type": "probe", "name": "b", "status": "ok"}, {"type": "done"})
+    a, b = {"type": "probe", "name": "a", "status": "ok"}, {"type": "probe", "name": "b", "status": "ok"}
+    assert outcome.stream == READY + frames(a, b, {"type": "done"})
 
 
 def test_a_watcher_that_raises_is_dropped_and_the_run_goes_on() -> None:
@@ -229,7 +230,8 @@ def test_a_watcher_that_raises_is_dropped_and_the_run_goes_on() -> None:
         calls.append(str(header.get("type")))
         raise RuntimeError("the database is down")
 
-    sandbox = Scripted(frames({"type": "probe", "name": "p", "status": "ok"}, {"type": "probe", "name": "q", "status": "ok"}, {"type": "done"}), then="silence")
+    answer = frames({"type": "probe", "name": "p", "status": "ok"}, {"type": "probe", "name": "q", "status": "ok"}, {"type": "done"})
+    sandbox = Scripted(answer, then="silence")
     outcome = sandbox.run({"limits": {}}, on_frame=broken)
     assert calls == ["probe"]
     assert not outcome.timed_out and outcome.exit_code is None
