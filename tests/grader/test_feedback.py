@@ -17,7 +17,14 @@ import pytest
 
 from grader.execute import Execution, ProbeRun
 from grader.feedback import (
-    EXCEPTION_NAMES, RATIO_ABOVE, TEMPLATES, candidate_probe, candidate_progress, candidate_view, failure_details, hidden_message,
+    EXCEPTION_NAMES,
+    RATIO_ABOVE,
+    TEMPLATES,
+    candidate_probe,
+    candidate_progress,
+    candidate_view,
+    failure_details,
+    hidden_message,
 )  # fmt: skip
 from grader.grade import GradeResult, evaluate
 from grader.package import load_package_dir, package_from_files, read_package_files
