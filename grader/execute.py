@@ -334,7 +334,7 @@ class ProbeAssembler:
             }
         elif kind == "probe":
             name = header.get("name")
-            if name not in self.names or name in self.seen:
+            if not isinstance(name, str) or name not in self.names or name in self.seen:
                 return None  # not ours to believe
             self.seen.add(name)
             self.pending[name] = (header, [])

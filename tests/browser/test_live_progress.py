@@ -23,11 +23,16 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.test_mock_interview import replace_code
 from tests.browser.test_submit_in_browser import browser, log_in, type_into_editor  # noqa: F401 - browser is a fixture
 from tests.services import Worker
+from web.accounts.roles import coach_grant
+from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
+from web.interviews.services import interview_create
 
 LIVE_PACKAGES = Path(__file__).resolve().parent / "fixtures" / "live_packages"
 # Right on three hidden probes; drops the fourth element (triples) and the sign of k (negates).
@@ -143,3 +148,30 @@ def test_a_run_shows_its_public_probes_live_and_the_delay_can_be_measured(
         delays = {name: round(shown[name] / 1000 - finished[name], 3) for name in shown}
         with open(report, "a") as fh:
             fh.write(json.dumps({"delays_s": delays}) + "\n")
+
+
+def test_the_mock_interview_candidate_page_shows_the_same_live_lines(
+    live_server: Any,
+    settings: Any,
+    celery_worker: Worker,
+    browser: Browser,  # noqa: F811
+) -> None:
+    settings.CHALLENGES_DIR = LIVE_PACKAGES
+    assert challenge_sync_from_dir(LIVE_PACKAGES).ok
+    User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    cora = User.objects.create_user("cora", password="pw-cora-12345")
+    coach_grant(cora)
+    interview = interview_create(cora, candidate_username="ada", challenges=[Challenge.objects.get(slug="count-slowly")], duration_minutes=30)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
+    page.goto(f"{live_server.url}{reverse('interview-candidate', args=[interview.token])}")
+    replace_code(page, WRONG)
+    page.evaluate(RECORD_STATES)
+    page.click("#submit")
+    expect(page.locator("#result")).to_have_attribute("data-status", "done", timeout=120_000)
+    states: list[dict[str, Any]] = page.evaluate("window.liveStates")
+    running = [s for s in states if s["status"] == "running" and s["finished"]]
+    assert len({s["finished"] for s in running if s["finished"] < 5}) >= 2, states
+    last = max(running, key=lambda s: s["finished"])
+    expected = ["triples:failed", "halves:passed", "negates:failed", "nothing:passed", "single:passed"]
+    assert last["lines"] == expected[: last["finished"]]
