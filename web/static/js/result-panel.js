@@ -319,6 +319,11 @@
 
   var LIVE_MARK = { passed: "✓", failed: "✗", done: "•" };
   var LIVE_TITLE = { passed: "passed", failed: "failed", done: "finished; judged with the result" };
+  // A Run's probe that did not return (the runner's status), in the words of the verdicts.
+  var LIVE_STATUS = {
+    error: "raised", timeout: "time limit", memory: "memory limit", killed: "killed", crashed: "crashed",
+    output_limit: "output limit", observation_limit: "result too large", no_result: "no result", bad_observation: "unreadable result",
+  };
 
   function liveBox() {
     var box = $("live");
@@ -374,7 +379,7 @@
       li.title = LIVE_TITLE[p.outcome] || "";
       li.appendChild(el("span", "probe-mark", LIVE_MARK[p.outcome] || "•"));
       li.appendChild(el("span", "probe-name", p.name));
-      if (p.status && p.status !== "ok") li.appendChild(el("span", "probe-status", String(p.status).replace(/_/g, " ")));
+      if (p.status && p.status !== "ok") li.appendChild(el("span", "probe-status", LIVE_STATUS[p.status] || String(p.status).replace(/_/g, " ")));
       list.appendChild(li);
     });
   }
