@@ -16,6 +16,8 @@ twice). Two cases are left to the end: a custom check that must run in a
 sandbox of its own (``checks_in_sandbox``) would need one per probe, and a
 check that raises is judged at the end by ``grade._failed_check``; both
 show "done". The verdict and the score always come from the stored result.
+The price is each check run twice (here, then in ``evaluate``): milliseconds
+for the built-in checks, paid while the sandbox goes on with the next probe.
 
 What a candidate may see of a probe's live line is the feedback policy's
 decision (``grader.feedback.candidate_progress``): for a hidden probe its

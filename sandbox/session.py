@@ -221,6 +221,9 @@ class RunnerSandbox(Sandbox):
         runner goes on writing into the pipe meanwhile, and the wall clock is
         the same deadline. A watcher that raises is logged and dropped; it is
         a spectator (live progress), the run and its outcome do not depend on it.
+        (An exception a signal raises while the watcher runs, such as Celery's
+        soft time limit, is dropped with it; the run then ends by its own wall
+        clock, which is shorter than the task's limits.)
         """
         watcher: FrameWatcher | None = on_frame
         while True:

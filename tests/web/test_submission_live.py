@@ -22,6 +22,8 @@ from web.submissions.services import live as live_service
 from web.submissions.services.grading import submission_grade
 from web.submissions.services.live import live_progress
 
+from .conftest import reads_no_package_files
+
 CODE = "def add(a, b):\n    return a + b\n"
 
 
@@ -171,6 +173,13 @@ def test_a_running_submit_shows_each_finished_probe_by_name_and_outcome_only(ali
         "probes": [{"name": "positives", "outcome": "passed"}, {"name": "negatives", "outcome": "failed"}],
     }  # fmt: skip
     assert "hidden input" not in str(data) and "expected [3" not in str(data)
+
+
+def test_polling_a_running_submission_costs_what_polling_a_finished_one_does(alice: Client, user: User, challenge: Challenge) -> None:
+    # The page polls every 250 ms while it runs: the lines come with the row, no query and no package file more.
+    submission = running(user, challenge, live=HOSTILE_LIVE)
+    with reads_no_package_files(max_queries=4):
+        assert status_json(alice, submission)["live"]["finished"] == 2
 
 
 def test_a_running_run_also_shows_each_probes_status(alice: Client, user: User, challenge: Challenge) -> None:
