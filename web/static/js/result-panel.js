@@ -350,8 +350,9 @@
     var live = data.status === "running" ? data.live : null;
     if (data.status !== "running") { box.replaceChildren(); delete box.dataset.finished; return; }
     if (!live) {
-      box.replaceChildren(el("p", "live-summary muted small", "Starting the sandbox…"));
+      if (box.dataset.finished !== "0") box.replaceChildren(el("p", "live-summary muted small", "Starting the sandbox…"));
       box.dataset.finished = "0";
+      delete box.dataset.submission;
       return;
     }
     var list = box.querySelector("ol.live-probes");
@@ -366,7 +367,9 @@
       box.dataset.submission = data.id;
     }
     box.dataset.finished = live.finished;
-    box.querySelector(".live-summary").textContent = liveSummary(live);
+    // Only a change is written: the panel is a live region, and the same words written again may be read out again.
+    var summary = box.querySelector(".live-summary");
+    if (summary.textContent !== liveSummary(live)) summary.textContent = liveSummary(live);
     box.querySelector(".live-bar").setAttribute("aria-valuemax", String(live.total));
     box.querySelector(".live-bar").setAttribute("aria-valuenow", String(live.finished));
     box.querySelector(".live-bar .bar-fill").style.width = (live.total ? Math.round(100 * live.finished / live.total) : 0) + "%";
