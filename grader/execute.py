@@ -14,7 +14,7 @@ import dataclasses
 import io
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.source_rules import Violation, rule_violations
-from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
+from sandbox import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
 from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import ObservationError, decode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
@@ -81,9 +81,20 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
     )
 
 
-def execute(package: Package, code: bytes, *, public: bool, backend: Backend | None = None) -> Execution:
-    """Run the package's public or hidden probes over ``code`` in a new sandbox."""
-    return execute_series(package, [code], public=public, backend=backend)[0]
+def execute(
+    package: Package, code: bytes, *, public: bool, backend: Backend | None = None, on_probe: Callable[[ProbeRun], None] | None = None
+) -> Execution:
+    """Run the package's public or hidden probes over ``code`` in a new sandbox.
+
+    ``on_probe``, if given, is called with each probe's run as its frames
+    arrive, while the others still run (live progress); the returned
+    execution is decoded from the whole stream afterwards, as without it.
+    """
+    if on_probe is None or rule_violations(package.rules, code):
+        return execute_series(package, [code], public=public, backend=backend)[0]
+    backend = backend or get_backend()
+    names = {s.name for s in package.probes(public)}
+    return run_jobs(backend, package.runtime, sandbox_limits(package, public), [probes_job(package, code, public)], names, on_probe)[0]
 
 
 def execute_series(
@@ -202,14 +213,27 @@ def run_job(backend: Backend, runtime: str, limits: SandboxLimits, job: dict[str
     return run_jobs(backend, runtime, limits, [job], names)[0]
 
 
-def run_jobs(backend: Backend, runtime: str, limits: SandboxLimits, jobs: list[dict[str, Any]], names: set[str]) -> list[Execution]:
-    """Run ``jobs`` in one new sandbox (one job, or a series of trusted ones); the executions of those that ran, at least the first."""
+def run_jobs(
+    backend: Backend,
+    runtime: str,
+    limits: SandboxLimits,
+    jobs: list[dict[str, Any]],
+    names: set[str],
+    on_probe: Callable[[ProbeRun], None] | None = None,
+) -> list[Execution]:
+    """Run ``jobs`` in one new sandbox (one job, or a series of trusted ones); the executions of those that ran, at least the first.
+
+    ``on_probe`` (one job only) sees each probe as it finishes: see :func:`execute`.
+    """
     t0 = time.monotonic()
     try:
         # A series streams every job's frames through one buffer.
         sandbox = _ready_sandbox(backend, runtime, dataclasses.replace(limits, stream_bytes=limits.stream_bytes * len(jobs)))
         startup_ms = int((time.monotonic() - t0) * 1000)
-        outcomes = [sandbox.run(jobs[0])] if len(jobs) == 1 else sandbox.run_series(jobs)
+        if on_probe is not None:
+            outcomes = [sandbox.run(jobs[0], _watcher(names, on_probe))]
+        else:
+            outcomes = [sandbox.run(jobs[0])] if len(jobs) == 1 else sandbox.run_series(jobs)
     except SandboxStartError as exc:
         raise PlatformError(str(exc)) from exc
     executions: list[Execution] = []
@@ -222,6 +246,18 @@ def run_jobs(backend: Backend, runtime: str, limits: SandboxLimits, jobs: list[d
                 raise
             break  # this job and the rest run again in a new sandbox, where a second failure is raised
     return executions
+
+
+def _watcher(names: set[str], on_probe: Callable[[ProbeRun], None]) -> FrameWatcher:
+    """A sandbox's frame watcher that assembles the frames into probes and hands each one to ``on_probe``."""
+    assembler = ProbeAssembler(names)
+
+    def watch(header: dict[str, Any], blob: bytes | None) -> None:
+        probe = assembler.feed(header, blob)
+        if probe is not None:
+            on_probe(probe)
+
+    return watch
 
 
 def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup_ms: int) -> Execution:
@@ -249,34 +285,15 @@ def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup
     if not frames or frames[0][0].get("type") != "ready":
         raise PlatformError(f"the sandbox runner did not start{_exit_status(outcome)}: {outcome.stderr_tail[-1500:]}")
 
-    done = False
-    pending_arrays: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
+    assembler = ProbeAssembler(names)
     for header, blob in frames[1:]:
-        kind = header.get("type")
-        if kind == "syntax_error":
-            result.syntax_error = {
-                "message": str(header.get("message", ""))[:500],
-                "line": header.get("line") if isinstance(header.get("line"), int) else None,
-                "offset": header.get("offset") if isinstance(header.get("offset"), int) else None,
-                "text": str(header.get("text", ""))[:500],
-            }
-        elif kind == "probe":
-            name = header.get("name")
-            if name not in names or name in result.probes or name in pending_arrays:
-                continue  # not ours to believe
-            pending_arrays[name] = (header, [])
-        elif kind == "array":
-            owner = pending_arrays.get(str(header.get("probe")))
-            if owner is not None and blob is not None:
-                owner[1].append(blob)
-        elif kind == "done":
-            done = True
-        for name in [n for n, (h, blobs) in pending_arrays.items() if len(blobs) >= _int(h.get("arrays"))]:
-            h, blobs = pending_arrays.pop(name)
-            result.probes[name] = _decode_probe(name, h, blobs)
-    for name in pending_arrays:
+        probe = assembler.feed(header, blob)
+        if probe is not None:
+            result.probes[probe.name] = probe
+    result.syntax_error = assembler.syntax_error
+    for name in assembler.pending:
         result.probes[name] = ProbeRun(name=name, status="crashed", message="the probe's result was cut off")
-    result.runner_died = not done and not outcome.timed_out and not outcome.stream_overflow
+    result.runner_died = not assembler.done and not outcome.timed_out and not outcome.stream_overflow
     if stream_broken and not (outcome.timed_out or outcome.stream_overflow):
         result.runner_died = True
     if result.runner_died:
@@ -287,6 +304,51 @@ def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup
             extra={"event": "sandbox.runner_died", "exit_code": outcome.exit_code, "stderr_tail": outcome.stderr_tail[-2000:]},
         )
     return result
+
+
+class ProbeAssembler:
+    """Frames in, probes out: each probe's header and its arrays, decoded once the last array has come.
+
+    The one reading of a job's frames, used twice: by :func:`_decode` on the
+    whole stream after the run, and by the live watcher of
+    :func:`execute` (``on_probe``) on each frame as it arrives, so the two
+    believe the same frames (the first of each probe named in ``names``).
+    """
+
+    def __init__(self, names: Collection[str]) -> None:
+        self.names = names
+        self.seen: set[str] = set()
+        self.pending: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
+        self.syntax_error: dict[str, Any] | None = None
+        self.done = False
+
+    def feed(self, header: dict[str, Any], blob: bytes | None) -> ProbeRun | None:
+        """Take one frame; the probe it completes, if it completes one."""
+        kind = header.get("type")
+        if kind == "syntax_error":
+            self.syntax_error = {
+                "message": str(header.get("message", ""))[:500],
+                "line": header.get("line") if isinstance(header.get("line"), int) else None,
+                "offset": header.get("offset") if isinstance(header.get("offset"), int) else None,
+                "text": str(header.get("text", ""))[:500],
+            }
+        elif kind == "probe":
+            name = header.get("name")
+            if not isinstance(name, str) or name not in self.names or name in self.seen:
+                return None  # not ours to believe
+            self.seen.add(name)
+            self.pending[name] = (header, [])
+        elif kind == "array":
+            owner = self.pending.get(str(header.get("probe")))
+            if owner is not None and blob is not None:
+                owner[1].append(blob)
+        elif kind == "done":
+            self.done = True
+        # At most one probe completes per frame: a probe frame with no arrays, or its last array.
+        for name in [n for n, (h, blobs) in self.pending.items() if len(blobs) >= _int(h.get("arrays"))]:
+            h, blobs = self.pending.pop(name)
+            return _decode_probe(name, h, blobs)
+        return None
 
 
 def _exit_status(outcome: RunOutcome) -> str:

@@ -34,7 +34,8 @@ they are cut to :data:`KEY_CHARS` characters.
 Residual channels, by design: the candidate's code can still choose *which*
 probes fail and how (a handful of outcomes each), the line it raises on, the
 index of its worst element, the band of its error and how long the whole
-submission takes. Each carries a few bits per probe per submission, at the
+submission takes (and, while it runs, when each probe finishes: the live
+progress). Each carries a few bits per probe per submission, at the
 rate the submit limits allow, and none of them can carry what the sandbox
 never holds: the expected values and the reference (docs/grading-integrity.md).
 """
@@ -166,6 +167,39 @@ def candidate_view(result: Mapping[str, Any]) -> dict[str, Any]:
         "message": result.get("message") or "",
         "version": result.get("version"),
         "public": public,
+    }
+
+
+#: A live line's outcomes (grader/live.py): the check passed, failed, or judged only at the end.
+LIVE_OUTCOMES = ("passed", "failed", "done")
+
+
+def candidate_progress(live: Mapping[str, Any] | None, *, public: bool) -> dict[str, Any] | None:
+    """The candidate's view of a running grading's live progress (``grader.live.ProbeProgress`` lines, as stored).
+
+    Each probe that finished: its name and outcome (passed, failed, or done:
+    judged at the end); for a public probe also the runner's status (an
+    error, a time limit). A hidden probe's line says no more than its final
+    result will (name and pass/fail): no status, no message, no time. When
+    each line appears is a residual channel (when a hidden probe finished),
+    the per-probe form of "how long the whole submission takes" above.
+    """
+    if not live:
+        return None
+    probes = []
+    for line in live.get("probes") or []:
+        outcome = line.get("outcome") if line.get("outcome") in LIVE_OUTCOMES else "done"
+        view = {"name": str(line.get("name") or ""), "outcome": outcome}
+        if public:
+            view["status"] = str(line.get("status") or "")
+        probes.append(view)
+    total = live.get("total")
+    return {
+        "total": total if isinstance(total, int) and total >= len(probes) else len(probes),
+        "finished": len(probes),
+        "passed": sum(1 for p in probes if p["outcome"] == "passed"),
+        "failed": sum(1 for p in probes if p["outcome"] == "failed"),
+        "probes": probes,
     }
 
 

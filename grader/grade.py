@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute, execute_series
 from grader.feedback import failure_details
 from grader.hints import unlocked_hints
+from grader.live import ProbeProgress, live_judge
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.sandboxed_checks import CheckRaised, SandboxedChecks, needs_sandbox, run_sandboxed_checks
@@ -336,9 +337,19 @@ def judge(package: Package, execution: Execution, expected: dict[str, Any], *, p
     return evaluate(package, execution, expected, public=public, sandboxed=sandboxed)
 
 
-def grade_submission(package: Package, code: str | bytes, *, public: bool, backend: Backend | None = None) -> GradeResult:
+def grade_submission(
+    package: Package,
+    code: str | bytes,
+    *,
+    public: bool,
+    backend: Backend | None = None,
+    on_progress: Callable[[ProbeProgress], None] | None = None,
+) -> GradeResult:
     """Grade ``code`` on the package's public (Run) or hidden (Submit) probes.
 
+    ``on_progress``, if given, is called in this thread with each probe's
+    live outcome as it finishes in the sandbox (``grader/live.py``); the
+    result returned is judged afterwards from the whole run, as without it.
     Raises InvalidSubmission for code that cannot be graded, PlatformError
     when the platform failed (retry), PackageError when the package is broken.
     """
@@ -346,7 +357,8 @@ def grade_submission(package: Package, code: str | bytes, *, public: bool, backe
     t0 = time.monotonic()
     expected, cached = expected_observations(package, public, backend)
     t1 = time.monotonic()
-    execution = execute(package, raw, public=public, backend=backend)
+    on_probe = live_judge(package, public, expected, on_progress) if on_progress is not None else None
+    execution = execute(package, raw, public=public, backend=backend, on_probe=on_probe)
     result = judge(package, execution, expected, public=public, backend=backend)
     return _timed(result, execution, time.monotonic() - t0, t1 - t0, cached)
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 
-from sandbox.backend import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.backend import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 from sandbox.teardown import finish_destroys
 
-__all__ = ["BACKENDS", "Backend", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "shutdown", "use_backend"]
+__all__ = [
+    "BACKENDS", "Backend", "FrameWatcher", "RunOutcome", "Sandbox", "SandboxLimits", "SandboxStartError", "get_backend", "shutdown",
+    "use_backend",
+]  # fmt: skip
 
 BACKENDS = ("bwrap", "docker", "local")
 

@@ -29,6 +29,7 @@ import logging
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,11 @@ class RunOutcome:
     killed_externally: bool = False
 
 
+#: Sees each frame of a running job as it arrives: its header and its blob (None when it has none).
+#: For a spectator of the run (the grader's live progress); what it does changes nothing in the run.
+FrameWatcher = Callable[[dict[str, Any], bytes | None], None]
+
+
 class Sandbox(ABC):
     """One started sandbox, good for exactly one job."""
 
@@ -75,10 +81,14 @@ class Sandbox(ABC):
     limits: SandboxLimits
 
     @abstractmethod
-    def run(self, job: dict[str, Any]) -> RunOutcome:
-        """Send ``job`` (sources included), collect the stream, destroy."""
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
+        """Send ``job`` (sources included), collect the stream, destroy.
 
-    def run_series(self, jobs: list[dict[str, Any]]) -> list[RunOutcome]:
+        ``on_frame``, if given, is called in the caller's thread with each of
+        the job's frames after ``ready``, in order, while the job still runs.
+        """
+
+    def run_series(self, jobs: list[dict[str, Any]], on_frame: FrameWatcher | None = None) -> list[RunOutcome]:
         """Run several jobs one after another in this one sandbox, then destroy it; the outcomes of those that ran, in order.
 
         For trusted code only (a package's shipped solutions, the mutants of
@@ -89,7 +99,7 @@ class Sandbox(ABC):
         rest in a new sandbox. A sandbox that cannot keep its runner for a
         second job runs the first one only, which callers handle alike.
         """
-        return [self.run(jobs[0])]
+        return [self.run(jobs[0], on_frame)]
 
     @abstractmethod
     def wait_ready(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from abc import abstractmethod
 from typing import Any
 
 from sandbox import cpus
-from sandbox.backend import RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.backend import FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 from sandbox.errors import SandboxNotReady
 from sandbox.stream import StreamBuffer
 from sandbox.teardown import destroy_soon
@@ -122,10 +122,10 @@ class RunnerSandbox(Sandbox):
         log.info("sandbox ready", extra={"event": "sandbox.ready", "profile": self.profile, **self.log_fields()})
         return header
 
-    def run(self, job: dict[str, Any]) -> RunOutcome:
-        return self.run_series([job])[0]
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
+        return self.run_series([job], on_frame)[0]
 
-    def run_series(self, jobs: list[dict[str, Any]]) -> list[RunOutcome]:
+    def run_series(self, jobs: list[dict[str, Any]], on_frame: FrameWatcher | None = None) -> list[RunOutcome]:
         """Run ``jobs`` one after another in this sandbox, then destroy it; one outcome per job that ran.
 
         For trusted code only (see :meth:`Sandbox.run_series`). Each job has
@@ -153,7 +153,7 @@ class RunnerSandbox(Sandbox):
                     # another line instead of ending after this job's "done".
                     "another_follows": more,
                 }
-                outcome, end = self._run_one(line, position + 1, more=more)
+                outcome, end = self._run_one(line, position + 1, more=more, on_frame=on_frame)
                 head = b"" if position == 0 else bytes(self.stream.buffer[:ready_end])
                 stream = head + bytes(self.stream.buffer[start:end])
                 outcomes.append(dataclasses.replace(outcome, stream=stream))
@@ -165,12 +165,14 @@ class RunnerSandbox(Sandbox):
             cores.release()
             destroy_soon(self)
 
-    def _run_one(self, job: dict[str, Any], count: int, *, more: bool) -> tuple[RunOutcome, int | None]:
+    def _run_one(self, job: dict[str, Any], count: int, *, more: bool, on_frame: FrameWatcher | None = None) -> tuple[RunOutcome, int | None]:
         """Send one job, the ``count``-th in this sandbox, and wait for its ``done``.
 
         Returns its outcome (the stream left empty) and where its frames end in
-        the stream (None: it never said done).
+        the stream (None: it never said done). ``on_frame`` sees the job's
+        frames as they arrive (``_watch``).
         """
+        seen = self.stream.frame_count()  # the runner says nothing between "ready" (or the last "done") and the next job
         t0 = time.monotonic()
         try:
             self.send_job(json.dumps(job).encode() + b"\n", more=more)
@@ -178,7 +180,10 @@ class RunnerSandbox(Sandbox):
             pass  # the runner died; the stream tells what it managed to say
         # The "done" frame, not the exit, ends a run: tearing down the
         # namespaces or the container costs time nobody needs to wait for.
-        done = self.stream.wait_for_done(self.limits.wall_seconds, count)
+        if on_frame is None:
+            done = self.stream.wait_for_done(self.limits.wall_seconds, count)
+        else:
+            done = self._watch(on_frame, seen, t0 + self.limits.wall_seconds, count)
         timed_out = not done and not self.stream.eof.is_set()
         if timed_out or self.stream.overflow:
             self.kill()
@@ -208,3 +213,35 @@ class RunnerSandbox(Sandbox):
             killed_externally=killed_externally,
         )
         return outcome, self.stream.end_of("done", count) if done else None
+
+    def _watch(self, on_frame: FrameWatcher, seen: int, deadline: float, count: int) -> bool:
+        """Wait for the ``count``-th ``done`` as ``wait_for_done`` does, giving ``on_frame`` each whole frame on the way.
+
+        The watcher runs here, in the caller's thread, between frames: the
+        runner goes on writing into the pipe meanwhile, and the wall clock is
+        the same deadline. A watcher that raises is logged and dropped; it is
+        a spectator (live progress), the run and its outcome do not depend on it.
+        (An exception a signal raises while the watcher runs, such as Celery's
+        soft time limit, is dropped with it; the run then ends by its own wall
+        clock, which is shorter than the task's limits.)
+        """
+        watcher: FrameWatcher | None = on_frame
+        while True:
+            if watcher is None:
+                return self.stream.wait_for_done(max(deadline - time.monotonic(), 0.0), count)
+            frames = self.stream.frames_after(seen, max(deadline - time.monotonic(), 0.0))
+            seen += len(frames)
+            for header, blob in frames:
+                if header is None:
+                    watcher = None  # not JSON: the grader's decoding stops there too
+                    break
+                try:
+                    watcher(header, blob)
+                except Exception:
+                    log.exception("a frame watcher failed; the run goes on without it", extra={"event": "sandbox.watcher_failed"})
+                    watcher = None
+                    break
+            if self.stream.end_of("done", count) is not None:
+                return True
+            if not frames:
+                return False  # EOF or the wall clock, before "done"

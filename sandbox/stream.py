@@ -51,6 +51,9 @@ class StreamBuffer:
         # series of jobs (session.py) cuts the stream into one piece per job there.
         self._ends: dict[str, list[int]] = {"ready": [], "done": []}
         self._unreadable = False  # a header that is not JSON: nothing after it can be framed
+        # Every frame whose header was read: (header or None, where its blob starts, where it ends).
+        # A watcher of the run (``frames_after``) gets each one once its blob has arrived too.
+        self._spans: list[tuple[dict[str, Any] | None, int, int]] = []
 
     def add(self, chunk: bytes) -> bool:
         """Append a chunk; False once over the cap (the caller stops reading)."""
@@ -90,7 +93,9 @@ class StreamBuffer:
             if header is not None and isinstance(header.get("type"), str):
                 self._first_of_type.setdefault(header["type"], header)
             blob = header.get("blob_len", 0) if header is not None else 0
-            at += 4 + size + (blob if isinstance(blob, int) and blob > 0 else 0)
+            blob_at = at + 4 + size
+            at = blob_at + (blob if isinstance(blob, int) and blob > 0 else 0)
+            self._spans.append((header, blob_at, at))
             if header is not None and header.get("type") in self._ends:
                 self._ends[header["type"]].append(at)
         self._next_frame = at
@@ -128,6 +133,32 @@ class StreamBuffer:
         series) without waiting for its processes to exit.
         """
         return self._wait(lambda: True if len(self._ends["done"]) >= count else None, timeout) is not None
+
+    def frame_count(self) -> int:
+        """How many frames have been read whole (header and blob) so far."""
+        with self._changed:
+            return self._complete()
+
+    def _complete(self) -> int:
+        """The number of leading frames whose blob has arrived; the caller holds the lock."""
+        count = len(self._spans)
+        while count and self._spans[count - 1][2] > len(self.buffer):
+            count -= 1
+        return count
+
+    def frames_after(self, seen: int, timeout: float) -> list[tuple[dict[str, Any] | None, bytes | None]]:
+        """The whole frames past the first ``seen``, as (header, blob), waiting up to ``timeout`` for one; [] at EOF or timeout.
+
+        For a watcher of the run (``session.py``'s ``on_frame``): each frame
+        once, in order, as soon as its last byte is here. A header that is
+        not a JSON object comes as None (nothing after it can be framed).
+        """
+        found = self._wait(lambda: True if self._complete() > seen else None, timeout)
+        if found is None:
+            return []
+        with self._changed:
+            spans = self._spans[seen : self._complete()]
+            return [(header, bytes(self.buffer[start:end]) if end > start else None) for header, start, end in spans]
 
     def end_of(self, kind: str, count: int = 1) -> int | None:
         """Where the ``count``-th frame of type ``kind`` (``ready`` or ``done``) ends in :attr:`buffer`; None before it came."""

@@ -36,10 +36,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox import Backend, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import encode_observation
-from sandbox.runner.wire import write_frame
+from sandbox.runner.wire import WireError, read_frames, write_frame
 
 
 @dataclass(frozen=True)
@@ -200,15 +200,28 @@ class FakeSandbox(Sandbox):
     def destroy(self) -> None:
         self._alive = False
 
-    def run(self, job: dict[str, Any]) -> RunOutcome:
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
         try:
             self.backend.jobs.append(job)
             reply, during = self.backend.answer(job)
             if during is not None:
                 during()
-            return _outcome(job, reply, self.backend.answers)
+            outcome = _outcome(job, reply, self.backend.answers)
+            if on_frame is not None:
+                _replay(outcome.stream, on_frame)
+            return outcome
         finally:
             self.destroy()
+
+
+def _replay(stream: bytes, on_frame: FrameWatcher) -> None:
+    """Show a watcher the frames after ``ready``, as a real sandbox does while its job runs (all at once here)."""
+    try:
+        for i, (header, blob) in enumerate(read_frames(io.BytesIO(stream), len(stream) + 1)):
+            if i:
+                on_frame(header, blob)
+    except WireError:
+        pass  # a stream cut short: the watcher saw what came whole
 
 
 def _outcome(job: dict[str, Any], reply: Reply, answers: Mapping[str, Any]) -> RunOutcome:

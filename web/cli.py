@@ -9,8 +9,8 @@ this one file anywhere with Python 3.10+. The URL and the token come from
 --url/--token or the MLPREP_URL/MLPREP_TOKEN environment variables (a user
 gets a token from ``manage.py api_token USERNAME``).
 
-It posts the code, polls the submission, prints each status change as it
-happens, then the verdict, score, one line per probe and the hints shown.
+It posts the code, polls the submission, prints each status change and
+each probe as it finishes (the live progress), then the verdict, score, one line per probe and the hints shown.
 Exit codes: 0 accepted, 1 graded but not accepted, 2 a usage or HTTP error
 (the message names the problem).
 """
@@ -147,12 +147,30 @@ def print_result(result: dict[str, Any], out: TextIO) -> None:
         )
 
 
+LIVE_OUTCOMES = {"passed": "passed", "failed": "failed", "done": "finished (judged with the result)"}
+
+
+def print_live(live: Any, printed: int, out: TextIO) -> int:
+    """Print the live lines after the first ``printed`` ("  [2/5] name passed"); how many are printed now."""
+    if not isinstance(live, dict):
+        return printed
+    probes = live.get("probes") or []
+    for i, probe in enumerate(probes[printed:], start=printed + 1):
+        status = probe.get("status")
+        extra = f" ({str(status).replace('_', ' ')})" if status and status != "ok" else ""
+        outcome = LIVE_OUTCOMES.get(str(probe.get("outcome")), LIVE_OUTCOMES["done"])
+        out.write(f"  [{i}/{live.get('total')}] {probe.get('name')} {outcome}{extra}\n")
+    out.flush()
+    return max(printed, len(probes))
+
+
 def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_seconds: float = POLL_SECONDS, max_wait: float = 900.0) -> int:
     quoted = urllib.parse.quote(slug, safe="")
     created = api.request("POST", f"/api/v1/challenges/{quoted}/submissions/", {"kind": kind, "code": code})
     out.write(f"{kind.capitalize()} #{created.get('id')}: {created.get('status')}\n")
     out.flush()
     last = str(created.get("status"))
+    printed = 0  # live lines printed so far
     deadline = time.monotonic() + max_wait
     while True:
         result = api.request("GET", str(created["url"]))
@@ -160,6 +178,7 @@ def submit(api: Api, slug: str, code: str, kind: str, out: TextIO, *, poll_secon
             last = str(result.get("status"))
             out.write(f"{kind.capitalize()} #{created.get('id')}: {last}\n")
             out.flush()
+        printed = print_live(result.get("live"), printed, out)
         if result.get("done"):
             print_result(result, out)
             return 0 if result.get("verdict") == "accepted" else 1

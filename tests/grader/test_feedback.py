@@ -16,7 +16,16 @@ import numpy as np
 import pytest
 
 from grader.execute import Execution, ProbeRun
-from grader.feedback import EXCEPTION_NAMES, RATIO_ABOVE, TEMPLATES, candidate_probe, candidate_view, failure_details, hidden_message
+from grader.feedback import (
+    EXCEPTION_NAMES,
+    RATIO_ABOVE,
+    TEMPLATES,
+    candidate_probe,
+    candidate_progress,
+    candidate_view,
+    failure_details,
+    hidden_message,
+)  # fmt: skip
 from grader.grade import GradeResult, evaluate
 from grader.package import load_package_dir, package_from_files, read_package_files
 from sandbox.runner.codec import TaggedArray
@@ -303,3 +312,39 @@ def test_a_public_probe_that_raised_shows_its_expected_value_and_a_hidden_one_do
 
 def seen_dict(result: dict) -> dict[str, dict]:
     return {p["name"]: p for p in candidate_view(result)["probes"]}
+
+
+# --- live progress (grader/live.py lines, as the web stores them) ------------------------
+
+LIVE_LINES = {
+    "total": 4,
+    "probes": [
+        {"name": "floats", "outcome": "passed", "status": "ok", "finished": 1, "at": 10.0},
+        {"name": "keeps_float16", "outcome": "failed", "status": "error", "finished": 2, "at": 11.0, "message": "ValueError: secret 42"},
+        {"name": "integers", "outcome": "forged by the code", "status": "ok", "finished": 3, "at": 12.0},
+    ],
+}
+
+
+def test_a_hidden_probes_live_line_is_its_name_and_outcome_only() -> None:
+    view = candidate_progress(LIVE_LINES, public=False)
+    assert view == {
+        "total": 4, "finished": 3, "passed": 1, "failed": 1,
+        "probes": [
+            {"name": "floats", "outcome": "passed"},
+            {"name": "keeps_float16", "outcome": "failed"},
+            {"name": "integers", "outcome": "done"},  # an outcome outside the vocabulary is "judged at the end"
+        ],
+    }  # fmt: skip
+
+
+def test_a_public_probes_live_line_adds_its_status() -> None:
+    view = candidate_progress(LIVE_LINES, public=True)
+    assert view is not None
+    assert [p["status"] for p in view["probes"]] == ["ok", "error", "ok"]
+    assert "secret" not in str(view) and "at" not in view["probes"][0]
+
+
+def test_no_live_lines_is_no_live_view() -> None:
+    assert candidate_progress({}, public=False) is None
+    assert candidate_progress(None, public=True) is None

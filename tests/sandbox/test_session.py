@@ -186,3 +186,52 @@ def test_a_job_that_never_says_done_ends_the_series_there() -> None:
 def test_a_series_needs_a_job() -> None:
     with pytest.raises(ValueError, match="at least one job"):
         ScriptedSeries([]).run_series([])
+
+
+class Paced(Scripted):
+    """A runner that writes its first probe, then its second only once the watcher has seen the first."""
+
+    def __init__(self, seen_first: threading.Event) -> None:
+        super().__init__(b"", then="silence", limits=SandboxLimits(wall_seconds=30, memory_mb=256))
+        self.seen_first = seen_first
+
+    def send_job(self, line: bytes, *, more: bool = False) -> None:
+        self.jobs.append(json.loads(line))
+        self.stream.add(frames({"type": "probe", "name": "a", "status": "ok"}))
+
+        def rest() -> None:
+            if self.seen_first.wait(30):
+                self.stream.add(frames({"type": "probe", "name": "b", "status": "ok"}, {"type": "done"}))
+
+        threading.Thread(target=rest, daemon=True).start()
+
+
+def test_a_watcher_sees_each_frame_while_the_job_still_runs() -> None:
+    seen_first = threading.Event()
+    watched: list[dict[str, Any]] = []
+
+    def watch(header: dict[str, Any], blob: bytes | None) -> None:
+        watched.append(header)
+        seen_first.set()
+
+    sandbox = Paced(seen_first)
+    outcome = sandbox.run({"limits": {}}, on_frame=watch)
+    # The runner wrote "b" and "done" only after the watcher had seen "a": without a live watcher the run would time out.
+    assert not outcome.timed_out
+    assert [(h["type"], h.get("name")) for h in watched] == [("probe", "a"), ("probe", "b"), ("done", None)]
+    a, b = {"type": "probe", "name": "a", "status": "ok"}, {"type": "probe", "name": "b", "status": "ok"}
+    assert outcome.stream == READY + frames(a, b, {"type": "done"})
+
+
+def test_a_watcher_that_raises_is_dropped_and_the_run_goes_on() -> None:
+    calls: list[str] = []
+
+    def broken(header: dict[str, Any], blob: bytes | None) -> None:
+        calls.append(str(header.get("type")))
+        raise RuntimeError("the database is down")
+
+    answer = frames({"type": "probe", "name": "p", "status": "ok"}, {"type": "probe", "name": "q", "status": "ok"}, {"type": "done"})
+    sandbox = Scripted(answer, then="silence")
+    outcome = sandbox.run({"limits": {}}, on_frame=broken)
+    assert calls == ["probe"]
+    assert not outcome.timed_out and outcome.exit_code is None

@@ -135,3 +135,23 @@ def test_past_the_cap_nothing_more_is_kept_and_the_sandbox_is_killed() -> None:
     assert not buffer.add(b"6789012")
     assert bytes(buffer.buffer) == b"1234567890"
     assert buffer.overflow and kills == [True]
+
+
+def test_a_watcher_gets_each_frame_once_and_only_when_its_blob_is_whole() -> None:
+    data = encoded(({"type": "ready"}, None), ({"type": "probe", "name": "p", "arrays": 1}, None), ({"type": "array", "probe": "p"}, b"0123456789"))
+    buffer = StreamBuffer(cap=1 << 20)
+    buffer.add(data[:-4])  # the array's header is here, the end of its blob is not
+    assert [h["type"] for h, _ in buffer.frames_after(0, 0)] == ["ready", "probe"]
+    assert buffer.frames_after(2, 0) == []
+    buffer.add(data[-4:])
+    assert buffer.frames_after(2, 0) == [({"type": "array", "probe": "p", "blob_len": 10}, b"0123456789")]
+    assert buffer.frame_count() == 3
+
+
+def test_a_watcher_wakes_when_a_frame_arrives() -> None:
+    buffer = StreamBuffer(cap=1 << 20)
+    buffer.add(encoded(({"type": "ready"}, None)))
+    threading.Timer(0.05, lambda: buffer.add(encoded(({"type": "probe", "name": "p"}, None)))).start()
+    assert promptly(lambda: buffer.frames_after(1, AN_HOUR)) == [({"type": "probe", "name": "p"}, None)]
+    buffer.close()
+    assert promptly(lambda: buffer.frames_after(2, AN_HOUR)) == []

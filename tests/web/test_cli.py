@@ -8,7 +8,7 @@ import numpy as np
 
 from grader.diff import expected_summary, structured_diff
 from sandbox.runner.codec import TaggedArray
-from web.cli import diff_lines, print_result
+from web.cli import diff_lines, print_live, print_result
 
 
 def test_a_runs_diff_prints_the_differing_leaves_with_both_values():
@@ -42,3 +42,14 @@ def test_a_raised_public_probe_prints_the_expected_value():
     out = io.StringIO()
     print_result(result, out)
     assert "  FAIL small [values]: ValueError: boom\n      expected: [1, 2]\n" in out.getvalue()
+
+
+def test_live_lines_are_printed_once_each_as_they_come():
+    out = io.StringIO()
+    first = {"total": 3, "probes": [{"name": "triples", "outcome": "failed"}]}
+    printed = print_live(first, 0, out)
+    more = [{"name": "halves", "outcome": "passed", "status": "ok"}, {"name": "x", "outcome": "failed", "status": "timeout"}]
+    both = {"total": 3, "probes": [*first["probes"], *more]}
+    printed = print_live(both, printed, out)
+    assert print_live(None, printed, out) == 3
+    assert out.getvalue() == "  [1/3] triples failed\n  [2/3] halves passed\n  [3/3] x failed (timeout)\n"

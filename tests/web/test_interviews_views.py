@@ -226,7 +226,16 @@ def test_live_view_and_its_json_for_the_coach(
     row = data["challenges"][0]
     assert row["latest_code"] == CODE and row["snapshot_count"] == 2
     assert [(s["kind"], s["score"]) for s in row["submissions"]] == [("submit", 100.0)]
-    assert set(row["submissions"][0]) == {"id", "kind", "status", "done", "verdict", "verdict_label", "score", "created_at", "finished_at"}
+    assert set(row["submissions"][0]) == {
+        "id", "kind", "status", "done", "verdict", "verdict_label", "score", "created_at", "finished_at", "progress",
+    }  # fmt: skip
+    assert row["submissions"][0]["progress"] is None  # done: the score says it all
+    # While a submission runs, the interviewer sees how far it is (the coach sees every probe's outcome).
+    Submission.objects.filter(pk=row["submissions"][0]["id"]).update(
+        status="running", live={"total": 2, "probes": [{"name": "positives", "outcome": "passed"}, {"name": "negatives", "outcome": "failed"}]}
+    )
+    running = client.get(reverse("interview-live-state", args=[interview.pk])).json()["challenges"][0]["submissions"][0]
+    assert running["progress"] == {"finished": 2, "total": 2, "passed": 1}
     timeline = client.get(row["timeline_url"]).json()
     assert [s["code"] for s in timeline["snapshots"]] == ["x = 1\n", CODE]
     assert client.get(reverse("interview-timeline", args=[interview.pk, "no-such"])).status_code == 404

@@ -77,6 +77,22 @@ class SubmissionCreatedSerializer(serializers.Serializer):  # type: ignore[type-
     url = serializers.CharField(help_text="Poll this until done is true.")
 
 
+class LiveProbeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField()
+    outcome = serializers.CharField(help_text="passed or failed (its check, run as it finished), or done (judged at the end).")
+    status = serializers.CharField(required=False, help_text="Run only: the runner's status (ok, error, timeout, memory, crashed, ...).")
+
+
+class LiveProgressSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A running submission's probes so far (grader.feedback.candidate_progress); the verdict comes from the result."""
+
+    total = serializers.IntegerField(help_text="Probes in the run.")
+    finished = serializers.IntegerField()
+    passed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    probes = LiveProbeSerializer(many=True, help_text="In the order they finished. Submit: name and outcome only.")
+
+
 class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """The challenge page's status JSON (web.submissions.presenters.submission_payload)."""
 
@@ -101,6 +117,9 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
         "`html` only for hints revealed through reveal_url (none is shown unasked); `offered` marks the one to reveal next.",
     )
     message = serializers.CharField()
+    live = LiveProgressSerializer(
+        allow_null=True, help_text="While status is running: the probes finished so far (poll again for more); null otherwise."
+    )
     version = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)

@@ -124,10 +124,16 @@ def _hint_text(reveal: HintReveal) -> str:
 
 def _submission_row(s: Submission) -> dict[str, Any]:
     # What the interviewer needs to follow along; no probe details, so no hidden data.
+    lines = (s.live or {}).get("probes") or [] if s.status == Status.RUNNING else []
     return {
         "id": s.pk, "kind": s.kind, "status": s.status, "done": s.status == Status.DONE,
         "verdict": s.verdict or None, "verdict_label": s.get_verdict_display() if s.verdict else None,
         "score": s.score, "created_at": _iso(s.created_at), "finished_at": _iso(s.finished_at),
+        # While it runs, how far it is (services/live.py): probes finished, passed, of how many.
+        "progress": {
+            "finished": len(lines), "total": (s.live or {}).get("total"),
+            "passed": sum(1 for line in lines if line.get("outcome") == "passed"),
+        } if lines else None,
     }  # fmt: skip
 
 

@@ -60,6 +60,7 @@ class Submission(models.Model):
     hints = models.JSONField(default=list, blank=True, help_text="Hints the failed probes unlocked, all tiers.")
     message = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)
+    live = models.JSONField(default=dict, blank=True, help_text="While it runs: each probe's outcome as it finished (services/live.py).")
     attempts = models.PositiveIntegerField(default=0)
     attempts_base = models.PositiveIntegerField(default=0, help_text="Attempts made before the latest regrade.")
     queued_at = models.DateTimeField(null=True, blank=True, help_text="When its grading was last sent to the broker.")

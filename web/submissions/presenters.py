@@ -22,10 +22,10 @@ from typing import Any
 
 from django.urls import reverse
 
-from grader.feedback import candidate_view
+from grader.feedback import candidate_progress, candidate_view
 from web.challenges.rendering import markdown_to_html
 from web.submissions.hints import hint_can_reveal, hint_is_shown, offered_hint
-from web.submissions.models import Kind, Submission, Verdict
+from web.submissions.models import Kind, Status, Submission, Verdict
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,8 @@ def submission_payload(submission: Submission, revealed_ids: set[str], routes: S
         "probes": view["probes"],
         "hints": hints_payload(submission, revealed_ids, routes) if done else [],
         "message": view["message"],
+        # While it runs: the probes finished so far, as the policy lets the candidate see them (None otherwise).
+        "live": candidate_progress(submission.live, public=public) if submission.status == Status.RUNNING else None,
         "version": submission.version.short_version,
         "created_at": _iso(submission.created_at),
         "started_at": _iso(submission.started_at),

@@ -48,7 +48,8 @@
       var verdict = el("td", "verdict verdict-" + (s.verdict || ""), s.verdict_label || "–");
       row.replaceChildren(
         el("td", "", s.id), el("td", "", s.kind === "run" ? "Run" : "Submit"), el("td", "", time(s.created_at)),
-        el("td", "", STATUS_LABEL[s.status] || s.status), verdict, el("td", "score", s.done ? formatScore(s.score) : "–")
+        el("td", "", (STATUS_LABEL[s.status] || s.status) + (s.progress ? " " + s.progress.finished + "/" + s.progress.total + " probes, " + s.progress.passed + " passed" : "")),
+        verdict, el("td", "score", s.done ? formatScore(s.score) : "–")
       );
     });
 

@@ -98,8 +98,10 @@
 
   // Follows one submission's status URL until it is done: render(data) on
   // every answer, then onDone(); answers come every 0.5 s at first, every 2 s
-  // later. Following another URL (or stop()) drops the answers still on their
+  // later, and every RUNNING_POLL_MS while it runs (its live progress). Following another URL (or stop()) drops the answers still on their
   // way for the old one. onLost(message) after 40 rounds without an answer.
+  var RUNNING_POLL_MS = 250;
+
   function submissionPoller(render, onDone, onLost) {
     var timer = null;
     var generation = 0;
@@ -114,7 +116,9 @@
           if (mine !== generation) return;
           render(data);
           if (data.done) { onDone(); return; }
-          timer = setTimeout(function () { poll(url, round + 1, mine); }, Math.min(500 + round * 150, 2000));
+          // While it runs the probes' live lines arrive: look often, so each shows within about half a second.
+          var wait = data.status === "running" ? RUNNING_POLL_MS : Math.min(500 + round * 150, 2000);
+          timer = setTimeout(function () { poll(url, round + 1, mine); }, wait);
         })
         .catch(function () {
           if (mine !== generation) return;

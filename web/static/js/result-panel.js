@@ -63,6 +63,7 @@
     var regrade = $("regrade");
     if (regrade) regrade.hidden = true;
     ["categories", "probes", "hints"].forEach(function (id) { $(id).replaceChildren(); });
+    if ($("live")) $("live").replaceChildren();
   }
 
   function renderRegrade(data, actions) {
@@ -343,6 +344,78 @@
     }
   }
 
+  // --- Live progress while a submission runs (the server's "live": probes finished so far) ---
+
+  var LIVE_MARK = { passed: "✓", failed: "✗", done: "•" };
+  var LIVE_TITLE = { passed: "passed", failed: "failed", done: "finished; judged with the result" };
+  // A Run's probe that did not return (the runner's status), in the words of the verdicts.
+  var LIVE_STATUS = {
+    error: "raised", timeout: "time limit", memory: "memory limit", killed: "killed", crashed: "crashed",
+    output_limit: "output limit", observation_limit: "result too large", no_result: "no result", bad_observation: "unreadable result",
+  };
+
+  function liveBox() {
+    var box = $("live");
+    if (!box) {
+      box = el("div", "live-progress");
+      box.id = "live";
+      $("result-message").insertAdjacentElement("afterend", box);
+    }
+    return box;
+  }
+
+  function liveSummary(live) {
+    var parts = [live.finished + " of " + plural(live.total, "probe", "probes") + " finished"];
+    if (live.finished) parts.push(live.passed + " passed", live.failed + " failed");
+    var later = live.finished - live.passed - live.failed;
+    if (later) parts.push(later + " judged with the result");
+    return parts.join(" · ");
+  }
+
+  // Draws the lines of a running submission; empty (hidden by CSS) once it is done.
+  // A line keeps the moment it first appeared (data-shown-at), so the delay to the page can be measured.
+  function renderLive(data) {
+    var box = liveBox();
+    var live = data.status === "running" ? data.live : null;
+    if (data.status !== "running") { box.replaceChildren(); delete box.dataset.finished; return; }
+    if (!live) {
+      if (box.dataset.finished !== "0") box.replaceChildren(el("p", "live-summary muted small", "Starting the sandbox…"));
+      box.dataset.finished = "0";
+      delete box.dataset.submission;
+      return;
+    }
+    var list = box.querySelector("ol.live-probes");
+    if (!list || box.dataset.submission !== String(data.id)) {
+      list = el("ol", "live-probes");
+      box.replaceChildren(el("p", "live-summary"), el("span", "bar live-bar"), list);
+      var bar = box.querySelector(".live-bar");
+      bar.appendChild(el("span", "bar-fill"));
+      bar.setAttribute("role", "progressbar");
+      bar.setAttribute("aria-label", "Probes finished");
+      bar.setAttribute("aria-valuemin", "0");
+      box.dataset.submission = data.id;
+    }
+    box.dataset.finished = live.finished;
+    // Only a change is written: the panel is a live region, and the same words written again may be read out again.
+    var summary = box.querySelector(".live-summary");
+    if (summary.textContent !== liveSummary(live)) summary.textContent = liveSummary(live);
+    box.querySelector(".live-bar").setAttribute("aria-valuemax", String(live.total));
+    box.querySelector(".live-bar").setAttribute("aria-valuenow", String(live.finished));
+    box.querySelector(".live-bar .bar-fill").style.width = (live.total ? Math.round(100 * live.finished / live.total) : 0) + "%";
+    live.probes.forEach(function (p, i) {
+      if (list.children[i]) return;  // lines only ever come in order, and stay
+      var li = el("li", "live-probe live-" + p.outcome);
+      li.dataset.probe = p.name;
+      li.dataset.outcome = p.outcome;
+      li.dataset.shownAt = String(Date.now());
+      li.title = LIVE_TITLE[p.outcome] || "";
+      li.appendChild(el("span", "probe-mark", LIVE_MARK[p.outcome] || "•"));
+      li.appendChild(el("span", "probe-name", p.name));
+      if (p.status && p.status !== "ok") li.appendChild(el("span", "probe-status", LIVE_STATUS[p.status] || String(p.status).replace(/_/g, " ")));
+      list.appendChild(li);
+    });
+  }
+
   function render(data, actions) {
     actions = actions || {};
     var panel = $("result");
@@ -359,6 +432,7 @@
     $("score").textContent = data.done ? formatScore(data.score) : "–";
     $("result-message").textContent = data.message || "";
     renderRegrade(data, actions);
+    renderLive(data);
     renderCategories(data);
     renderProbes(data);
     renderHints(data, actions);

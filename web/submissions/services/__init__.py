@@ -14,6 +14,9 @@ The flow of a submission through them:
   heartbeat thread stamps it, and stores the result only if it still holds the
   claim. A platform failure hands it back to the queue for the task's retry;
   after the last one, ``submission_grade_failed`` makes it ``internal_error``.
+- ``live``: while it grades, each probe's outcome is stored on the running
+  submission as it finishes (``live_progress``, a writer thread behind the
+  grader's ``on_progress``), for the page to show before the verdict.
 - ``sweeper``: ``submission_requeue_stale``, run by Celery beat, queues again
   what waited too long (a lost message) or whose worker stopped beating.
 - ``regrade``: coaches regrade finished submissions in place; a candidate may

@@ -16,6 +16,7 @@ too, so the command line grades exactly as the web does.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -27,12 +28,14 @@ from django.utils import timezone
 
 from grader import grade_submission
 from grader.errors import InvalidSubmission, PlatformError
+from grader.live import ProbeProgress
 from sandbox.runner.codec import to_jsonable
 from web.challenges.models import ChallengeVersion
 from web.challenges.services import challenge_package
 from web.config.logs import submission_context
 from web.submissions.heartbeat import heartbeat
 from web.submissions.models import Kind, Status, Submission, Verdict
+from web.submissions.services.live import live_progress
 
 logger = logging.getLogger(__name__)
 
@@ -42,15 +45,18 @@ PLATFORM_FAILURE_MESSAGE = (
 )
 
 
-def code_grade(version: ChallengeVersion, code: str | bytes, *, public: bool) -> dict[str, Any]:
+def code_grade(
+    version: ChallengeVersion, code: str | bytes, *, public: bool, on_progress: Callable[[ProbeProgress], None] | None = None
+) -> dict[str, Any]:
     """Grade code against a stored challenge version: GradeResult.to_dict().
 
     The one path to the grader: the worker (through submission_grade) and
-    ``manage.py grade`` both come here. Raises InvalidSubmission and
-    PlatformError as the grader does.
+    ``manage.py grade`` both come here. ``on_progress`` sees each probe as it
+    finishes (the worker stores them: services/live.py). Raises
+    InvalidSubmission and PlatformError as the grader does.
     """
     package = challenge_package(version)
-    return grade_submission(package, code, public=public).to_dict()
+    return grade_submission(package, code, public=public, on_progress=on_progress).to_dict()
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ def _grade(submission_id: int) -> GradeOutcome:
     stale_before = now - timedelta(seconds=settings.GRADING_STALE_SECONDS)
     claimable = Q(status=Status.QUEUED) | abandoned(stale_before)
     claimed = Submission.objects.filter(claimable, pk=submission_id).update(
-        status=Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1
+        status=Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1, live={}
     )
     if not claimed:
         current = Submission.objects.filter(pk=submission_id).values("status", "started_at", "heartbeat_at").first()
@@ -109,8 +115,8 @@ def _grade(submission_id: int) -> GradeOutcome:
         return Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(heartbeat_at=timezone.now())
 
     try:
-        with heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS):
-            result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN)
+        with heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS), live_progress(submission_id, attempt) as on_progress:
+            result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN, on_progress=on_progress)
     except PlatformError as exc:
         logger.warning(
             "the platform failed; handing the submission back", extra={"event": "grading.platform_error", "attempt": attempt, "error": str(exc)}
