@@ -108,7 +108,7 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
     # The 1-D strip: one row of four cells, no row axis.
     expect(page.locator("#probes .error-report")).to_have_attribute("data-drawn", "true")
     strip = page.locator("#probes canvas.error-map").evaluate(
-        "c => { const ch = Chart.getChart(c); return [ch.data.datasets[0].data.length, ch.options.scales.y.display, ch.options.scales.x.title.text]; }"
+        "c => { const ch = Chart.getChart(c), s = ch.options.scales; return [ch.data.datasets[0].data.length, s.y.display, s.x.title.text]; }"
     )
     assert strip == [4, False, "Columns: dim 0 (4)"]
     # ...and nowhere as live markup: no element they would create, no handler attribute, no javascript: link.
