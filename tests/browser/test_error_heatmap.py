@@ -17,6 +17,7 @@ hidden probe's of the Submit (error-heatmap-hidden.png)
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,21 @@ def test_a_wrong_fp16_softmax_shows_a_heatmap_and_a_histogram_of_error_over_boun
     assert heatmap["points"] == 4 * 16  # every cell of the (4, 16) output: no down-sampling needed
     assert heatmap["x"] == "Columns: dim 1, the last (16)" and heatmap["y"] == "Rows: dim 0 (4)"
     assert heatmap["width"] > 200 and heatmap["height"] > 100
+    # The worst cell's tooltip says where it is in the tensor and how far over its bound it is.
+    row, col = (int(i) for i in re.search(r"worst at \[(\d+), (\d+)\]", report.locator(".error-report-facts").inner_text()).groups())  # type: ignore[union-attr]
+    title, lines = page.locator('.probe[data-probe="softmax_float16_small"] canvas.error-map').evaluate(
+        """(canvas, at) => {
+            const chart = Chart.getChart(canvas);
+            const index = chart.data.datasets[0].data.findIndex(d => d.y === at[0] && d.x === at[1]);
+            chart.tooltip.setActiveElements([{datasetIndex: 0, index: index}], {x: 0, y: 0});
+            chart.update();
+            return [chart.tooltip.title, chart.tooltip.body.flatMap(b => b.lines)];
+        }""",
+        [row, col],
+    )
+    assert title == [f"dim 0 = {row}, dim 1 = {col}"]
+    assert lines[0].startswith("worst here: error ") and lines[0].endswith("times the bound: out of bound")
+    assert lines[1] == "the worst element of the tensor is in this cell"
     histogram = chart_facts(page, '.probe[data-probe="softmax_float16_small"] canvas.error-histogram')
     assert histogram is not None and histogram["type"] == "bar"
     assert histogram["x"].startswith("error / bound, by decade") and histogram["y"] == "elements (log scale)"
