@@ -53,6 +53,8 @@ class CheckResult:
     passed: bool
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    # Where a float tensor is wrong (grader/error_report.py): a custom check's third item, turned into a report.
+    error_report: dict[str, Any] | None = None
 
 
 def _fmt(x: float) -> str:

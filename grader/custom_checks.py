@@ -10,6 +10,7 @@ per package version, and kept for the next gradings of that version.
 
 from __future__ import annotations
 
+import logging
 import threading
 import types
 from collections import OrderedDict
@@ -17,9 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.checks import CheckResult, check
+from grader.error_report import report_from_check
 from grader.errors import PackageError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
+
+log = logging.getLogger(__name__)
 
 # The checks every package has without a checks.py (grader/checks.py).
 BUILTIN_CHECKS = ("auto", "exact")
@@ -56,12 +60,32 @@ def custom_check(package: Package, name: str) -> Callable[[Any, Any], Any]:
 
 
 def run_check(package: Package, spec: ProbeSpec, actual: Any, expected: Any) -> CheckResult:
-    """The probe's check on (actual, expected). A custom check may return a CheckResult, (passed, message) or a truth value."""
+    """The probe's check on (actual, expected).
+
+    A custom check may return a CheckResult, (passed, message) or a truth
+    value; or (passed, message, report) where report is a dict of numpy
+    arrays, at least ``ratio`` (each element's error over the bound the check
+    allows it), for the page's heat-map (``grader/error_report.py``).
+    """
     if spec.check in BUILTIN_CHECKS:
         return check(actual, expected, mode=spec.check, rtol=spec.rtol, atol=spec.atol)
     outcome = custom_check(package, spec.check)(actual, expected)
     if isinstance(outcome, CheckResult):
         return outcome
+    if isinstance(outcome, tuple) and len(outcome) == 3:
+        result = CheckResult(bool(outcome[0]), str(outcome[1]))
+        if not result.passed:
+            result.error_report = _report(package, spec, outcome[2], actual)
+        return result
     if isinstance(outcome, tuple) and len(outcome) == 2:
         return CheckResult(bool(outcome[0]), str(outcome[1]))
     return CheckResult(bool(outcome), "" if outcome else "the result does not meet the check")
+
+
+def _report(package: Package, spec: ProbeSpec, extra: Any, actual: Any) -> dict[str, Any] | None:
+    """A custom check's report; one that cannot be built is left out, never a grading failure."""
+    try:
+        return report_from_check(extra, actual)
+    except Exception:
+        log.exception("the error report of %s's check %s could not be built", package.slug, spec.check)
+        return None

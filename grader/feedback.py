@@ -16,7 +16,9 @@ The rule (DESIGN.md, the trust boundary, point 5):
   result's structured fields: which property failed (values, shape, dtype,
   structure, type, an exception and where in ``solution.py``, time, memory,
   output, a crash), for numbers how far over its tolerance the worst element
-  is (in coarse bands) and its index. Never an expected value, never a hidden
+  is (in coarse bands) and its index, and for a float tensor the map and
+  histogram of error over bound re-quantized to whole decades, with counts
+  (``grader/error_report.py`` ``hidden_view``). Never an expected value, never a hidden
   input, never a string the candidate's code controls: exception messages and
   class names outside a fixed vocabulary, tracebacks' text, printed output,
   warnings, strings or keys it put in an observation, exit codes. Never a
@@ -47,6 +49,8 @@ import math
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from grader.error_report import hidden_view
 
 # -------------------------------------------------------------- vocabularies
 
@@ -132,7 +136,7 @@ TEMPLATES: dict[str, str] = {
 }
 
 _PROBE_FIELDS = ("name", "category", "weight", "passed", "status", "message", "description", "duration_ms")
-_PUBLIC_FIELDS = ("stdout", "observation", "expected", "diff")
+_PUBLIC_FIELDS = ("stdout", "observation", "expected", "diff", "error_report")
 _FRAME = re.compile(r'^\s*File "solution\.py", line (\d+)', re.MULTILINE)
 _SIGNAL = re.compile(r"\bkilled by (SIG[A-Z]+)\b")
 
@@ -211,6 +215,10 @@ def candidate_probe(probe: Mapping[str, Any], *, public: bool) -> dict[str, Any]
         return view
     view["message"] = hidden_message(probe)
     view["duration_ms"] = None
+    # Where a float tensor is wrong, as positions and relative sizes only (grader/error_report.py).
+    report = hidden_view(probe.get("error_report")) if probe.get("passed") is not True else None
+    if report is not None:
+        view["error_report"] = report
     return view
 
 

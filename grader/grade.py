@@ -19,6 +19,7 @@ from grader import expected as expected_cache
 from grader.checks import CheckResult
 from grader.custom_checks import run_check
 from grader.diff import expected_summary, structured_diff
+from grader.error_report import auto_report
 from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute, execute_series
 from grader.feedback import failure_details
@@ -66,6 +67,9 @@ class ProbeResult:
     details: dict[str, Any] = field(default_factory=dict)
     # Public probes only: where the result differs from the expected one (grader/diff.py).
     diff: dict[str, Any] | None = None
+    # A float tensor that failed its check: where and by how much (grader/error_report.py);
+    # the feedback policy shows a hidden probe's only as positions and relative sizes.
+    error_report: dict[str, Any] | None = None
 
 
 @dataclass
@@ -227,6 +231,17 @@ def _diff(spec: ProbeSpec, actual: Any, expected: Any) -> dict[str, Any] | None:
         return None
 
 
+def _error_report(spec: ProbeSpec, actual: Any, expected: Any, outcome: CheckResult) -> dict[str, Any] | None:
+    """The built-in check's error report (a float tensor out of tolerance); never a grading failure."""
+    if spec.check != "auto" or not isinstance(outcome.details.get("rtol"), float | int):
+        return None
+    try:
+        return auto_report(actual, expected, outcome.details, rtol=float(outcome.details["rtol"]), atol=float(outcome.details["atol"]))
+    except Exception:  # the verdict stands without it
+        log.exception("error report of probe %s failed", spec.name)
+        return None
+
+
 def evaluate(
     package: Package, execution: Execution, expected: dict[str, Any], *, public: bool, sandboxed: SandboxedChecks | None = None
 ) -> GradeResult:
@@ -269,6 +284,8 @@ def evaluate(
             result.message = outcome.message
             # JSON-safe: an infinite relative error (expected 0) is reported as a string, in lists too.
             result.details = to_jsonable({k: v for k, v in outcome.details.items() if isinstance(v, int | float | str | list)})
+            if not outcome.passed:
+                result.error_report = outcome.error_report or _error_report(spec, run.observation, expected[spec.name], outcome)
             if public:
                 result.observation = to_jsonable(run.observation)
                 result.expected = to_jsonable(expected[spec.name])

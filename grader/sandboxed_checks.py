@@ -18,6 +18,12 @@ expected) and on (expected, expected), the second being what ``grade`` needs
 to tell a candidate's misshaped observation from a broken check. Outcomes
 come back as small observations and are read as data, never run.
 
+A check's error report (the third item of ``(passed, message, report)``,
+``grader/error_report.py``) is skipped here: its verdict and message come
+back, its arrays do not, so a probe checked in a sandbox has no heat-map.
+Carrying it would mean trusting arrays a less trusted author's code computed
+about the candidate's output; the built-in checks' reports are unaffected.
+
 The runner reads at most 96 MiB of job, so observations are sent in batches
 under :data:`BATCH_BYTES`; two observations at the wire's cap fit in one, and
 anything larger than a batch is refused (a wrong answer for the candidate's,
@@ -164,7 +170,8 @@ def _outcome(fn, actual, expected):
         out = fn(actual, expected)
         if hasattr(out, "passed") and hasattr(out, "message"):
             return {"passed": bool(out.passed), "message": str(out.message), "details": _plain(getattr(out, "details", None))}
-        if isinstance(out, tuple) and len(out) == 2:
+        if isinstance(out, tuple) and len(out) in (2, 3):
+            # A third item (the error report's arrays) is not carried back: see the module's docstring.
             return {"passed": bool(out[0]), "message": str(out[1])}
         passed = bool(out)
         return {"passed": passed, "message": "" if passed else "the result does not meet the check"}

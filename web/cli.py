@@ -118,6 +118,22 @@ def diff_lines(diff: dict[str, Any], limit: int = 10) -> list[str]:
     return lines[:limit] + ([f"... and {more} more"] if more > 0 else [])
 
 
+def error_report_line(report: Any) -> str:
+    """A failing float tensor's error report (grader/error_report.py) in one line: a public probe's summary, a hidden one's counts."""
+    if not isinstance(report, dict):
+        return ""
+    if report.get("summary"):
+        return f"error report: {report['summary']}"
+    if report.get("hidden") and isinstance(report.get("elements"), int):
+        line = f"error report: {report.get('over_bound')} of {report['elements']} elements over their bound"
+        if report.get("worst_index"):
+            line += f"; worst at {report['worst_index']}"
+        if report.get("nan_mismatches") or report.get("inf_mismatches"):
+            line += f"; {report.get('nan_mismatches')} NaN and {report.get('inf_mismatches')} Inf mismatches"
+        return line + " (the page draws where)"
+    return ""
+
+
 def print_result(result: dict[str, Any], out: TextIO) -> None:
     score = result.get("score")
     verdict = result.get("verdict_label") or result.get("verdict") or "?"
@@ -132,6 +148,9 @@ def print_result(result: dict[str, Any], out: TextIO) -> None:
         out.write(line + "\n")
         if not probe.get("passed") and isinstance(probe.get("diff"), dict):
             out.write("".join(f"      {text}\n" for text in diff_lines(probe["diff"])))
+        line = error_report_line(probe.get("error_report")) if not probe.get("passed") else ""
+        if line:
+            out.write(f"      {line}\n")
         if probe.get("stdout"):
             out.write("".join(f"      | {s}\n" for s in str(probe["stdout"]).splitlines()))
     hints = result.get("hints") or []

@@ -15,11 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.sync_api import Browser, expect, sync_playwright
 
+from grader import error_report
 from grader.diff import expected_summary, structured_diff
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -62,10 +64,16 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
         "observation": TEXT, "expected": TEXT,
         # The structured diff quotes the observation's keys and values (grader/diff.py).
         "diff": structured_diff({p: p for p in PAYLOADS} | {"x": [TEXT]}, {p: "no" for p in PAYLOADS} | {"x": ["no"]}),
+        # A custom check's label is the coach's text, and a report's path holds the observation's keys (grader/error_report.py);
+        # a 1-D tensor is drawn as one strip.
+        "error_report": {
+            **error_report.build(np.array([0.5, 3.0, np.inf, 0.0]), dtype="float32", path=PAYLOADS, label="label " + TEXT),
+            "summary": "summary " + TEXT,
+        },
     }  # fmt: skip
     raised = {
         **probe, "name": "small", "status": "runtime_error", "message": "Traceback\nValueError: " + TEXT, "observation": None,
-        "diff": expected_summary({p: [p] for p in PAYLOADS}),
+        "diff": expected_summary({p: [p] for p in PAYLOADS}), "error_report": None,
     }  # fmt: skip
     Submission.objects.create(
         user=user, challenge=challenge, version=challenge.current_version, kind="run", code="x = 1\n", status=Status.DONE,
@@ -95,6 +103,14 @@ def test_hostile_statement_hints_and_output_render_as_text(live_server: Any, set
     expect(page.locator("#hints .hint-about")).to_contain_text(PAYLOADS[0])
     expect(page.locator("#probes .probe-stdout pre").first).to_have_text("stdout " + TEXT)
     expect(page.locator("#hints .hint-body")).to_contain_text("hint")
+    expect(page.locator("#probes .error-report-label")).to_have_text(("label " + TEXT)[:200])  # the grader keeps 200
+    expect(page.locator("#probes .error-report-facts")).to_have_text("summary " + TEXT)
+    # The 1-D strip: one row of four cells, no row axis.
+    expect(page.locator("#probes .error-report")).to_have_attribute("data-drawn", "true")
+    strip = page.locator("#probes canvas.error-map").evaluate(
+        "c => { const ch = Chart.getChart(c), s = ch.options.scales; return [ch.data.datasets[0].data.length, s.y.display, s.x.title.text]; }"
+    )
+    assert strip == [4, False, "Columns: dim 0 (4)"]
     # ...and nowhere as live markup: no element they would create, no handler attribute, no javascript: link.
     for selector in ("#xss-img", "#xss-svg", "#statement script", "#result script", "#hints script", "[onerror]", "[onload]"):
         assert page.locator(selector).count() == 0, selector

@@ -68,3 +68,25 @@ def test_loaded_checks_modules_are_kept_for_the_recent_versions_only(monkeypatch
     assert custom_checks.custom_check(packages[2], "close_enough") is third  # loaded once, then reused
     assert list(custom_checks._checks_modules) == [packages[1].version, packages[2].version]
     assert custom_checks.custom_check(packages[0], "close_enough") is not first  # dropped, loaded again
+
+
+def test_a_custom_check_may_hand_its_per_element_ratio_for_the_error_report() -> None:
+    package = package_with_checks(
+        "import numpy as np\n\ndef close_enough(actual, expected):\n"
+        "    ratio = np.abs(np.asarray(actual, float) - np.asarray(expected, float)) / 0.5\n"
+        "    report = {'ratio': ratio, 'truth': np.asarray(expected, float), 'actual': np.asarray(actual, float), 'dtype': 'float32'}\n"
+        "    return bool((ratio <= 1).all()), 'off', report\n"
+    )
+    failed = custom_checks.run_check(package, spec("close_enough"), [5.0, 9.0, 9.0], [5, 7, 9])
+    assert (failed.passed, failed.message) == (False, "off")
+    assert failed.error_report is not None
+    assert failed.error_report["worst_index"] == [1] and failed.error_report["worst_ratio"] == 4.0
+    assert failed.error_report["max_abs_error"] == 2.0 and failed.error_report["dtype"] == "float32"
+    passed = custom_checks.run_check(package, spec("close_enough"), [5, 7, 9], [5, 7, 9])
+    assert passed.passed and passed.error_report is None
+
+
+def test_a_report_that_cannot_be_built_leaves_the_verdict_alone() -> None:
+    package = package_with_checks("def close_enough(actual, expected):\n    return False, 'off', {'ratio': [1.0, 2.0], 'truth': [1.0]}\n")
+    result = custom_checks.run_check(package, spec("close_enough"), [5], [5])
+    assert (result.passed, result.message, result.error_report) == (False, "off", None)

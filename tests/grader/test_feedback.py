@@ -348,3 +348,45 @@ def test_a_public_probes_live_line_adds_its_status() -> None:
 def test_no_live_lines_is_no_live_view() -> None:
     assert candidate_progress({}, public=False) is None
     assert candidate_progress(None, public=True) is None
+
+
+# ------------------------------------------------------------ error reports (grader/error_report.py)
+
+
+def test_a_public_float_failure_carries_the_whole_error_report():
+    wrong = FLOATS.copy()
+    wrong[1, 3] += 0.5
+    run = ProbeRun("small", "ok", observation=ta(wrong, "float64"))
+    result = evaluate(PACKAGE, Execution(probes={"small": run}), {"small": ta(FLOATS, "float64")}, public=True)
+    report = candidate_view(result.to_dict())["probes"][0]["error_report"]
+    assert report["worst_index"] == [1, 3] and report["max_abs_error"] == 0.5
+    assert report["map"]["rows"]["dims"] == [0] and report["map"]["cols"]["dims"] == [1]
+    assert "max abs error 0.5" in report["summary"]
+
+
+def test_a_hidden_float_failure_shows_where_and_how_far_out_but_no_value():
+    wrong = FLOATS.copy()
+    wrong[1, 3] += 0.5
+    result = graded({"floats": ProbeRun("floats", "ok", observation=ta(wrong, "float64"))})
+    assert result.probes[0].error_report["max_abs_error"] == 0.5  # the coach's full result
+    report = seen(result)["floats"]["error_report"]
+    assert report["hidden"] is True and report["worst_index"] == [1, 3] and report["over_bound"] == 1
+    assert report["map"]["cells"][1 * 5 + 3] == "z"  # about 3e6 times its bound: the band above 1e4
+    for field in ("max_abs_error", "max_rel_error", "max_ulp_error", "worst_ratio", "summary", "label", "path"):
+        assert field not in report
+    text = as_text(result)
+    assert f"{wrong[1, 3]:.4g}" not in text and f"{FLOATS[1, 3]:.4g}" not in text and "0.5" not in text
+    assert "error_report" not in seen(result)["keeps_float16"]
+
+
+def test_a_hidden_custom_checks_report_loses_its_label_and_values():
+    package = package_with_check(
+        "import numpy as np\n\ndef answer(actual, expected):\n"
+        "    report = {'ratio': np.array([0.5, 20.0, 1.0]), 'abs_error': np.array([1e-3, 0.04, 2e-3]), 'truth': np.array([1.0, 2.0, 3.0])}\n"
+        f"    return False, 'no', {{**report, 'label': '{SECRET}'}}\n"
+    )
+    result = graded({"integers": ProbeRun("integers", "ok", observation=[5, 7, 10])}, package=package)
+    assert result.probes[2].error_report["label"] == SECRET
+    report = seen(result)["integers"]["error_report"]
+    assert report["worst_index"] == [1] and report["map"]["cells"] == "UeU"  # 0.5 and 1 in (0.1, 1], 20 in (10, 100]
+    assert SECRET not in as_text(result) and "0.04" not in as_text(result)

@@ -174,3 +174,35 @@ def test_a_batch_fits_the_runners_job_limit_and_two_observations_at_the_wire_cap
 
     assert BATCH_BYTES + 2 * 1024 * 1024 < MAX_JOB_BYTES  # plus the data module's code and grader/checks.py
     assert 2 * OBSERVATION_BYTES * 4 // 3 + 64 * 1024 < BATCH_BYTES
+
+
+REPORTING_CHECKS = '''
+def with_report(actual, expected):
+    """A failing check that hands the grader its per-element ratio as a third item."""
+    return actual == expected, "compared with its report", {"ratio": [[0.5, 3.0], [0.0, 1.0]]}
+'''
+
+REPORTING_HIDDEN = """
+import numpy as np
+from probekit import probe
+
+
+@probe(category="values", check="with_report")
+def reported(solution):
+    return solution.add(np.array([1]), np.array([2])).tolist()
+"""
+
+
+@pytest.mark.parametrize("backend", real_backends())
+def test_a_checks_report_is_skipped_in_a_sandbox_and_its_verdict_kept(backend: str, tmp_path: Path) -> None:
+    trusted = package_with(tmp_path, probes__checks_py=REPORTING_CHECKS, probes__hidden_py=REPORTING_HIDDEN)
+    untrusted = dataclasses.replace(trusted, checks_in_sandbox=True)
+    wrong = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b) + 1\n"
+
+    [in_worker] = grade(wrong, backend=backend, package=trusted).probes
+    [in_sandbox] = grade(wrong, backend=backend, package=untrusted).probes
+
+    # A (passed, message, report) tuple is a failure in both places, not a truthy tuple.
+    assert (in_sandbox.passed, in_sandbox.message) == (in_worker.passed, in_worker.message) == (False, "compared with its report")
+    assert in_worker.error_report is not None and in_worker.error_report["worst_index"] == [0, 1]
+    assert in_sandbox.error_report is None

@@ -100,3 +100,18 @@ def test_the_packages_own_texts_are_not_leaks():
 def test_a_leaker_that_never_reached_a_message_is_reported_as_untested():
     result = full_result_leaking_through(ProbeRun("floats", "timeout"))
     assert check_seal(PACKAGE, result, EXPECTED) == ([], False)
+
+
+def test_a_hidden_error_report_shows_nothing_the_seal_counts_as_a_leak():
+    # A float tensor off everywhere, with NaNs: the full result's report has values; the hidden view has positions and decades.
+    wrong = np.ones((3, 5)) + np.linspace(0, 1, 15).reshape(3, 5)
+    wrong[2, 4] = np.nan
+    result = evaluate(
+        PACKAGE, Execution(probes={"floats": ProbeRun("floats", "ok", observation=TaggedArray(wrong, "float64", "numpy"))}), EXPECTED, public=False
+    )
+    full = result.to_dict()
+    assert full["probes"][0]["error_report"]["max_abs_error"] is not None
+    view = candidate_view(full)
+    report = view["probes"][0]["error_report"]
+    assert report["hidden"] is True and report["nan_mismatches"] == 1
+    assert seal_problems(PACKAGE, view, EXPECTED) == []

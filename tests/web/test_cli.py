@@ -53,3 +53,25 @@ def test_live_lines_are_printed_once_each_as_they_come():
     printed = print_live(both, printed, out)
     assert print_live(None, printed, out) == 3
     assert out.getvalue() == "  [1/3] triples failed\n  [2/3] halves passed\n  [3/3] x failed (timeout)\n"
+
+
+def test_a_failing_tensor_prints_its_error_reports_summary_line():
+    from grader import error_report
+
+    report = error_report.build(
+        np.array([[0.5, 3.0], [0.0, 1.0]]), dtype="float16", abs_error=np.array([[1e-3, 6e-3], [0.0, 2e-3]]), truth=np.ones((2, 2))
+    )
+    result = {
+        "kind": "run", "id": 8, "status": "done", "verdict": "wrong_answer", "score": 0.0, "message": "0 of 1 probes passed",
+        "probes": [{"name": "small", "category": "values", "passed": False, "message": "off", "error_report": report}],
+        "hints": [],
+    }  # fmt: skip
+    out = io.StringIO()
+    print_result(result, out)
+    line = "error report: float16 (2, 2): 1 of 4 elements over their bound; max abs error 0.006, max rel error 0.006 (6.14 ULP of float16); "
+    assert f"      {line}worst at [0, 1], 3 times its bound\n" in out.getvalue()
+    hidden = {**result, "probes": [{**result["probes"][0], "error_report": error_report.hidden_view(report)}]}
+    out = io.StringIO()
+    print_result(hidden, out)
+    assert "      error report: 1 of 4 elements over their bound; worst at [0, 1] (the page draws where)\n" in out.getvalue()
+    assert "0.006" not in out.getvalue()

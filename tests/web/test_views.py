@@ -76,6 +76,10 @@ def test_challenge_page_has_the_documented_ids(alice: Client, challenge: Challen
     for element_id in ("editor", "run", "submit", "result", "score", "verdict", "status", "probes", "hints", "history"):
         assert f'id="{element_id}"' in html, element_id
     assert "vendor/codemirror/lib/codemirror.js" in html and "vendor/codemirror/mode/python/python.js" in html
+    # The result panel draws a failing tensor's error report with the vendored charts, served by the app.
+    for script in ("vendor/chartjs/chart.umd.min.js", "vendor/chartjs/chartjs-chart-matrix.min.js", "js/error-report.js", "css/error-report.css"):
+        assert f"/static/{script}" in html, script
+    assert html.index("js/error-report.js") < html.index("js/result-panel.js")
 
 
 GIVEN_PIPELINE = 'def stages():\n    """The pipeline <the candidate> reads."""\n    return ["fx", "onnx"]\n'

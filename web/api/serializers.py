@@ -109,7 +109,11 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
         help_text="Each probe's outcome. Run: message, observation, expected value (also when the probe raised), printed output, "
         "and for a failing probe `diff`: both sides' types, then a tree with equal runs collapsed, differing leaves by path and an "
         "array's first mismatching indices with both values and the tolerance (or, when it raised, the expected value as text). "
-        "Submit: a message composed by the grader (which property failed, where, how far), nothing the code printed or raised.",
+        "Submit: a message composed by the grader (which property failed, where, how far), nothing the code printed or raised. "
+        "A failing float tensor has `error_report` (both kinds): shape, dtype, how many elements are over their bound, NaN/Inf "
+        "mismatch counts, the worst index, a map of error/bound down-sampled to at most 64x64 cells (`map.cells`, one character "
+        "per cell, see grader/error_report.py) with the dims each axis stands for, and a histogram of log10(error/bound) by decade; "
+        "Run adds max abs/rel/ULP error and a summary line, Submit's map is in whole decades and has no values (`hidden`: true).",
     )
     hints = serializers.ListField(
         child=serializers.DictField(),

@@ -267,6 +267,7 @@
           if ("observation" in p || "expected" in p) li.appendChild(renderRaw(p, !p.diff));
         }
       }
+      if (!p.passed && p.error_report && window.ErrorReport) li.appendChild(window.ErrorReport.render(p.error_report));
       if (p.stdout) {
         var details = el("details", "probe-stdout");
         details.appendChild(el("summary", "", "printed output"));

@@ -13,6 +13,9 @@ and holds each output element of the candidate to (see the statement)
 
 where u and s_min are the unit roundoff and the smallest subnormal of the
 output dtype. A masked input (-inf) must give exactly -inf from log_softmax.
+
+A failing check returns a third item, the first failing case's per-element
+error over its bound, which the grader draws as a heat-map on the page.
 """
 
 from __future__ import annotations
@@ -44,26 +47,26 @@ def _fmt_index(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
 
-def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[str | None, float]:
-    """(what is wrong with one case or None, the largest error / bound)."""
+def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[str | None, float, dict[str, Any] | None]:
+    """(what is wrong with one case or None, the largest error / bound, the case's error report for the grader)."""
     if not isinstance(got, dict):
-        return f"{name}: no result", math.inf
+        return f"{name}: no result", math.inf, None
     y = got.get("y")
     fn = expected_case["fn"]
     if isinstance(y, str):
-        return f"{name}: {fn}() {y}", math.inf
+        return f"{name}: {fn}() {y}", math.inf, None
     if not _is_array(y) or y.source != "torch":
-        return f"{name}: {fn}() must return a torch.Tensor", math.inf
+        return f"{name}: {fn}() must return a torch.Tensor", math.inf, None
     x_arr = expected_case["x"]
     dtype = x_arr.dtype
     if y.dtype != dtype:
-        return f"{name}: {fn}() returned {y.dtype}; it must return the input's dtype, {dtype}", math.inf
+        return f"{name}: {fn}() returned {y.dtype}; it must return the input's dtype, {dtype}", math.inf, None
     if tuple(y.data.shape) != tuple(x_arr.data.shape):
-        return f"{name}: {fn}() returned shape {list(y.data.shape)}; the input's shape is {list(x_arr.data.shape)}", math.inf
+        return f"{name}: {fn}() returned shape {list(y.data.shape)}; the input's shape is {list(x_arr.data.shape)}", math.inf, None
     if got.get("input unchanged") is not True:
-        return f"{name}: {fn}() modified its input in place", math.inf
+        return f"{name}: {fn}() modified its input in place", math.inf, None
     if x_arr.data.size == 0:
-        return None, 0.0
+        return None, 0.0, None
     x = np.asarray(x_arr.data, dtype=np.float64)
     dim = int(expected_case["dim"])
     n = x.shape[dim]
@@ -81,24 +84,25 @@ def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[s
         truth = t_log
         allowed = 2 * u * np.where(masked, 0.0, np.abs(t_log)) + slack + s_min
         must_be_neg_inf = masked
+    report = _report(name, dtype, got_v, truth, allowed, must_be_neg_inf)
     nan = np.isnan(got_v)
     if nan.any():
         idx = _fmt_index(int(np.argmax(nan)), got_v.shape)
-        return f"{name}: {fn}() has {int(nan.sum())} NaN values, the first at index {idx}", math.inf
+        return f"{name}: {fn}() has {int(nan.sum())} NaN values, the first at index {idx}", math.inf, report
     wrong_inf = np.isinf(got_v) & ~(must_be_neg_inf & np.isneginf(got_v))
     if wrong_inf.any():
         i = int(np.argmax(wrong_inf))
         return (
             f"{name}: {fn}() has {int(wrong_inf.sum())} infinite values where the exact result is finite; "
             f"the first at index {_fmt_index(i, got_v.shape)}: got {float(got_v.flat[i])!r}, exact {float(truth.flat[i])!r}"
-        ), math.inf
+        ), math.inf, report
     missing_inf = must_be_neg_inf & ~np.isneginf(got_v)
     if missing_inf.any():
         i = int(np.argmax(missing_inf))
         return (
             f"{name}: log_softmax() of a masked (-inf) entry must be -inf; at index {_fmt_index(i, got_v.shape)} "
             f"it returned {float(got_v.flat[i])!r}"
-        ), math.inf
+        ), math.inf, report
     finite = ~must_be_neg_inf
     err = np.where(finite, np.abs(got_v - np.where(finite, truth, 0.0)), 0.0)
     ratio = err / allowed
@@ -111,25 +115,43 @@ def _case_problem(name: str, got: Any, expected_case: dict[str, Any]) -> tuple[s
             f"{name}: {fn}() is off by {err.flat[i]:.3g} at index {_fmt_index(i, got_v.shape)} "
             f"(got {float(got_v.flat[i])!r}, exact {float(truth.flat[i])!r}); the {dtype} bound there is {allowed.flat[i]:.3g} "
             f"= {formula} with u = {u:.3g}, E = {slack.flat[i]:.3g}. {over} of {got_v.size} elements are over their bound."
-        ), worst
-    return None, worst
+        ), worst, report
+    return None, worst, None
 
 
-def within_softmax_bound(actual: Any, expected: Any) -> tuple[bool, str]:
+def _report(name: str, dtype: str, got: np.ndarray, truth: np.ndarray, allowed: np.ndarray, must_be_neg_inf: np.ndarray) -> dict[str, Any]:
+    """The grader's error report of one case (grader/error_report.py): each element's error over its own bound.
+
+    A masked entry that is -inf as it must be has no error; every other
+    non-finite output is infinitely far out.
+    """
+    exact_inf = must_be_neg_inf & np.isneginf(got)
+    finite = np.isfinite(got) & ~must_be_neg_inf
+    with np.errstate(invalid="ignore"):
+        err = np.where(finite, np.abs(got - np.where(finite, truth, 0.0)), 0.0)
+    ratio = np.where(finite, err / allowed, np.where(exact_inf, 0.0, np.inf))
+    return {"ratio": ratio, "abs_error": err, "truth": truth, "actual": got, "dtype": dtype, "label": name}
+
+
+def within_softmax_bound(actual: Any, expected: Any) -> tuple[bool, str] | tuple[bool, str, dict[str, Any] | None]:
     if not isinstance(actual, dict) or not isinstance(actual.get("cases"), dict):
         return False, "the probe's observation is malformed"
     violations = actual.get("violations") or []
     if violations:
         return False, "the rules forbid what your code did: " + "; ".join(str(v) for v in violations)
     failures: list[str] = []
+    reports: list[dict[str, Any]] = []
     worst = 0.0
     for name, expected_case in expected["cases"].items():
-        failure, ratio = _case_problem(name, actual["cases"].get(name), expected_case)
+        failure, ratio, report = _case_problem(name, actual["cases"].get(name), expected_case)
         if failure:
             failures.append(failure)
+            if report is not None:
+                reports.append(report)
         else:
             worst = max(worst, ratio)
     if failures:
         more = f" (and {len(failures) - 1} more failing case{'s' if len(failures) > 2 else ''})" if len(failures) > 1 else ""
-        return False, failures[0] + more
+        # The first failing case's report: the heat-map of the case the message names first, when it has one.
+        return False, failures[0] + more, (reports[0] if reports else None)
     return True, f"every case within its bound; the largest error is {worst:.2g} of its bound"
