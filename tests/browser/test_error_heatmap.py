@@ -23,12 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import browser, log_in, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import browser, candidate_on_challenge, type_into_editor  # noqa: F401 - browser is a fixture
 from tests.services import Worker
-from web.challenges.services import challenge_sync_from_dir
 
 PACKAGE = Path(__file__).resolve().parents[2] / "challenges" / "framework-internals" / "fp16-stable-softmax"
 WRONG = (PACKAGE / "solutions" / "input-dtype-math.py").read_text()
@@ -58,12 +56,7 @@ def test_a_wrong_fp16_softmax_shows_a_heatmap_and_a_histogram_of_error_over_boun
 ) -> None:
     catalogue = tmp_path / "challenges"
     shutil.copytree(PACKAGE, catalogue / "framework-internals" / PACKAGE.name)
-    settings.CHALLENGES_DIR = catalogue
-    assert challenge_sync_from_dir(catalogue).ok
-    User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
-    page.goto(f"{live_server.url}/challenges/{PACKAGE.name}/")
+    page = candidate_on_challenge(browser, live_server.url, settings, catalogue, PACKAGE.name)
     type_into_editor(page, WRONG)
 
     # Run: a public probe's whole report.

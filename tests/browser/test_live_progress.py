@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.browser.test_mock_interview import replace_code
-from tests.browser.test_submit_in_browser import browser, log_in, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import browser, candidate_on_challenge, log_in, type_into_editor  # noqa: F401 - browser is a fixture
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -61,22 +61,13 @@ RECORD_STATES = """
 """
 
 
-def open_challenge(page: Page, base: str) -> None:
-    log_in(page, base, "ada", "pw-ada-lovelace-1")
-    page.goto(f"{base}/challenges/count-slowly/")
-
-
 def test_a_submit_shows_each_probe_as_it_finishes_before_the_verdict(
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
     browser: Browser,  # noqa: F811
 ) -> None:
-    settings.CHALLENGES_DIR = LIVE_PACKAGES
-    assert challenge_sync_from_dir(LIVE_PACKAGES).ok
-    User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    open_challenge(page, live_server.url)
+    page = candidate_on_challenge(browser, live_server.url, settings, LIVE_PACKAGES, "count-slowly")
     type_into_editor(page, WRONG)
     page.evaluate(RECORD_STATES)
     page.click("#submit")
@@ -119,11 +110,7 @@ def test_a_run_shows_its_public_probes_live_and_the_delay_can_be_measured(
     celery_worker: Worker,
     browser: Browser,  # noqa: F811
 ) -> None:
-    settings.CHALLENGES_DIR = LIVE_PACKAGES
-    assert challenge_sync_from_dir(LIVE_PACKAGES).ok
-    User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    open_challenge(page, live_server.url)
+    page = candidate_on_challenge(browser, live_server.url, settings, LIVE_PACKAGES, "count-slowly")
     type_into_editor(page, "def scale(x, k):\n    return [v * k for v in x]\n")
     page.evaluate(RECORD_STATES)
     # Each line's first appearance, kept past the verdict (which empties the box).

@@ -22,7 +22,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_submit_in_browser import FIXTURES, browser, log_in, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import FIXTURES, browser, candidate_on_challenge, log_in, type_into_editor  # noqa: F401 - browser is a fixture
 from tests.services import Worker
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Submission
@@ -53,12 +53,7 @@ def test_a_wrong_run_shows_where_it_differs_and_the_expected_value_beside_an_err
     celery_worker: Worker,
     browser: Browser,  # noqa: F811
 ) -> None:
-    settings.CHALLENGES_DIR = TRAIN_STEP
-    assert challenge_sync_from_dir(TRAIN_STEP).ok
-    User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
-    page.goto(f"{live_server.url}/challenges/train-step/")
+    page = candidate_on_challenge(browser, live_server.url, settings, TRAIN_STEP, "train-step")
     type_into_editor(page, WRONG_STEP)
     page.click("#run")
     expect(page.locator("#result")).to_have_attribute("data-status", "done", timeout=120_000)
@@ -113,12 +108,8 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     celery_worker: Worker,
     browser: Browser,  # noqa: F811
 ) -> None:
-    settings.CHALLENGES_DIR = FIXTURES
-    assert challenge_sync_from_dir(FIXTURES).ok
-    ada = User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page()
-    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
-    page.goto(f"{live_server.url}/challenges/add-numbers/")
+    page = candidate_on_challenge(browser, live_server.url, settings, FIXTURES, "add-numbers")
+    ada = User.objects.get(username="ada")
     # Right values in the wrong dtype: the float64 probe passes, keeps_float16 fails (hints "dtype").
     type_into_editor(page, "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b, dtype=np.float64)\n")
     page.click("#submit")

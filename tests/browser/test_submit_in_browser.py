@@ -48,6 +48,20 @@ def log_in(page: Page, base: str, username: str, password: str) -> None:
     expect(page).not_to_have_url(f"{base}/accounts/login/")
 
 
+ADA, ADA_PASSWORD = "ada", "pw-ada-lovelace-1"
+
+
+def candidate_on_challenge(browser: Browser, base: str, settings: Any, packages: Path, slug: str, *, viewport: dict | None = None) -> Page:
+    """The usual start of a candidate's browser test: ``packages`` synced and served, ada signed in on ``slug``'s page."""
+    settings.CHALLENGES_DIR = packages
+    assert challenge_sync_from_dir(packages).ok
+    User.objects.create_user(ADA, password=ADA_PASSWORD)
+    page = browser.new_page(viewport=viewport or {"width": 1280, "height": 900})
+    log_in(page, base, ADA, ADA_PASSWORD)
+    page.goto(f"{base}/challenges/{slug}/")
+    return page
+
+
 def type_into_editor(page: Page, code: str) -> None:
     """Click into the CodeMirror editor, clear it, and type the code as text input."""
     page.click(".CodeMirror")
@@ -58,13 +72,7 @@ def type_into_editor(page: Page, code: str) -> None:
 
 
 def test_candidate_submits_in_the_browser_and_sees_the_score(live_server: Any, settings: Any, celery_worker: Worker, browser: Browser) -> None:
-    settings.CHALLENGES_DIR = FIXTURES
-    assert challenge_sync_from_dir(FIXTURES).ok
-    User.objects.create_user("ada", password="pw-ada-lovelace-1")
-    page = browser.new_page()
-    log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
-
-    page.goto(f"{live_server.url}/challenges/add-numbers/")
+    page = candidate_on_challenge(browser, live_server.url, settings, FIXTURES, "add-numbers")
     expect(page.locator("#challenge-title")).to_have_text("Add numbers")
     type_into_editor(page, "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n")
     page.click("#submit")
