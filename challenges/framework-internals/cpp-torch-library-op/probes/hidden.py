@@ -15,6 +15,9 @@ run shares, and only load it. So the first probe gets a long time limit.
 
 from __future__ import annotations
 
+import ctypes
+import math
+import mmap
 import re
 from collections.abc import Callable
 from typing import Any
@@ -92,10 +95,18 @@ def keyword_and_default_arguments(solution: Any) -> dict[str, Any]:
 
 @probe(category="eager", weight=2, hints=["kernel-loops"])
 def float32_batch(solution: Any) -> dict[str, Any]:
-    """float32 (3, 4, 20), window 5, stride 2; and an empty batch (0, 6)."""
+    """float32 (3, 4, 20), window 5, stride 2; window 1 (each element its own window); an empty batch (0, 6)."""
     values, indices = op(randn(3, 4, 20, seed=2), 5, 2)
+    single_values, single_indices = op(randn(2, 7, seed=24), 1, 1)
     empty_values, empty_indices = op(randn(0, 6, seed=3), 2, 1)
-    return {"values": values, "indices": indices, "empty values": empty_values, "empty indices": empty_indices}
+    return {
+        "values": values,
+        "indices": indices,
+        "window 1 values": single_values,
+        "window 1 indices": single_indices,
+        "empty values": empty_values,
+        "empty indices": empty_indices,
+    }
 
 
 @probe(category="eager", weight=2, hints=["compare-precision", "kernel-loops"])
@@ -167,6 +178,50 @@ def nan_wins(solution: Any) -> dict[str, Any]:
     return out
 
 
+# Buffers behind the guarded tensors: a tensor from torch.frombuffer does not keep its memory alive.
+_GUARDED: list[mmap.mmap] = []
+
+
+def guarded(shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    """A contiguous float32 tensor whose last element ends exactly where an unreadable page begins.
+
+    ``x.contiguous()`` returns such a tensor itself, so a kernel that reads
+    even one element past the end of ``x`` touches the guard page and the
+    process dies (SIGSEGV) instead of reading whatever memory follows.
+    """
+    count = math.prod(shape)
+    size = count * 4
+    page = mmap.PAGESIZE
+    pages = -(-size // page)
+    buffer = mmap.mmap(-1, (pages + 1) * page)
+    _GUARDED.append(buffer)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    if libc.mprotect(address + pages * page, page, 0) != 0:  # 0 is PROT_NONE
+        raise OSError(ctypes.get_errno(), "mprotect failed")
+    x = torch.frombuffer(buffer, dtype=torch.float32, count=count, offset=pages * page - size).view(shape)
+    x.copy_(randn(*shape, seed=seed))
+    return x
+
+
+@probe(category="eager", weight=2, hints=["kernel-loops"])
+def reads_stay_inside_x(solution: Any) -> dict[str, Any]:
+    """Inputs that end right before an unreadable page: no loop may read past the last window of the last row."""
+    cases = {
+        "(3, 10) window=10 stride=1": ((3, 10), 10, 1),
+        "(4, 11) window=3 stride=2": ((4, 11), 3, 2),
+        "(2, 8) window=2 stride=3": ((2, 8), 2, 3),
+        "(9,) window=4 stride=5": ((9,), 4, 5),
+        "(5,) window=1 stride=1": ((5,), 1, 1),
+    }
+    out: dict[str, Any] = {}
+    for i, (name, (shape, window, stride)) in enumerate(cases.items()):
+        values, indices = op(guarded(shape, seed=30 + i), window, stride)
+        out[name] = {"values": values, "indices": indices}
+    return out
+
+
 @probe(category="eager", hints=["argument-checks"])
 def eager_argument_checks(solution: Any) -> dict[str, Any]:
     """Invalid arguments raise RuntimeError (TORCH_CHECK) instead of reading out of bounds."""
@@ -214,15 +269,21 @@ def fake_non_contiguous_and_meta(solution: Any) -> dict[str, Any]:
 
 @probe(category="fake", hints=["argument-checks", "fake-kernel"])
 def fake_argument_checks(solution: Any) -> dict[str, Any]:
-    """The fake kernel rejects the arguments the real kernel rejects, even where the size would be 0."""
+    """The fake kernel rejects the arguments the real kernel rejects, with RuntimeError, even where the size would be 0.
+
+    A fake kernel without the checks can still fail on some of them, but
+    with another error: IndexError for a 0-d x (``x.shape[-1]``),
+    ZeroDivisionError for stride 0 (``// stride``).
+    """
     out: dict[str, Any] = {}
     with FakeTensorMode():
         x = torch.empty(2, 5)
         out["window longer than x (size would be 0)"] = error_name(lambda: op(x, 6, 3))
         out["window 0"] = error_name(lambda: op(x, 0, 1))
         out["stride 0"] = error_name(lambda: op(x, 2, 0))
+        out["0-d x"] = error_name(lambda: op(torch.empty(()), 1, 1))
         out["valid"] = error_name(lambda: op(x, 5, 3))
-    return {k: v != "ok" for k, v in out.items()}
+    return out
 
 
 # ---------------------------------------------------------------- compile
