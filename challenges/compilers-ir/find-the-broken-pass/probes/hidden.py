@@ -85,6 +85,33 @@ def gelu_constant_visible_elementwise_only(solution: Any) -> Any:
     return observe(solution, "gelu_colmean", 8, bug="const", at=(BARRIERS, 0), seed=38)
 
 
+@probe(category="localise", weight=2, check="same_pass", hints=["tolerance"])
+def layernorm_output_near_zero(solution: Any) -> Any:
+    """Layer norm: a late pass reduces along the wrong dimension, and one output is close to zero.
+
+    Where beta nearly cancels the normalized value, an output is as small as
+    6e-5 (seed 126 was picked for that). There, IREE's float32 rounding is
+    under 1% of the statement's bound, thanks to its atol, but 12 times a
+    bound with no atol (rtol = 1e-4 alone) and 7 times NumPy's default
+    allclose (rtol = 1e-5, atol = 1e-8). Such a test calls the good dumps
+    broken and names a pass that is too early.
+    """
+    return observe(solution, "layernorm_rows", 12, bug="reduce", at=(COLLAPSE, 0), seed=126)
+
+
+@probe(category="localise", weight=2, check="same_pass", hints=["tolerance"])
+def energy_outputs_large(solution: Any) -> Any:
+    """Two outputs, 32 x 32: a late pass swaps a subtraction's operands, and the energies are large.
+
+    Each energy is a sum of 32 squares, 66 on average and up to 115, and
+    IREE's float32 sum is off by up to 2.8e-5 (seed 96 was picked for that):
+    0.3% of the statement's bound, but 2.8 times a flat atol = 1e-5 with no
+    rtol. Such a test calls the good dumps broken and names a pass that is
+    too early.
+    """
+    return observe(solution, "diff_and_energy", 32, bug="swap", at=(CLONE, 0), seed=96)
+
+
 # ---------------------------------------------------------------- bisect: the answer within ceil(log2(n)) + 2 compiles
 
 
