@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(COMPOSE is None and not os.environ.get("CI"), re
 
 SECRETS = {"SECRET_KEY": "s3cret" * 8, "POSTGRES_PASSWORD": "pg-" + "a1b2c3" * 4, "REDIS_PASSWORD": "f00d" * 6}
 SETTINGS = set(SECRETS) | {
-    *("WEB_PORT", "WEB_BIND", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "HTTPS", "TRUSTED_PROXY_COUNT", "HEALTHZ_TOKEN", "SANDBOX_POOL")
+    *("WEB_PORT", "WEB_BIND", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "HTTPS", "TRUSTED_PROXY_COUNT", "HEALTHZ_TOKEN", "SANDBOX_POOL"),
+    "SANDBOX_DOCKER_RUNTIME",
 }
 
 
@@ -49,14 +50,21 @@ def test_the_compose_file_is_valid_and_complete(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
     services = config["services"]
-    assert set(services) == {"web", "worker", "beat", "redis", "postgres"}
+    assert set(services) == {"web", "worker", "launcher", "beat", "redis", "postgres"}
     assert services["beat"]["command"][:4] == ["celery", "-A", "web.config", "beat"], "beat runs the sweeper"
     for name in services:
         assert "healthcheck" in services[name], f"{name} has no health check"
     assert set(config["volumes"]) >= {"redis-data", "postgres-data", "expected-cache"}
     worker = services["worker"]
     assert worker["environment"]["SANDBOX_BACKEND"] == "docker"
-    assert any("/var/run/docker.sock" in str(v) for v in worker["volumes"])
+    # Only the launcher holds the engine's socket; the worker reaches it through the launcher, as non-root.
+    holders = {name for name, service in services.items() if any("docker.sock:" in str(v) for v in service.get("volumes", []))}
+    assert holders == {"launcher"}
+    assert worker["environment"]["DOCKER_HOST"] == "unix:///run/mlprep-launcher/docker.sock"
+    assert worker.get("user") in (None, "mlprep")
+    launcher = services["launcher"]
+    assert launcher["network_mode"] == "none" and launcher["read_only"] is True and launcher["cap_drop"] == ["ALL"]
+    assert launcher["command"][:3] == ["python", "-m", "sandbox.launcher"]
     assert "gunicorn" in " ".join(services["web"]["command"])
     assert services["web"]["environment"]["DATABASE_URL"].startswith("postgres://")
     assert services["web"]["environment"]["CELERY_BROKER_URL"].startswith("redis://")
