@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 
-.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench loadtest clean
+.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench loadtest compose-check clean
 
 deps:
 	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
@@ -35,6 +35,12 @@ bench: deps venv sandbox-image
 # Against LOADTEST_URL (with LOADTEST_REDIS_URL) if set, else a throwaway stack on free ports.
 loadtest: deps venv
 	@scripts/loadtest.sh $(LOADTEST_ARGS)
+
+# The production stack (docker-compose.yml) from its built images: health, a confined worker, an API grading,
+# two workers, a Redis restart mid-queue with nothing lost (scripts/compose_check.py; a few minutes).
+compose-check: deps venv docker-engine
+	scripts/build-app-image.sh
+	$(PY) scripts/compose_check.py $(COMPOSE_CHECK_ARGS)
 
 lint: venv
 	$(PY) -m ruff check grader sandbox web tests bench

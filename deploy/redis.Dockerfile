@@ -7,4 +7,8 @@ RUN apt-get update \
 USER redis
 EXPOSE 6379
 # Append-only file in the volume: queued gradings survive a restart of the broker.
-CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data", "--appendonly", "yes", "--appendfsync", "everysec"]
+# The password comes from REDIS_PASSWORD at start, through a config file
+# readable by redis only (not the command line, which `ps` shows); without
+# one the server does not start.
+COPY redis-entrypoint.sh /usr/local/bin/redis-entrypoint.sh
+ENTRYPOINT ["/usr/local/bin/redis-entrypoint.sh"]

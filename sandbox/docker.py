@@ -28,14 +28,13 @@ from typing import Any
 
 from sandbox.backend import Backend, SandboxLimits, SandboxStartError
 from sandbox.environment import SANDBOX_UID, sandbox_env
+from sandbox.labels import LABEL, LABEL_PROFILE, LABEL_WORKER
 from sandbox.owners import owner_alive, owner_token
 from sandbox.session import STDERR_TAIL_BYTES, RunnerSandbox
 from sandbox.stream import StreamBuffer
 
 log = logging.getLogger(__name__)
 
-LABEL = "mlprep.sandbox"
-LABEL_WORKER = "mlprep.worker"
 # The engine's attach stream: frames of an 8-byte header (stream kind, 3 zero
 # bytes, big-endian payload length) and the payload.
 STDOUT, STDERR = 1, 2
@@ -94,7 +93,7 @@ class DockerSandbox(RunnerSandbox):
             "ulimits": [_ulimit("core", 0), _ulimit("nofile", 1024)],
             "init": True,
             "environment": sandbox_env(PATH="/opt/venv/bin:/usr/bin:/bin"),
-            "labels": {LABEL: "1", LABEL_WORKER: _worker_id(), "mlprep.profile": profile},
+            "labels": {LABEL: "1", LABEL_WORKER: _worker_id(), LABEL_PROFILE: profile},
             "log_config": {"type": "none", "config": {}},
         }
         if backend.runtime:

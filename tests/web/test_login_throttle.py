@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from tests.services import redis_url  # noqa: F401 - pytest fixture
@@ -146,3 +146,37 @@ def test_a_sign_up_the_form_rejects_is_not_counted(cache_backend: str, settings:
     bad = Client().post(reverse("signup"), {"username": "x", "password1": "a", "password2": "b"}, REMOTE_ADDR="10.0.0.9")
     assert bad.status_code == 200
     assert signup(Client(), "fine", "10.0.0.9").status_code == 302
+
+
+# --- Behind a reverse proxy -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, "203.0.113.5", "10.0.0.2"),  # no trusted proxy: the header is the client's own words
+        (1, "203.0.113.5", "203.0.113.5"),
+        (1, "6.6.6.6, 203.0.113.5", "203.0.113.5"),  # a forged entry left of what the proxy appended
+        (2, "6.6.6.6, 203.0.113.5, 10.1.1.1", "203.0.113.5"),  # two proxies: the outer one saw the client
+        (2, "203.0.113.5", "203.0.113.5"),  # shorter than the chain: its leftmost entry
+        (1, "", "10.0.0.2"),  # no header: the address the server saw
+    ],
+)
+def test_the_client_address_is_read_from_what_trusted_proxies_appended(proxies: int, forwarded: str, expected: str, settings: Any) -> None:
+    settings.TRUSTED_PROXY_COUNT = proxies
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded)
+    assert throttle.client_ip(request) == expected
+
+
+def test_behind_a_proxy_one_client_is_throttled_and_not_everyone(cache_backend: str, settings: Any, db: None) -> None:
+    # Every request reaches gunicorn from the proxy's address; only X-Forwarded-For tells clients apart.
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.SIGNUPS_PER_IP = 1
+    data = {"password1": "pw-long-enough-123", "password2": "pw-long-enough-123"}
+
+    def via_proxy(username: str, client_address: str) -> Any:
+        return Client().post(reverse("signup"), {**data, "username": username}, REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR=client_address)
+
+    assert via_proxy("first", "203.0.113.5").status_code == 302
+    assert via_proxy("second", "203.0.113.5").status_code == 429
+    assert via_proxy("third", "198.51.100.7").status_code == 302, "another client behind the same proxy is not locked out"

@@ -15,11 +15,20 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD_KEY = "9f8e7d6c5b4a3928" * 4
-SAFE = {"SECRET_KEY": GOOD_KEY, "CACHE_URL": "redis://127.0.0.1:6379/1", "SANDBOX_BACKEND": "docker", "ALLOWED_HOSTS": "prep.example"}
+REDIS_PW = "0a1b2c3d4e5f6a7b8c9d0e1f"
+SAFE = {
+    "SECRET_KEY": GOOD_KEY,
+    "CACHE_URL": f"redis://:{REDIS_PW}@127.0.0.1:6379/1",
+    "CELERY_BROKER_URL": f"redis://:{REDIS_PW}@127.0.0.1:6379/0",
+    "DATABASE_URL": "postgres://mlprep:7c1e9a0b5d3f2e8a4b6c@db.internal:5432/mlprep",
+    "SANDBOX_BACKEND": "docker",
+    "ALLOWED_HOSTS": "prep.example",
+}
 
 
 def start(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    drop = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "CACHE_URL", "SANDBOX_BACKEND", "DJANGO_SETTINGS_MODULE"}
+    drop = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "CACHE_URL", "CELERY_BROKER_URL", "DATABASE_URL", "SANDBOX_BACKEND", "HTTPS"}
+    drop.add("DJANGO_SETTINGS_MODULE")
     clean = {k: v for k, v in os.environ.items() if k not in drop}
     full = {**clean, "DJANGO_SETTINGS_MODULE": "web.config.settings_production", "SECRET_KEY_FILE": "/nonexistent/key", **env}
     return subprocess.run(command, cwd=REPO, env=full, capture_output=True, text=True, timeout=120)
@@ -73,3 +82,32 @@ def test_the_unisolated_sandbox_is_refused() -> None:
 def test_the_app_image_runs_on_production_settings() -> None:
     dockerfile = (REPO / "deploy" / "app.Dockerfile").read_text()
     assert "DJANGO_SETTINGS_MODULE=web.config.settings_production" in dockerfile
+
+
+@pytest.mark.parametrize(
+    ("setting", "url", "message"),
+    [
+        ("DATABASE_URL", "postgres://mlprep@db:5432/mlprep", "DATABASE_URL has no password"),
+        ("DATABASE_URL", "postgres://mlprep:mlprep@db:5432/mlprep", "DATABASE_URL uses a default password"),
+        ("DATABASE_URL", "postgresql://mlprep:abc123@db/mlprep", "DATABASE_URL's password is too weak"),
+        ("CELERY_BROKER_URL", "redis://redis:6379/0", "CELERY_BROKER_URL has no password"),
+        ("CACHE_URL", "redis://:changeme@redis:6379/1", "CACHE_URL uses a default password"),
+        ("CACHE_URL", "redis://:aaaaaaaaaaaaaaaa@redis:6379/1", "CACHE_URL's password is too weak"),
+    ],
+)
+def test_a_service_without_a_real_password_is_refused(setting: str, url: str, message: str) -> None:
+    result = import_settings(**{**SAFE, setting: url})
+    assert result.returncode != 0 and message in result.stderr
+    assert "REDIS_PASSWORD" in result.stderr and ".env.example" in result.stderr  # where to fix it
+    for weak in ("abc123", "changeme", "aaaaaaaaaaaaaaaa"):
+        assert f":{weak}@" not in result.stderr and f" {weak}" not in result.stderr, "the refusal never repeats the password"
+
+
+def test_https_turns_on_secure_cookies_hsts_and_the_proxy_header() -> None:
+    show = "import web.config.settings_production as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, {})"
+    on = start([sys.executable, "-c", show.format("s.SECURE_HSTS_SECONDS, s.SECURE_PROXY_SSL_HEADER")], **SAFE, HTTPS="1")
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.split() == ["True", "True", str(365 * 24 * 3600), "('HTTP_X_FORWARDED_PROTO',", "'https')"]
+    off = start([sys.executable, "-c", show.format("getattr(s, 'SECURE_PROXY_SSL_HEADER', None)")], **SAFE)
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.split() == ["False", "False", "None"], "without HTTPS a plain-HTTP site must still be able to log in"

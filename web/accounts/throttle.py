@@ -50,13 +50,24 @@ class LoginBlocked(Throttled):
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The address the request came from, as the web server saw it.
+    """The address the request came from, as the nearest untrusted hop saw it.
 
-    REMOTE_ADDR, not X-Forwarded-For: a client can write that header itself.
-    gunicorn here faces clients directly; behind a proxy, the proxy must set
-    REMOTE_ADDR (e.g. a trusted-proxy middleware) for this limit to work per client.
+    With ``TRUSTED_PROXY_COUNT = 0`` (gunicorn faces clients) that is
+    REMOTE_ADDR: X-Forwarded-For is ignored, a client can write it itself.
+    Behind N trusted proxies, each appends the address it received from to
+    X-Forwarded-For, so the N-th entry from the right is the client's as the
+    outermost proxy saw it; entries further left are the client's own words.
+    A header shorter than N (a request that bypassed a proxy, or a proxy that
+    does not append) gives its leftmost entry, and no header REMOTE_ADDR.
     """
-    return str(request.META.get("REMOTE_ADDR") or "unknown")
+    proxies = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0))
+    remote = str(request.META.get("REMOTE_ADDR") or "unknown")
+    if proxies <= 0:
+        return remote
+    forwarded = [part.strip() for part in str(request.META.get("HTTP_X_FORWARDED_FOR", "")).split(",") if part.strip()]
+    if not forwarded:
+        return remote
+    return forwarded[-proxies] if len(forwarded) >= proxies else forwarded[0]
 
 
 def _username_key(username: str) -> str:

@@ -213,8 +213,32 @@ FILE_UPLOAD_HANDLERS = [
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and env_bool("HTTPS", False))
+
+# --- Behind HTTPS and a reverse proxy -----------------------------------------
+
+# HTTPS=1: the site is served over HTTPS by a proxy in front of it (nginx,
+# Caddy, a load balancer) that terminates TLS and sends
+# "X-Forwarded-Proto: https". Then cookies are sent over HTTPS only, browsers
+# are told to use nothing else for a year (HSTS), and Django trusts the
+# proxy's header to know a request was secure. Redirecting plain HTTP is the
+# proxy's job: the health checks inside the stack speak plain HTTP.
+HTTPS = env_bool("HTTPS", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+
+# How many reverse proxies stand between the clients and gunicorn. With 0
+# (gunicorn faces clients) the client address is REMOTE_ADDR; with N, it is
+# the N-th address from the right of X-Forwarded-For, the one the outermost
+# trusted proxy saw (web/accounts/throttle.py: client_ip). Addresses further
+# left are written by the client and never trusted. The per-address login and
+# sign-up throttles need it: behind a proxy every REMOTE_ADDR is the proxy's.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT must be 0 or more, not {TRUSTED_PROXY_COUNT}.")
 
 # --- Challenges and grading ----------------------------------------------------
 
