@@ -54,6 +54,7 @@ from web.challenges.storage import files_decode, version_fields
 from web.errors import Refused
 from web.submissions.heartbeat import heartbeat
 from web.submissions.services.dispatch import grading_queue, task_time_limits
+from web.submissions.services.expected import expected_prepare_enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -343,6 +344,8 @@ def challenge_publish(*, user: AbstractBaseUser, challenge: Challenge, version: 
             setattr(locked, name, value)
         locked.save(update_fields=["current_version", "published", *_metadata(package), "updated_at"])
     logger.info("challenge published", extra={"event": "authoring.published", "challenge": challenge.slug, "version": version.version})
+    # Its validation ran the reference on one worker; every other worker host needs it too, before the first candidate.
+    transaction.on_commit(lambda: expected_prepare_enqueue([version]))
     return locked
 
 

@@ -338,6 +338,9 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # marks the submission internal_error; the hard limit kills the process. They
 # are the floor: a package whose runs may take longer gets larger limits on
 # its tasks (web/submissions/services/dispatch.py: task_time_limits).
+# Run each synced or published version's reference on a worker before the
+# first candidate submits (web/submissions/services/expected.py).
+EXPECTED_PREPARE = env_bool("EXPECTED_PREPARE", True)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

@@ -16,6 +16,9 @@ CELERY_TASK_ALWAYS_EAGER = True
 # errors are not re-raised. Tests assert on the stored outcome instead.
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_BROKER_URL = "memory://"
+# Eager Celery would run every reference of every sync inside the test that
+# synced; the tests of the preparation turn it on (tests/web/test_expected_prepare.py).
+EXPECTED_PREPARE = False
 
 # A file, not SQLite's in-memory default: the end-to-end tests start a real
 # Celery worker process that must open the same test database.

@@ -25,6 +25,7 @@ from django.db import OperationalError as DatabaseUnavailable
 
 from grader.errors import PlatformError
 from web.config.logs import submission_context
+from web.submissions.services.expected import expected_prepare
 from web.submissions.services.grading import submission_grade, submission_grade_failed
 from web.submissions.services.sweeper import submission_requeue_stale
 
@@ -79,3 +80,18 @@ def requeue_stale() -> int:
     if ids:
         logger.info("re-queued %d stale submission(s)", len(ids), extra={"event": "sweeper.requeued", "ids": ids})
     return len(ids)
+
+
+@shared_task(
+    name="submissions.prepare_expected",
+    ignore_result=True,
+    autoretry_for=(PlatformError, DatabaseUnavailable),
+    max_retries=3,
+    retry_backoff=5,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    acks_late=True,
+)
+def prepare_expected(version_id: int) -> str:
+    """Run a version's reference before any candidate needs it (services/expected.py)."""
+    return expected_prepare(version_id).state
