@@ -69,7 +69,7 @@ def template_initial(template: InterviewTemplate) -> dict[str, Any]:
     }
 
 
-def template_save(
+def template_validate(
     coach: AbstractBaseUser,
     *,
     name: str,
@@ -78,8 +78,8 @@ def template_save(
     hint_penalty: int | None = HINT_PENALTY_DEFAULT,
     hidden_feedback: str = HiddenFeedback.SUMMARY,
     template: InterviewTemplate | None = None,
-) -> InterviewTemplate:
-    """Create a template (``template`` None) or replace an existing one's fields and challenges; all refusals at once."""
+) -> str:
+    """Check every field of a template; refuse with all problems at once (``InterviewInvalid``, by field); the clean name."""
     if not is_coach(coach):
         raise InterviewError("Only coaches keep interview templates.")
     if template is not None and template.coach_id != coach.pk:
@@ -103,6 +103,24 @@ def template_save(
         errors.add("challenges", f"The minutes add up to {total}; an interview lasts at most {DURATION_MAX_MINUTES}.")
     validate_settings(errors, hint_policy=hint_policy, hint_penalty=hint_penalty, hidden_feedback=hidden_feedback)
     errors.raise_any()
+    return clean_name
+
+
+def template_save(
+    coach: AbstractBaseUser,
+    *,
+    name: str,
+    challenges: Sequence[ChallengePlan],
+    hint_policy: str = HintPolicy.ON_REQUEST,
+    hint_penalty: int | None = HINT_PENALTY_DEFAULT,
+    hidden_feedback: str = HiddenFeedback.SUMMARY,
+    template: InterviewTemplate | None = None,
+) -> InterviewTemplate:
+    """Create a template (``template`` None) or replace an existing one's fields and challenges; refused by ``template_validate``."""
+    plans = list(challenges)
+    clean_name = template_validate(
+        coach, name=name, challenges=plans, hint_policy=hint_policy, hint_penalty=hint_penalty, hidden_feedback=hidden_feedback, template=template
+    )
     fields = {
         "name": clean_name, "hint_policy": hint_policy, "hidden_feedback": hidden_feedback,
         "hint_penalty": HINT_PENALTY_DEFAULT if hint_penalty is None else hint_penalty,

@@ -80,6 +80,16 @@ def interview_submissions(interview: Interview) -> QuerySet[Submission]:
     )
 
 
+def interview_submission_for_candidate(interview: Interview, submission_id: int) -> Submission | None:
+    """One of the interview's submissions, by its candidate (the caller checked the token and the user)."""
+    return (
+        Submission.objects.filter(pk=submission_id, interview_link__interview=interview, user_id=interview.candidate_id)
+        .select_related("challenge", "version")
+        .defer("code", "version__files")
+        .first()
+    )
+
+
 def interview_hint_reveals(interview: Interview) -> QuerySet[HintReveal]:
     """Hints the candidate asked for through this interview's submissions (none is shown unasked).
 
