@@ -29,5 +29,5 @@ class HintUnavailable(Conflict):
     """The hint cannot be shown (yet): not unlocked, not finished, or a lower tier first."""
 
 
-class HintsSwitchedOff(HintUnavailable, Forbidden):
-    """A reveal guard refused: hints are off for this submission (a mock interview's setting)."""
+class HintsSwitchedOff(Forbidden, HintUnavailable):
+    """A reveal guard refused: hints are off for this submission (a mock interview's setting). 403: no waiting makes it allowed."""
