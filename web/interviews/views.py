@@ -207,7 +207,9 @@ def template_delete(request: HttpRequest, template_id: int) -> HttpResponse:
 @coach_required
 @require_GET
 def challenge_statistics(request: HttpRequest) -> HttpResponse:
-    return render(request, "interviews/stats.html", {"rows": challenge_stats(), "min_solves": MIN_SOLVES})
+    # The challenges with past sessions first (most first), then the rest in catalogue order.
+    rows = sorted(challenge_stats(), key=lambda s: -s.sessions)
+    return render(request, "interviews/stats.html", {"rows": rows, "min_solves": MIN_SOLVES})
 
 
 @coach_required

@@ -67,7 +67,8 @@
       item.appendChild(el("span", "chosen-title", title));
       var minutes = parseInt(minutesInput(row).value, 10);
       if (isNaN(minutes)) allTimed = false; else total += minutes;
-      item.appendChild(el("span", "muted small", isNaN(minutes) ? "~" + row.dataset.typical + " min typical" : minutes + " min"));
+      var controls = el("span", "chosen-controls");
+      controls.appendChild(el("span", "muted small", isNaN(minutes) ? "~" + row.dataset.typical + " min typical" : minutes + " min"));
       var up = button("↑", "Move " + title + " up", function () { move(row, -1); });
       up.disabled = i === 0;
       up.classList.add("move-up");
@@ -76,7 +77,8 @@
       down.classList.add("move-down");
       var remove = button("✕", "Remove " + title, function () { checkbox(row).checked = false; changed(row); });
       remove.classList.add("remove");
-      item.append(up, down, remove);
+      controls.append(up, down, remove);
+      item.appendChild(controls);
       chosenList.appendChild(item);
     });
     rows.forEach(function (row) {
