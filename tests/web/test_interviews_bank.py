@@ -122,6 +122,8 @@ def test_new_interview_from_a_template_prefills_everything_but_the_candidate(
     assert re.search(r'value="mul-two" checked', html) and re.search(r'name="position-mul-two"[^>]*value="1"', html)
     assert re.search(r'name="minutes-add-two"[^>]*value="20"', html)
     assert not re.search(r'value="add-again" checked', html)
+    # Without JavaScript the plan reads from the top: the template's challenges first, in its order.
+    assert html.index('data-slug="mul-two"') < html.index('data-slug="add-two"') < html.index('data-slug="add-again"')
     # Posting the prefilled form, with the candidate named, makes the interview.
     data = {
         "template": str(template.pk), "candidate": "alice", "duration_minutes": "45", "challenges": ["mul-two", "add-two"],

@@ -88,7 +88,11 @@ class PickerRow:
 
 
 def picker_rows(stats: list[ChallengeStats], *, data: Any = None, plans: list[ChallengePlan] | None = None) -> list[PickerRow]:
-    """One row per published challenge, in catalogue order, as the form was sent (``data``) or prefilled (``plans``)."""
+    """One row per published challenge, as the form was sent (``data``) or prefilled (``plans``).
+
+    The chosen ones come first, in their order, so that without JavaScript
+    the coach sees the plan at the top; the rest follow in catalogue order.
+    """
     chosen: dict[str, tuple[int | None, int | None]] = {}
     if data is not None:
         for slug in data.getlist("challenges"):
@@ -99,7 +103,8 @@ def picker_rows(stats: list[ChallengeStats], *, data: Any = None, plans: list[Ch
     for s in stats:
         position, minutes = chosen.get(s.challenge.slug, (None, None))
         rows.append(PickerRow(s, s.challenge.slug in chosen, position, minutes))
-    return rows
+    last = len(rows) + 1
+    return sorted(rows, key=lambda r: (not r.checked, r.position if r.position is not None else last))
 
 
 def _int(value: Any) -> int | None:
