@@ -11,6 +11,12 @@ the interview by an ``InterviewSubmission`` row, so the submissions app
 knows nothing of interviews. The coach's notes, rubric scores
 (``RubricScore``) and recommendation live here too and are never shown to
 the candidate.
+
+Each interview carries its session settings (``SessionSettings``: hint
+policy and penalty, hidden-probe detail; session_settings.py applies them).
+``InterviewTemplate`` and ``TemplateChallenge`` are the coach's question
+bank: an interview without a candidate, with minutes per challenge, that
+``bank.template_initial`` turns into a filled-in form.
 """
 
 from __future__ import annotations
