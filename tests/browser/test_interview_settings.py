@@ -1,5 +1,9 @@
 """Session settings in two browsers: a template with hints off becomes an interview; the candidate gets no hints.
 
+The second test: a session with hidden tests in full and a penalty per
+hint; the candidate's page shows the hidden probe's own message and offers
+hints, and the coach's live view takes the penalty off the score.
+
 Real everything, as in test_mock_interview.py (headless Chromium, the live
 server, Redis, a Celery worker, the bwrap sandbox). The coach builds a
 template through the picker (filtering by track), makes an interview from it
@@ -21,12 +25,15 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect, sync_playwright
 
+from grader.feedback import hidden_message
 from tests.browser.test_mock_interview import _csrf, replace_code
 from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
+from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
-from web.interviews.models import HintPolicy, Interview, InterviewTemplate
+from web.interviews.models import HiddenFeedback, HintPolicy, Interview, InterviewTemplate
+from web.interviews.services import interview_create
 from web.submissions.models import HintReveal, Submission
 
 pytestmark = pytest.mark.browser
@@ -125,3 +132,38 @@ def test_a_session_from_a_template_with_hints_off(
     practice = candidate.request.post(f"{base}/submissions/{submission.pk}/hints/broadcast/reveal", headers=headers)
     assert practice.status == 403
     assert not HintReveal.objects.exists()
+
+
+def test_full_hidden_feedback_and_a_hint_penalty_as_the_two_sides_see_them(
+    live_server: Any, settings: Any, celery_worker: Worker, browser: Browser, packages: Path
+) -> None:
+    settings.CHALLENGES_DIR = packages
+    assert challenge_sync_from_dir(packages).ok
+    coach_user = User.objects.create_user("grace", password="pw-grace-hopper-1")
+    coach_grant(coach_user)
+    User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    base = live_server.url
+    interview = interview_create(
+        coach_user, candidate_username="ada", challenges=[Challenge.objects.get(slug="add-numbers")], duration_minutes=30,
+        hint_policy=HintPolicy.PENALTY, hint_penalty=10, hidden_feedback=HiddenFeedback.FULL,
+    )  # fmt: skip
+    coach = browser.new_context().new_page()
+    log_in(coach, base, "grace", "pw-grace-hopper-1")
+    coach.goto(f"{base}/interviews/{interview.pk}/live/")
+    expect(coach.locator("#session-settings")).to_contain_text("10 points per hint")
+
+    candidate = browser.new_context().new_page()
+    log_in(candidate, base, "ada", "pw-ada-lovelace-1")
+    candidate.goto(f"{base}/interviews/join/{interview.token}/")
+    expect(candidate.locator("#session-rules")).to_contain_text("each hint you reveal costs 10 points")
+    replace_code(candidate, WRONG)
+    candidate.click("#submit")
+    expect(candidate.locator("#result")).to_have_attribute("data-status", "done", timeout=120_000)
+    # Full feedback: the hidden probe's message is the check's own, as the interviewer reads it (the summary never is).
+    stored = next(p for p in Submission.objects.get().probes if not p["passed"])
+    assert hidden_message(stored) != stored["message"], "the summary would show the same words: the check below proves nothing"
+    expect(candidate.locator(f'#probes .probe[data-probe="{stored["name"]}"] .probe-message')).to_have_text(stored["message"])
+    # On request at a cost: the button is there; one reveal costs 10 points on the coach's live view.
+    candidate.click("#hints .reveal-hint")
+    expect(candidate.locator("#hints .hint")).to_have_count(1)
+    expect(coach.locator('.live-challenge[data-slug="add-numbers"] .score-line')).to_contain_text("- 10 for 1 hint =", timeout=10_000)
