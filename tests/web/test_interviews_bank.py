@@ -101,6 +101,7 @@ def test_a_coach_makes_a_template_through_the_form(coach: User, catalogue: dict[
     made = InterviewTemplate.objects.get(name="Two adders")
     assert [(p.challenge.slug, p.minutes) for p in template_plans(made)] == [("add-again", 10), ("add-two", 15)]
     listing = client.get(reverse("interview-templates")).content.decode()
+    assert "Add again (10 min) · Add two integers (15 min)" in listing
     assert f'data-template="{made.pk}"' in listing and ">Off</td>" in listing and f"?template={made.pk}" in listing
 
 

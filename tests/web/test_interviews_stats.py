@@ -122,6 +122,7 @@ def test_the_statistics_page_and_the_picker_show_the_figures(coach: User, catalo
     assert 'data-slug="add-two"' in page and "<code>positives</code> (1)" in page and "0% (0 of 1)" in page
     picker = client.get(reverse("interview-create")).content.decode()
     assert "solved in 0% of 1 session" in picker and "About 15 min (no solves yet; the usual figure for easy)" in picker
+    assert "most failed: <code>positives</code>" in picker
 
 
 @pytest.mark.parametrize("name", ["interview-statistics"])

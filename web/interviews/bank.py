@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Count, Prefetch, QuerySet, Sum
 
 from web.accounts.roles import is_coach
 from web.interviews.models import HINT_PENALTY_DEFAULT, HiddenFeedback, HintPolicy, InterviewTemplate, TemplateChallenge
@@ -39,6 +39,7 @@ def templates_for_coach(user: AbstractBaseUser) -> QuerySet[InterviewTemplate]:
     return (
         InterviewTemplate.objects.filter(coach=user)
         .annotate(challenge_count=Count("items", distinct=True), total_minutes=Sum("items__minutes"))
+        .prefetch_related(Prefetch("items", queryset=TemplateChallenge.objects.select_related("challenge").order_by("position")))
         .order_by("name", "id")
     )
 
