@@ -39,6 +39,7 @@
   var emptyNote = document.getElementById("picker-empty");
   var totalNote = document.getElementById("picker-total");
   chosenBox.hidden = false;
+  document.getElementById("picker-order-help").textContent = "Tick the challenges; they join the Chosen list in that order, and its arrows reorder them.";
   rows.forEach(function (row) { positionInput(row).closest("label").hidden = true; });
 
   function move(row, step) {
