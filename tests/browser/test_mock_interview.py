@@ -59,7 +59,7 @@ def test_a_mock_interview_watched_live_and_scored(live_server: Any, settings: An
     coach.click("#interviews-link")
     coach.click("#new-interview")
     coach.fill("#id_candidate", "ada")
-    coach.fill("#id_challenges", "add-numbers")
+    coach.check('.picker-row[data-slug="add-numbers"] input[name="challenges"]')
     coach.fill("#id_duration_minutes", "30")
     coach.click("#create-interview")
     expect(coach.locator("#live-state")).to_have_attribute("data-state", "scheduled")

@@ -22,7 +22,8 @@ from tests.browser.test_submit_in_browser import browser, log_in  # noqa: F401 -
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
-from web.interviews.services import interview_create
+from web.interviews.bank import template_save
+from web.interviews.services import ChallengePlan, interview_create
 from web.submissions.models import Status, Submission
 
 pytestmark = pytest.mark.browser
@@ -67,7 +68,11 @@ def site() -> dict[str, str]:
         )  # fmt: skip
     softmax = Challenge.objects.get(slug="fp16-stable-softmax")
     interview = interview_create(grace, candidate_username=CANDIDATE, challenges=[challenge, softmax], duration_minutes=60)
-    return {"interview": f"/interviews/join/{interview.token}/", "live": f"/interviews/{interview.pk}/live/"}
+    template = template_save(grace, name="Softmax and more", challenges=[ChallengePlan(softmax, 25), ChallengePlan(challenge, 35)])
+    return {
+        "interview": f"/interviews/join/{interview.token}/", "live": f"/interviews/{interview.pk}/live/",
+        "template": f"/interviews/templates/{template.pk}/", "from-template": f"/interviews/new/?template={template.pk}",
+    }  # fmt: skip
 
 
 def signed_in(browser: Browser, base: str, username: str, password: str, width: int = 420) -> Page:  # noqa: F811
@@ -107,6 +112,8 @@ def test_no_page_scrolls_sideways_at_420_px_and_every_field_has_a_label(
         (candidate, "/interviews/mine/"), (candidate, urls["interview"]), (candidate, "/api/v1/docs/"),
         (coach, "/author/"), (coach, "/author/new/"), (coach, "/author/import/"), (coach, "/interviews/"),
         (coach, "/interviews/new/"), (coach, urls["live"]), (coach, "/coach/grading/"),
+        (coach, "/interviews/templates/"), (coach, "/interviews/templates/new/"), (coach, urls["template"]),
+        (coach, urls["from-template"]), (coach, "/interviews/statistics/"),
     ]  # fmt: skip
     problems = [problem for page, path in pages for problem in check_page(page, base + path)]
     assert problems == []

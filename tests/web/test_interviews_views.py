@@ -70,8 +70,8 @@ def test_a_coach_creates_an_interview_through_the_form(coach: User, user: User, 
     ("data", "message"),
     [
         ({"candidate": "nobody", "challenges": "add-two", "duration_minutes": "30"}, "No active user &#x27;nobody&#x27;"),
-        ({"candidate": "alice", "challenges": "add-two no-such", "duration_minutes": "30"}, "No published challenge: no-such."),
-        ({"candidate": "alice", "challenges": "add-two", "duration_minutes": "5"}, "greater than or equal to 10"),
+        ({"candidate": "alice", "challenges": ["add-two", "no-such"], "duration_minutes": "30"}, "No published challenge: no-such."),
+        ({"candidate": "alice", "challenges": "add-two", "duration_minutes": "5"}, "The duration must be between 10 and 180 minutes."),
     ],
 )
 def test_the_form_names_what_is_wrong(coach: User, user: User, challenge: Challenge, data: dict[str, str], message: str) -> None:
@@ -134,7 +134,8 @@ def test_autosave_run_and_submit_answer_json(
         submitted = client.post(join_url(interview, "interview-submit", "add-two"), CODE, content_type="text/plain")
     assert submitted.status_code == 202
     body = submitted.json()
-    assert body["kind"] == "submit" and body["url"] == reverse("submission-status", args=[body["id"]])
+    # Polled under the private link, where the interview's settings apply (session_settings.py).
+    assert body["kind"] == "submit" and body["url"] == reverse("interview-submission-status", args=[interview.token, body["id"]])
     assert client.get(body["url"]).json()["score"] == 100.0  # eager grading on the in-memory sandbox
     ran = client.post(join_url(interview, "interview-run", "add-two"), CODE, content_type="text/plain")
     assert ran.status_code == 202 and ran.json()["kind"] == "run"
@@ -222,7 +223,8 @@ def test_live_view_and_its_json_for_the_coach(
     page = client.get(reverse("interview-live", args=[interview.pk])).content.decode()
     assert interview.token in page and 'class="live-challenge" data-slug="add-two"' in page and NOTES_SECRET in page
     data = client.get(reverse("interview-live-state", args=[interview.pk])).json()
-    assert set(data) == {"id", "state", "remaining_seconds", "started_at", "ends_at", "challenges"}
+    assert set(data) == {"id", "state", "remaining_seconds", "started_at", "ends_at", "settings", "challenges"}
+    assert data["settings"]["hint_policy"] == "on_request" and data["settings"]["hidden_feedback"] == "summary"
     row = data["challenges"][0]
     assert row["latest_code"] == CODE and row["snapshot_count"] == 2
     assert [(s["kind"], s["score"]) for s in row["submissions"]] == [("submit", 100.0)]

@@ -145,6 +145,7 @@ def world(hostile_challenge: Challenge, user: User, other_user: User) -> World:
                               revealed_at=Submission.objects.get(pk=alice_ids[1]).created_at)  # fmt: skip
     mallory_id = make(other_user, "submit")
     extra = _interviews(staff, user, other_user, hostile_challenge)
+    _link_interview_submissions(extra, alice_ids, mallory_id)
     return World(
         alice=user, mallory=other_user, staff=staff, challenge=hostile_challenge,
         secret=Challenge.objects.get(slug="secret-two"), alice_ids=alice_ids, mallory_id=mallory_id,
@@ -164,6 +165,16 @@ def _interviews(coach: User, alice: User, mallory: User, challenge: Challenge) -
     Snapshot.objects.create(interview=made["interview_alice"], challenge=challenge, code=f"# {ALICE_CODE_SECRET}\n",
                             created_at=made["interview_alice"].started_at)  # fmt: skip
     return made
+
+
+def _link_interview_submissions(made: dict[str, Any], alice_ids: list[int], mallory_id: int) -> None:
+    """Mallory's submit was made in her interview, Alice's first two in hers; and the staff coach keeps a template."""
+    from web.interviews.models import InterviewSubmission, InterviewTemplate
+
+    InterviewSubmission.objects.create(interview=made["interview_mallory"], submission_id=mallory_id)
+    for pk in alice_ids[:2]:
+        InterviewSubmission.objects.create(interview=made["interview_alice"], submission_id=pk)
+    made["template"] = InterviewTemplate.objects.create(coach=made["interview_alice"].coach, name="Bank")
 
 
 # --- The URL table ---------------------------------------------------------------------------------
@@ -203,6 +214,24 @@ def _token_own(w: World) -> list[Kwargs]:
 
 def _token_foreign(w: World) -> list[Kwargs]:
     return [{"token": w.extra["interview_alice"].token}, {"token": "no-such-token"}]
+
+
+def _token_submission_own(w: World) -> list[Kwargs]:
+    return [{"token": w.extra["interview_mallory"].token, "pk": w.mallory_id}]
+
+
+def _token_submission_foreign(w: World) -> list[Kwargs]:
+    """Alice's interview submissions under her link and under Mallory's, and a missing one."""
+    alice, mallory = w.extra["interview_alice"].token, w.extra["interview_mallory"].token
+    return [{"token": token, "pk": pk} for token in (alice, mallory) for pk in [*w.alice_ids, w.missing_id]]
+
+
+def _template_own(w: World) -> list[Kwargs]:
+    return [{"template_id": w.extra["template"].pk}]
+
+
+def _template_foreign(w: World) -> list[Kwargs]:
+    return [{"template_id": w.extra["template"].pk}, {"template_id": w.missing_id}]
 
 
 def _token_slug_own(w: World) -> list[Kwargs]:
@@ -325,6 +354,21 @@ ROUTES: dict[str, Route] = {
     "interview-autosave": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
     "interview-run": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
     "interview-submit": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
+    # The candidate's results under the private link (the session's settings apply): only their own, in that interview.
+    "interview-submission-status": Route(("GET",), own=_token_submission_own, foreign=_token_submission_foreign, anonymous=(401,)),
+    "interview-hint-reveal": Route(
+        ("POST",),
+        own=lambda w: [{**kw, "hint_id": "nudge"} for kw in _token_submission_own(w)],
+        foreign=lambda w: [{**kw, "hint_id": "nudge"} for kw in _token_submission_foreign(w)],
+        anonymous=(401,),
+    ),
+    "interview-submission-regrade": Route(("POST",), own=_token_submission_own, foreign=_token_submission_foreign, anonymous=(401,)),
+    # The question bank: coach pages; a template is its own coach's only (another coach's is a 404: test_interviews_bank.py).
+    "interview-templates": Route(("GET",), anonymous=(302,), staff_only=True),
+    "interview-template-create": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
+    "interview-template-edit": Route(("GET", "POST"), own=_template_own, foreign=_template_foreign, anonymous=(302,), staff_only=True),
+    "interview-template-delete": Route(("POST",), own=_template_own, foreign=_template_foreign, anonymous=(302,), staff_only=True),
+    "interview-statistics": Route(("GET",), anonymous=(302,), staff_only=True),
 }
 
 

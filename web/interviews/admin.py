@@ -23,7 +23,7 @@ class InterviewAdmin(admin.ModelAdmin):
     search_fields = ("coach__username", "candidate__username")
     list_select_related = ("coach", "candidate")
     date_hierarchy = "created_at"
-    fields = ("coach", "candidate", "duration_minutes", "created_at", "started_at", "ended_at")
+    fields = ("coach", "candidate", "duration_minutes", "hint_policy", "hint_penalty", "hidden_feedback", "created_at", "started_at", "ended_at")
 
     @admin.display(description="state")
     def state_now(self, obj: Interview) -> str:

@@ -11,6 +11,12 @@ the interview by an ``InterviewSubmission`` row, so the submissions app
 knows nothing of interviews. The coach's notes, rubric scores
 (``RubricScore``) and recommendation live here too and are never shown to
 the candidate.
+
+Each interview carries its session settings (``SessionSettings``: hint
+policy and penalty, hidden-probe detail; session_settings.py applies them).
+``InterviewTemplate`` and ``TemplateChallenge`` are the coach's question
+bank: an interview without a candidate, with minutes per challenge, that
+``bank.template_initial`` turns into a filled-in form.
 """
 
 from __future__ import annotations
@@ -45,7 +51,36 @@ class State(models.TextChoices):
     ENDED = "ended", "Ended"
 
 
-class Interview(models.Model):
+class HintPolicy(models.TextChoices):
+    OFF = "off", "Off: no hints"
+    ON_REQUEST = "on_request", "On request"
+    PENALTY = "penalty", "On request, each hint costs points"
+
+
+class HiddenFeedback(models.TextChoices):
+    # summary: grader.feedback.candidate_view's hidden-probe messages, as on the practice pages.
+    SUMMARY = "summary", "Summary (as in practice)"
+    # full: the candidate sees hidden probes as the interviewer does (observations, expected values, output).
+    FULL = "full", "Full details, as the interviewer sees them"
+
+
+HINT_PENALTY_DEFAULT = 10
+
+
+class SessionSettings(models.Model):
+    """The session settings an interview and a template share: hint policy, its penalty, hidden-probe detail."""
+
+    hint_policy = models.CharField(max_length=16, choices=HintPolicy.choices, default=HintPolicy.ON_REQUEST)
+    hint_penalty = models.PositiveSmallIntegerField(
+        default=HINT_PENALTY_DEFAULT, help_text="Points off the challenge's score per revealed hint (hint policy 'penalty')."
+    )
+    hidden_feedback = models.CharField(max_length=16, choices=HiddenFeedback.choices, default=HiddenFeedback.SUMMARY)
+
+    class Meta:
+        abstract = True
+
+
+class Interview(SessionSettings):
     coach = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interviews_run")
     candidate = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interviews_taken")
     token = models.CharField(max_length=64, unique=True, help_text="The private link's secret part.")
@@ -56,6 +91,9 @@ class Interview(models.Model):
     notes = models.TextField(blank=True, help_text="The interviewer's private notes.")
     recommendation = models.CharField(max_length=16, choices=Recommendation.choices, blank=True)
     challenges = models.ManyToManyField(Challenge, through="InterviewChallenge", related_name="+")
+    template = models.ForeignKey(
+        "InterviewTemplate", on_delete=models.SET_NULL, null=True, blank=True, related_name="interviews", help_text="The template it was made from."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -102,12 +140,43 @@ class InterviewChallenge(models.Model):
     interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="items")
     challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="+")
     position = models.PositiveSmallIntegerField()
+    minutes = models.PositiveSmallIntegerField(null=True, blank=True, help_text="The time planned for it (from a template).")
 
     class Meta:
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["interview", "challenge"], name="interview_challenge_once"),
             models.UniqueConstraint(fields=["interview", "position"], name="interview_position_once"),
+        ]
+
+
+class InterviewTemplate(SessionSettings):
+    """A coach's reusable interview (the question bank): ordered challenges with minutes each, and the settings."""
+
+    coach = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interview_templates")
+    name = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["coach", "name"], name="template_name_once_per_coach")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TemplateChallenge(models.Model):
+    template = models.ForeignKey(InterviewTemplate, on_delete=models.CASCADE, related_name="items")
+    challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    minutes = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["template", "challenge"], name="template_challenge_once"),
+            models.UniqueConstraint(fields=["template", "position"], name="template_position_once"),
         ]
 
 

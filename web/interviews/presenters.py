@@ -20,6 +20,9 @@ from web.challenges.rendering import markdown_to_html
 from web.challenges.selectors import GivenModule, given_modules
 from web.interviews import selectors
 from web.interviews.models import Interview
+from web.interviews.services import ChallengePlan
+from web.interviews.session_settings import feedback_text, interview_status_url, policy_text
+from web.interviews.stats import ChallengeStats
 from web.submissions.services.intake import MAX_CODE_BYTES
 
 
@@ -39,7 +42,8 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
     latest = selectors.latest_snapshots(interview)
     history: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in challenges}
     for s in selectors.interview_submissions(interview):
-        history[s.challenge_id].append({"id": s.pk, "url": reverse("submission-status", args=[s.pk])})
+        # Polled under the private link, so the interview's settings apply to what the page shows.
+        history[s.challenge_id].append({"id": s.pk, "url": interview_status_url(interview, s.pk)})
     items = []
     for c in challenges:
         version = c.current_version
@@ -49,6 +53,9 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
     config = {
         "stateUrl": reverse("interview-candidate-state", args=[token]),
         "maxCodeBytes": MAX_CODE_BYTES,
+        "hintPolicy": interview.hint_policy,
+        "hintPolicyText": policy_text(interview),
+        "feedbackText": feedback_text(interview),
         "challenges": [
             {
                 "slug": it.challenge.slug,
@@ -63,3 +70,45 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
         **selectors.interview_candidate_state(interview),
     }
     return items, config
+
+
+# --- The coach's challenge picker --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PickerRow:
+    stats: ChallengeStats
+    checked: bool
+    position: int | None
+    minutes: int | None
+
+    @property
+    def challenge(self) -> Challenge:
+        return self.stats.challenge
+
+
+def picker_rows(stats: list[ChallengeStats], *, data: Any = None, plans: list[ChallengePlan] | None = None) -> list[PickerRow]:
+    """One row per published challenge, as the form was sent (``data``) or prefilled (``plans``).
+
+    The chosen ones come first, in their order, so that without JavaScript
+    the coach sees the plan at the top; the rest follow in catalogue order.
+    """
+    chosen: dict[str, tuple[int | None, int | None]] = {}
+    if data is not None:
+        for slug in data.getlist("challenges"):
+            chosen[slug] = (_int(data.get(f"position-{slug}")), _int(data.get(f"minutes-{slug}")))
+    elif plans:
+        chosen = {p.challenge.slug: (i, p.minutes) for i, p in enumerate(plans, start=1)}
+    rows = []
+    for s in stats:
+        position, minutes = chosen.get(s.challenge.slug, (None, None))
+        rows.append(PickerRow(s, s.challenge.slug in chosen, position, minutes))
+    last = len(rows) + 1
+    return sorted(rows, key=lambda r: (not r.checked, r.position if r.position is not None else last))
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from web.challenges.models import Challenge
 from web.interviews.models import Criterion, Interview, InterviewChallenge, RubricScore, Snapshot, State
+from web.interviews.session_settings import feedback_text, policy_text, score_line
 from web.submissions.models import HintReveal, Kind, Status, Submission
 
 User = AbstractBaseUser | AnonymousUser
@@ -76,6 +77,16 @@ def interview_submissions(interview: Interview) -> QuerySet[Submission]:
         .select_related("challenge")
         .defer("probes", "categories", "timings")
         .order_by("created_at", "id")
+    )
+
+
+def interview_submission_for_candidate(interview: Interview, submission_id: int) -> Submission | None:
+    """One of the interview's submissions, by its candidate (the caller checked the token and the user)."""
+    return (
+        Submission.objects.filter(pk=submission_id, interview_link__interview=interview, user_id=interview.candidate_id)
+        .select_related("challenge", "version")
+        .defer("code", "version__files")
+        .first()
     )
 
 
@@ -152,7 +163,13 @@ def interview_live_state(interview: Interview) -> dict[str, Any]:
     rows = []
     for position, c in enumerate(challenges, start=1):
         snap = latest.get(c.pk)
+        line = score_line(
+            _best_submit([s for s in submissions if s.challenge_id == c.pk]),
+            sum(1 for h in hints if h.challenge_id == c.pk), interview.hint_policy, interview.hint_penalty,
+        )  # fmt: skip
         rows.append({
+            # The score that counts after the hint penalty, and how it was reached ("100 - 10 for 1 hint = 90").
+            "score_line": line.text, "counted_score": line.score,
             "slug": c.slug, "title": c.title, "position": position,
             "latest_code": snap.code if snap else None, "latest_at": _iso(snap.created_at) if snap else None,
             "snapshot_count": counts.get(c.pk, 0),
@@ -166,8 +183,24 @@ def interview_live_state(interview: Interview) -> dict[str, Any]:
         "remaining_seconds": interview.remaining_seconds(now),
         "started_at": _iso(interview.started_at),
         "ends_at": _iso(interview.ends_at()),
+        "settings": session_settings_summary(interview),
         "challenges": rows,
     }
+
+
+def _best_submit(submissions: list[Submission]) -> float | None:
+    scores = [s.score for s in submissions if s.kind == Kind.SUBMIT and s.status == Status.DONE and s.score is not None]
+    return max(scores) if scores else None
+
+
+def session_settings_summary(interview: Interview) -> dict[str, Any]:
+    """The session's settings as the live view and the scorecard show them."""
+    return {
+        "hint_policy": interview.hint_policy, "hint_policy_label": interview.get_hint_policy_display(),
+        "hint_penalty": interview.hint_penalty, "hints_text": policy_text(interview),
+        "hidden_feedback": interview.hidden_feedback, "hidden_feedback_label": interview.get_hidden_feedback_display(),
+        "feedback_text": feedback_text(interview),
+    }  # fmt: skip
 
 
 def interview_candidate_state(interview: Interview) -> dict[str, Any]:
@@ -194,6 +227,7 @@ class ChallengeSummary:
     first_edit: datetime | None
     last_edit: datetime | None
     final_code: str | None
+    score_line: str = ""  # the best score after the hint penalty, with its arithmetic
 
 
 @dataclass
@@ -220,6 +254,7 @@ class Scorecard:
     events: list[Event]
     rubric: list[RubricRow]
     hints: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
     ended_at: datetime | None = None
 
 
@@ -238,14 +273,16 @@ def interview_scorecard(interview: Interview) -> Scorecard:
     events: list[Event] = []
     for c in challenges:
         mine = [s for s in submissions if s.challenge_id == c.pk]
-        scores = [s.score for s in mine if s.kind == Kind.SUBMIT and s.status == Status.DONE and s.score is not None]
+        best = _best_submit(mine)
         stats = snap_stats.get(c.pk, {})
+        n_hints = sum(1 for h in reveals if h.challenge_id == c.pk)
         summaries.append(ChallengeSummary(
-            challenge=c, best=max(scores) if scores else None,
+            challenge=c, best=best,
             runs=sum(1 for s in mine if s.kind == Kind.RUN), submits=sum(1 for s in mine if s.kind == Kind.SUBMIT),
             hints=sum(1 for h in reveals if h.challenge_id == c.pk), snapshots=int(stats.get("n", 0)),
             first_edit=stats.get("first"), last_edit=stats.get("last"),
             final_code=latest[c.pk].code if c.pk in latest else None,
+            score_line=score_line(best, n_hints, interview.hint_policy, interview.hint_penalty).text,
         ))  # fmt: skip
         if stats:
             # Autosaves are summarised, one line per challenge: every 3 s would drown the rest.
@@ -280,7 +317,10 @@ def interview_scorecard(interview: Interview) -> Scorecard:
         RubricRow(value, str(label), scores[value].score if value in scores else None, scores[value].comment if value in scores else "")
         for value, label in Criterion.choices
     ]
-    return Scorecard(interview=interview, challenges=summaries, events=events, rubric=rubric, hints=hint_rows, ended_at=ended_at)
+    return Scorecard(
+        interview=interview, challenges=summaries, events=events, rubric=rubric, hints=hint_rows, ended_at=ended_at,
+        settings=session_settings_summary(interview),
+    )  # fmt: skip
 
 
 def interview_rubric(interview: Interview) -> dict[str, dict[str, Any]]:

@@ -1,7 +1,9 @@
 """State changes of mock interviews: create, open (the clock starts), run and submit, autosave, assess, end.
 
 The flow: a coach calls ``interview_create`` (candidate, ordered challenges,
-duration) and sends the candidate the private link. ``interview_open``, on
+duration, the session settings: hint policy and penalty, hidden-probe
+detail; every field checked and all refusals raised at once, by field, as
+``InterviewInvalid``) and sends the candidate the private link. ``interview_open``, on
 the candidate's first visit, starts the clock. While the interview is live,
 ``interview_submission_create`` hands Runs and Submits to the one way
 submissions are made, ``web.submissions.services.intake.submission_create`` (rate
@@ -35,10 +37,14 @@ from web.challenges.models import Challenge
 from web.errors import Conflict, NotFound, Refused, Throttled
 from web.interviews import selectors
 from web.interviews.models import (
+    HINT_PENALTY_DEFAULT,
     Criterion,
+    HiddenFeedback,
+    HintPolicy,
     Interview,
     InterviewChallenge,
     InterviewSubmission,
+    InterviewTemplate,
     Recommendation,
     RubricScore,
     Snapshot,
@@ -58,6 +64,8 @@ SNAPSHOTS_PER_MINUTE = 30
 NOTES_MAX_CHARS = 20_000
 COMMENT_MAX_CHARS = 500
 SCORE_RANGE = range(1, 5)
+# A penalty above a challenge's whole score would say nothing more.
+HINT_PENALTY_MAX = 100
 
 
 class InterviewError(Refused):
@@ -79,36 +87,142 @@ class SnapshotRateLimited(InterviewError, Throttled):
 # --- Create ----------------------------------------------------------------------------
 
 
-def interview_create(coach: AbstractBaseUser, *, candidate_username: str, challenges: Sequence[Challenge], duration_minutes: int) -> Interview:
-    """A scheduled interview with its private link's token; the clock starts when the candidate opens it."""
+@dataclass(frozen=True)
+class ChallengePlan:
+    """One challenge of an interview or template, in order: the challenge and the minutes planned for it (optional)."""
+
+    challenge: Challenge
+    minutes: int | None = None
+
+
+class InterviewInvalid(InterviewError):
+    """A form's fields refused, every refusal at once: ``errors`` is {field: [message, ...]} (``None``: the whole form)."""
+
+    def __init__(self, errors: Mapping[str | None, list[str]]) -> None:
+        self.errors = {name: list(messages) for name, messages in errors.items() if messages}
+        super().__init__(" ".join(m for messages in self.errors.values() for m in messages))
+
+
+class FieldErrors:
+    """Collects refusals by field, so a form hears all of them at once instead of the first."""
+
+    def __init__(self) -> None:
+        self.by_field: dict[str | None, list[str]] = {}
+
+    def add(self, name: str | None, message: str) -> None:
+        self.by_field.setdefault(name, []).append(message)
+
+    def raise_any(self) -> None:
+        if self.by_field:
+            raise InterviewInvalid(self.by_field)
+
+
+def _plans(items: Sequence[Challenge | ChallengePlan]) -> list[ChallengePlan]:
+    return [item if isinstance(item, ChallengePlan) else ChallengePlan(item) for item in items]
+
+
+def validate_challenges(errors: FieldErrors, plans: Sequence[ChallengePlan], *, minutes_required: bool = False) -> None:
+    """The ordered challenges: 1 to MAX_CHALLENGES, each once, published; minutes per challenge in range."""
+    if not plans:
+        errors.add("challenges", "Choose at least one challenge.")
+        return
+    if len(plans) > MAX_CHALLENGES:
+        errors.add("challenges", f"Choose at most {MAX_CHALLENGES} challenges; these are {len(plans)}.")
+    if len({p.challenge.pk for p in plans}) != len(plans):
+        errors.add("challenges", "A challenge appears twice; list each once.")
+    closed = [p.challenge.slug for p in plans if not p.challenge.published or p.challenge.current_version_id is None]
+    if closed:
+        errors.add("challenges", f"Not published, so not open for submissions: {', '.join(closed)}.")
+    for p in plans:
+        if p.minutes is None:
+            if minutes_required:
+                errors.add("challenges", f"Give the minutes planned for {p.challenge.slug}.")
+        elif not 1 <= p.minutes <= DURATION_MAX_MINUTES:
+            errors.add("challenges", f"The minutes for {p.challenge.slug} must be between 1 and {DURATION_MAX_MINUTES}, not {p.minutes}.")
+
+
+def validate_settings(errors: FieldErrors, *, hint_policy: str, hint_penalty: int | None, hidden_feedback: str) -> None:
+    if hint_policy not in HintPolicy.values:
+        errors.add("hint_policy", f"Unknown hint policy {hint_policy!r}; use one of {', '.join(HintPolicy.values)}.")
+    if hint_policy == HintPolicy.PENALTY and (hint_penalty is None or not 1 <= hint_penalty <= HINT_PENALTY_MAX):
+        errors.add("hint_penalty", f"With a penalty per hint, give the points it costs: 1 to {HINT_PENALTY_MAX}.")
+    elif hint_penalty is not None and not 0 <= hint_penalty <= HINT_PENALTY_MAX:
+        errors.add("hint_penalty", f"The penalty per hint is 0 to {HINT_PENALTY_MAX} points.")
+    if hidden_feedback not in HiddenFeedback.values:
+        errors.add("hidden_feedback", f"Unknown hidden-probe feedback {hidden_feedback!r}; use one of {', '.join(HiddenFeedback.values)}.")
+
+
+def interview_validate(
+    coach: AbstractBaseUser,
+    *,
+    candidate_username: str,
+    challenges: Sequence[Challenge | ChallengePlan],
+    duration_minutes: int | None,
+    hint_policy: str = HintPolicy.ON_REQUEST,
+    hint_penalty: int | None = HINT_PENALTY_DEFAULT,
+    hidden_feedback: str = HiddenFeedback.SUMMARY,
+    template: InterviewTemplate | None = None,
+) -> AbstractBaseUser:
+    """Check every field of a new interview and refuse with all the problems at once; the candidate if none.
+
+    ``InterviewInvalid.errors`` names each problem's field (candidate,
+    challenges, duration_minutes, hint_policy, hint_penalty, hidden_feedback).
+    """
     if not is_coach(coach):
         raise InterviewError("Only coaches can run mock interviews.")
+    errors = FieldErrors()
     username = (candidate_username or "").strip()
+    candidate = None
     if not username:
-        raise InterviewError("Name the candidate: their username.")
-    candidate = get_user_model().objects.filter(username=username, is_active=True).first()
-    if candidate is None:
-        raise InterviewError(f"No active user {username!r}; the candidate must have an account.")
-    if candidate.pk == coach.pk:
-        raise InterviewError("You cannot interview yourself; name the candidate's username.")
-    if not DURATION_MIN_MINUTES <= int(duration_minutes) <= DURATION_MAX_MINUTES:
-        raise InterviewError(f"The duration must be between {DURATION_MIN_MINUTES} and {DURATION_MAX_MINUTES} minutes.")
-    chosen = list(challenges)
-    if not chosen:
-        raise InterviewError("Choose at least one challenge.")
-    if len(chosen) > MAX_CHALLENGES:
-        raise InterviewError(f"Choose at most {MAX_CHALLENGES} challenges.")
-    if len({c.pk for c in chosen}) != len(chosen):
-        raise InterviewError("A challenge appears twice; list each once.")
-    closed = [c.slug for c in chosen if not c.published or c.current_version_id is None]
-    if closed:
-        raise InterviewError(f"Not published, so not open for submissions: {', '.join(closed)}.")
+        errors.add("candidate", "Name the candidate: their username.")
+    else:
+        candidate = get_user_model().objects.filter(username=username, is_active=True).first()
+        if candidate is None:
+            errors.add("candidate", f"No active user {username!r}; the candidate must have an account.")
+        elif candidate.pk == coach.pk:
+            errors.add("candidate", "You cannot interview yourself; name the candidate's username.")
+    if duration_minutes is None:
+        errors.add("duration_minutes", f"Give the duration in minutes ({DURATION_MIN_MINUTES} to {DURATION_MAX_MINUTES}).")
+    elif not DURATION_MIN_MINUTES <= int(duration_minutes) <= DURATION_MAX_MINUTES:
+        errors.add("duration_minutes", f"The duration must be between {DURATION_MIN_MINUTES} and {DURATION_MAX_MINUTES} minutes.")
+    validate_challenges(errors, _plans(challenges))
+    validate_settings(errors, hint_policy=hint_policy, hint_penalty=hint_penalty, hidden_feedback=hidden_feedback)
+    if template is not None and template.coach_id != coach.pk:
+        errors.add(None, "That template is another coach's.")
+    errors.raise_any()
+    assert candidate is not None
+    return candidate
+
+
+def interview_create(
+    coach: AbstractBaseUser,
+    *,
+    candidate_username: str,
+    challenges: Sequence[Challenge | ChallengePlan],
+    duration_minutes: int | None,
+    hint_policy: str = HintPolicy.ON_REQUEST,
+    hint_penalty: int | None = HINT_PENALTY_DEFAULT,
+    hidden_feedback: str = HiddenFeedback.SUMMARY,
+    template: InterviewTemplate | None = None,
+) -> Interview:
+    """A scheduled interview with its private link's token; the clock starts when the candidate opens it.
+
+    Refused, with every problem at once, by ``interview_validate``.
+    """
+    candidate = interview_validate(
+        coach, candidate_username=candidate_username, challenges=challenges, duration_minutes=duration_minutes,
+        hint_policy=hint_policy, hint_penalty=hint_penalty, hidden_feedback=hidden_feedback, template=template,
+    )  # fmt: skip
+    plans = _plans(challenges)
+    assert duration_minutes is not None
     with transaction.atomic():
         interview = Interview.objects.create(
-            coach=coach, candidate=candidate, duration_minutes=int(duration_minutes), token=secrets.token_urlsafe(32)
-        )
+            coach=coach, candidate=candidate, duration_minutes=int(duration_minutes), token=secrets.token_urlsafe(32),
+            hint_policy=hint_policy, hint_penalty=HINT_PENALTY_DEFAULT if hint_penalty is None else hint_penalty,
+            hidden_feedback=hidden_feedback, template=template,
+        )  # fmt: skip
         InterviewChallenge.objects.bulk_create(
-            InterviewChallenge(interview=interview, challenge=c, position=i) for i, c in enumerate(chosen, start=1)
+            InterviewChallenge(interview=interview, challenge=p.challenge, position=i, minutes=p.minutes) for i, p in enumerate(plans, start=1)
         )
     return interview
 

@@ -25,13 +25,19 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from web.accounts.roles import coach_required, is_coach
+from web.challenges.models import Difficulty
 from web.challenges.selectors import challenge_list
 from web.errors import Forbidden, LoginRequired, NotFound, Refused
-from web.interviews import presenters, selectors, services
-from web.interviews.forms import InterviewCreateForm
-from web.interviews.models import Criterion, Interview, Recommendation, State
+from web.interviews import bank, presenters, selectors, services
+from web.interviews.forms import InterviewCreateForm, SessionForm, TemplateForm
+from web.interviews.models import Criterion, Interview, InterviewTemplate, Recommendation, State
+from web.interviews.session_settings import candidate_submission_payload, interview_status_url
+from web.interviews.stats import MIN_SOLVES, challenge_stats
 from web.submissions.models import Kind
 from web.submissions.request_code import code_from_request
+from web.submissions.selectors import hint_revealed_ids
+from web.submissions.services.regrade import submission_regrade_own
+from web.submissions.services.reveal import hint_reveal
 
 
 def _json_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -82,23 +88,128 @@ def interview_list(request: HttpRequest) -> HttpResponse:
     return render(request, "interviews/list.html", {"rows": rows})
 
 
+def _picker_context(form: SessionForm, rows: list[presenters.PickerRow]) -> dict[str, Any]:
+    tracks = sorted({r.challenge.track for r in rows})
+    tags = sorted({str(t) for r in rows for t in r.challenge.tags or []})
+    difficulties = [(value, label) for value, label in Difficulty.choices if any(r.challenge.difficulty == value for r in rows)]
+    return {"form": form, "picker": rows, "tracks": tracks, "tags": tags, "difficulties": difficulties}
+
+
 @coach_required
 @require_http_methods(["GET", "POST"])
 def interview_create(request: HttpRequest) -> HttpResponse:
-    form = InterviewCreateForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    catalogue = list(challenge_list(user=None))
+    stats = challenge_stats(catalogue)
+    template = None
+    if request.method == "POST":
+        form = InterviewCreateForm(request.POST, catalogue=catalogue)
+        valid = form.is_valid()
+        if form.cleaned_data.get("template"):
+            template = bank.template_get_for_coach(form.cleaned_data["template"], request.user)
+        fields = {
+            "candidate_username": form.cleaned_data.get("candidate", ""), "challenges": form.plans(),
+            "duration_minutes": form.cleaned_data.get("duration_minutes"), "template": template, **form.settings(),
+        }  # fmt: skip
         try:
-            interview = services.interview_create(
-                request.user,
-                candidate_username=form.cleaned_data["candidate"],
-                challenges=form.cleaned_data["challenges"],
-                duration_minutes=form.cleaned_data["duration_minutes"],
-            )
-        except services.InterviewError as exc:
-            form.add_error(None, str(exc))
-        else:
-            return redirect("interview-live", interview_id=interview.pk)
-    return render(request, "interviews/create.html", {"form": form, "available": challenge_list(user=None)})
+            if not valid:
+                services.interview_validate(request.user, **fields)  # every other refusal, beside what failed to parse
+            else:
+                interview = services.interview_create(request.user, **fields)
+                return redirect("interview-live", interview_id=interview.pk)
+        except services.InterviewInvalid as exc:
+            form.add_refusals(exc.errors)
+        rows = presenters.picker_rows(stats, data=request.POST)
+    else:
+        initial: dict[str, Any] = {}
+        plans = None
+        if request.GET.get("template", "").isdigit():
+            template = bank.template_get_for_coach(int(request.GET["template"]), request.user)
+            if template is None:
+                raise Http404("No such template.")
+            initial = bank.template_initial(template)
+            plans = initial.pop("plans")
+        form = InterviewCreateForm(initial=initial, catalogue=catalogue)
+        rows = presenters.picker_rows(stats, plans=plans)
+    context = _picker_context(form, rows)
+    context["template"] = template
+    return render(request, "interviews/create.html", context)
+
+
+# --- The question bank: templates, challenge statistics -------------------------------------
+
+
+@coach_required
+@require_GET
+def template_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "interviews/templates.html", {"templates": bank.templates_for_coach(request.user)})
+
+
+def _template_form(request: HttpRequest, template: InterviewTemplate | None) -> HttpResponse:
+    catalogue = list(challenge_list(user=None))
+    stats = challenge_stats(catalogue)
+    if request.method == "POST":
+        form = TemplateForm(request.POST, catalogue=catalogue)
+        valid = form.is_valid()
+        fields = {"name": form.cleaned_data.get("name", ""), "challenges": form.plans(), "template": template, **form.settings()}
+        try:
+            if not valid:
+                bank.template_validate(request.user, **fields)  # every other refusal, beside what failed to parse
+            else:
+                saved = bank.template_save(request.user, **fields)
+                messages.success(request, f"Template “{saved.name}” saved.")
+                return redirect("interview-templates")
+        except services.InterviewInvalid as exc:
+            form.add_refusals(exc.errors)
+        rows = presenters.picker_rows(stats, data=request.POST)
+    else:
+        initial: dict[str, Any] = {}
+        plans = None
+        if template is not None:
+            initial = {"name": template.name, "hint_policy": template.hint_policy, "hint_penalty": template.hint_penalty}
+            initial["hidden_feedback"] = template.hidden_feedback
+            plans = bank.template_plans(template)
+        form = TemplateForm(initial=initial, catalogue=catalogue)
+        rows = presenters.picker_rows(stats, plans=plans)
+    context = _picker_context(form, rows)
+    context["template"] = template
+    return render(request, "interviews/template_form.html", context)
+
+
+@coach_required
+@require_http_methods(["GET", "POST"])
+def template_create(request: HttpRequest) -> HttpResponse:
+    return _template_form(request, None)
+
+
+def _coach_template(request: HttpRequest, template_id: int) -> InterviewTemplate:
+    template = bank.template_get_for_coach(template_id, request.user)
+    if template is None:
+        raise Http404("No such template.")
+    return template
+
+
+@coach_required
+@require_http_methods(["GET", "POST"])
+def template_edit(request: HttpRequest, template_id: int) -> HttpResponse:
+    return _template_form(request, _coach_template(request, template_id))
+
+
+@coach_required
+@require_POST
+def template_delete(request: HttpRequest, template_id: int) -> HttpResponse:
+    template = _coach_template(request, template_id)
+    name = template.name
+    bank.template_delete(request.user, template)
+    messages.success(request, f"Template “{name}” deleted; interviews made from it keep their settings.")
+    return redirect("interview-templates")
+
+
+@coach_required
+@require_GET
+def challenge_statistics(request: HttpRequest) -> HttpResponse:
+    # The challenges with past sessions first (most first), then the rest in catalogue order.
+    rows = sorted(challenge_stats(), key=lambda s: -s.sessions)
+    return render(request, "interviews/stats.html", {"rows": rows, "min_solves": MIN_SOLVES})
 
 
 @coach_required
@@ -232,7 +343,7 @@ def _create(request: HttpRequest, token: str, slug: str, kind: str) -> JsonRespo
     interview = _candidate_interview_json(request, token)
     submission = services.interview_submission_create(interview, request.user, slug, code_from_request(request), kind)
     return JsonResponse(
-        {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": reverse("submission-status", args=[submission.pk])},
+        {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": interview_status_url(interview, submission.pk)},
         status=202,
     )
 
@@ -255,3 +366,42 @@ def interview_autosave(request: HttpRequest, token: str, slug: str) -> JsonRespo
     interview = _candidate_interview_json(request, token)
     saved = services.snapshot_save(interview, request.user, slug, code_from_request(request))
     return JsonResponse({"saved": saved.created, "id": saved.snapshot.pk, "at": saved.snapshot.created_at.isoformat()})
+
+
+# --- The candidate's results, under the interview's settings ----------------------------------
+
+
+def _candidate_submission(request: HttpRequest, token: str, pk: int) -> tuple[Interview, Any]:
+    interview = _candidate_interview_json(request, token)
+    submission = selectors.interview_submission_for_candidate(interview, pk)
+    if submission is None:
+        raise NotFound("No such submission in this interview.")
+    return interview, submission
+
+
+def _candidate_payload(request: HttpRequest, interview: Interview, submission: Any, status: int = 200) -> JsonResponse:
+    revealed = hint_revealed_ids(request.user, submission.challenge_id)
+    return JsonResponse(candidate_submission_payload(interview, submission, revealed), status=status)
+
+
+@_json_login
+@require_GET
+def interview_submission_status(request: HttpRequest, token: str, pk: int) -> JsonResponse:
+    """A submission of the interview, as its settings let the candidate see it (hidden-probe detail, hints)."""
+    interview, submission = _candidate_submission(request, token, pk)
+    return _candidate_payload(request, interview, submission)
+
+
+@_json_login
+@require_POST
+def interview_hint_reveal(request: HttpRequest, token: str, pk: int, hint_id: str) -> JsonResponse:
+    interview, submission = _candidate_submission(request, token, pk)
+    hint_reveal(request.user, submission, hint_id)  # refused with hints off (session_settings.hint_reveal_refusal)
+    return _candidate_payload(request, interview, submission)
+
+
+@_json_login
+@require_POST
+def interview_submission_regrade(request: HttpRequest, token: str, pk: int) -> JsonResponse:
+    interview, submission = _candidate_submission(request, token, pk)
+    return _candidate_payload(request, interview, submission_regrade_own(request.user, submission), status=202)

@@ -6,7 +6,7 @@ propagate to the one place that answers them.
 
 from __future__ import annotations
 
-from web.errors import Conflict, LimitReached, Refused, Throttled
+from web.errors import Conflict, Forbidden, LimitReached, Refused, Throttled
 
 
 class SubmissionRejected(Refused):
@@ -27,3 +27,7 @@ class RegradeRefused(SubmissionRejected, Conflict):
 
 class HintUnavailable(Conflict):
     """The hint cannot be shown (yet): not unlocked, not finished, or a lower tier first."""
+
+
+class HintsSwitchedOff(Forbidden, HintUnavailable):
+    """A reveal guard refused: hints are off for this submission (a mock interview's setting). 403: no waiting makes it allowed."""

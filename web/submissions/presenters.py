@@ -10,6 +10,12 @@ Hint texts are included only for hints the candidate revealed (none is shown una
 rendered from Markdown and sanitised. Everything else is plain data that the
 page inserts as text, never as HTML.
 
+A mock interview's coach may let its candidate see hidden probes in full
+(``hidden_probes="full"``): then a Submit's probes pass through the policy as
+a Run's do, with observations, expected values and output, which is what the
+interviewer sees. The default, and every page outside such an interview, is
+``"summary"``: the policy's hidden view.
+
 The payload names the URLs to poll, reveal a hint and regrade: the page's own
 JSON endpoints by default, the API's (web.api) with ``API_ROUTES``, so a
 token caller is never sent to an endpoint that needs a session cookie.
@@ -18,7 +24,7 @@ token caller is never sent to an endpoint that needs a session cookie.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from django.urls import reverse
 
@@ -35,6 +41,7 @@ class SubmissionRoutes:
     status: str
     hint_reveal: str  # also takes the hint id
     regrade: str
+    args: tuple[str, ...] = ()  # URL arguments before the submission's pk (a mock interview's token)
 
 
 PAGE_ROUTES = SubmissionRoutes(status="submission-status", hint_reveal="submission-hint-reveal", regrade="submission-regrade")
@@ -66,19 +73,28 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
                 "html": str(markdown_to_html(str(hint.get("text", "")))) if shown else None,
                 "can_reveal": hint_can_reveal(hint, unlocked, revealed_ids),
                 "offered": hint is offered,
-                "reveal_url": _url(routes.hint_reveal, submission, str(hint["id"])),
+                "reveal_url": _url(routes, routes.hint_reveal, submission, str(hint["id"])),
             }
         )
     return payload
 
 
-def _url(route: str, submission: Submission, *args: str) -> str | None:
+def _url(routes: SubmissionRoutes, route: str, submission: Submission, *args: str) -> str | None:
     """The route for this submission; None for one never saved (``manage.py grade --as-candidate``)."""
-    return None if submission.pk is None else reverse(route, args=[submission.pk, *args])
+    return None if submission.pk is None else reverse(route, args=[*routes.args, submission.pk, *args])
 
 
-def submission_payload(submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES) -> dict[str, Any]:
-    public = submission.kind == Kind.RUN
+#: How much of a hidden probe the candidate sees: the feedback policy's summary, or everything (a mock interview's setting).
+HiddenProbes = Literal["summary", "full"]
+
+
+def submission_payload(
+    submission: Submission, revealed_ids: set[str], routes: SubmissionRoutes = PAGE_ROUTES, *, hidden_probes: HiddenProbes = "summary"
+) -> dict[str, Any]:
+    if hidden_probes not in ("summary", "full"):
+        raise ValueError(f"hidden_probes is 'summary' or 'full', not {hidden_probes!r}")
+    # "full" shows a Submit's probes as a Run's: everything the stored result holds for each probe.
+    public = submission.kind == Kind.RUN or hidden_probes == "full"
     done = submission.is_done
     # The one policy decides what of the stored result its candidate sees.
     stored = {
@@ -100,6 +116,8 @@ def submission_payload(submission: Submission, revealed_ids: set[str], routes: S
         "score": view["score"],
         "categories": view["categories"],
         "probes": view["probes"],
+        # "full": every probe carries its observation, expected value and output (a Run, or a session that shows hidden probes in full).
+        "probe_details": "full" if public else "summary",
         "hints": hints_payload(submission, revealed_ids, routes) if done else [],
         "message": view["message"],
         # While it runs: the probes finished so far, as the policy lets the candidate see them (None otherwise).
@@ -108,7 +126,7 @@ def submission_payload(submission: Submission, revealed_ids: set[str], routes: S
         "created_at": _iso(submission.created_at),
         "started_at": _iso(submission.started_at),
         "finished_at": _iso(submission.finished_at),
-        "url": _url(routes.status, submission),
+        "url": _url(routes, routes.status, submission),
         # The platform failed to grade it: the candidate may have it graded again.
-        "regrade_url": _url(routes.regrade, submission) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
+        "regrade_url": _url(routes, routes.regrade, submission) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
     }

@@ -39,6 +39,10 @@
     pre.dataset.snapshotCount = String(c.snapshot_count);
     section.querySelector(".latest-at").textContent = c.latest_at ? "(saved " + time(c.latest_at) + ", " + c.snapshot_count + " autosaves)" : "(nothing saved yet)";
 
+    // The session's settings: the score that counts after the hint penalty ("100 - 10 for 1 hint = 90").
+    var scoreLine = section.querySelector(".score-line");
+    if (scoreLine) scoreLine.textContent = c.score_line || "";
+
     var body = section.querySelector("tbody.submissions");
     c.submissions.forEach(function (s) {
       var row = body.querySelector('tr[data-submission="' + s.id + '"]');

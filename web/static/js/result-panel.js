@@ -257,12 +257,14 @@
       if (p.duration_ms !== undefined && p.duration_ms !== null) head.appendChild(el("span", "muted small", p.duration_ms + " ms"));
       li.appendChild(head);
       if (p.description) li.appendChild(el("p", "probe-desc", p.description));
-      var raised = data.kind === "run" && !p.passed && p.diff && !p.diff.tree;
+      // A Run's probes show everything; so do a Submit's when the session shows hidden probes in full.
+      var full = data.kind === "run" || data.probe_details === "full";
+      var raised = full && !p.passed && p.diff && !p.diff.tree;
       if (raised) {
         li.appendChild(renderRaised(p));
       } else {
         if (p.message) li.appendChild(el("pre", "probe-message", p.message));
-        if (data.kind === "run" && !p.passed) {
+        if (full && !p.passed) {
           if (p.diff && p.diff.tree) li.appendChild(renderDiff(p.diff));
           if ("observation" in p || "expected" in p) li.appendChild(renderRaw(p, !p.diff));
         }

@@ -5,10 +5,17 @@ The grader unlocks hints (every hint tagged like a failed probe); the ladder
 revealed on the candidate's request through ``hint_reveal``, and each reveal
 is recorded: mock interviews report them, and a revealed hint stays shown on
 every later result of the challenge.
+
+Other apps may refuse a reveal without this module knowing them: a *reveal
+guard* registered with ``reveal_guard_register`` is asked before every reveal
+and answers a refusal message or None. The mock interviews register one in
+their AppConfig.ready() (hints switched off for a session), so the
+submissions app never imports interview models.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,9 +23,28 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from web.submissions.errors import HintUnavailable
+from web.submissions.errors import HintsSwitchedOff, HintUnavailable
 from web.submissions.hints import hint_can_reveal, hint_is_shown
 from web.submissions.models import HintReveal, Status, Submission
+
+#: (user, submission) -> a refusal message for the candidate, or None to allow the reveal.
+RevealGuard = Callable[[AbstractBaseUser, Submission], "str | None"]
+_reveal_guards: list[RevealGuard] = []
+
+
+def reveal_guard_register(guard: RevealGuard) -> None:
+    """Ask ``guard`` before every reveal (registering the same function twice keeps one)."""
+    if guard not in _reveal_guards:
+        _reveal_guards.append(guard)
+
+
+def reveal_refusal(user: AbstractBaseUser, submission: Submission) -> str | None:
+    """The first registered guard's refusal of a reveal on this submission, or None."""
+    for guard in _reveal_guards:
+        message = guard(user, submission)
+        if message:
+            return message
+    return None
 
 
 @dataclass(frozen=True)
@@ -48,6 +74,9 @@ def hint_reveal(user: AbstractBaseUser, submission: Submission, hint_id: str) ->
     """Show one hint that this submission unlocked, if its ladder allows; record it."""
     if submission.user_id != user.pk:
         raise HintUnavailable("This is not your submission.")
+    refusal = reveal_refusal(user, submission)
+    if refusal:
+        raise HintsSwitchedOff(refusal)
     if submission.status != Status.DONE:
         raise HintUnavailable("Hints are available once grading has finished.")
     unlocked = list(submission.hints or [])
