@@ -49,7 +49,7 @@ def test_the_coach_gets_recommendation_notes_and_rubric_with_citations(assessed:
     assert first["links"]["submission"] == f"/interviews/{assessed.interview.pk}/submissions/{assessed.failed.pk}/"
     assert second["key"] == f"hint:{assessed.hint.pk}" and second["probe"] is None
     assert set(first) == {"id", "criterion", "key", "kind", "at", "offset_seconds", "clock", "label", "challenge", "submission_id",
-                          "probe", "text", "comment", "links"}  # fmt: skip
+                          "submission_label", "probe", "text", "comment", "links"}  # fmt: skip
 
 
 def test_staff_get_it_too(assessed: Story, client: Client, staff: User) -> None:

@@ -181,7 +181,9 @@ def test_a_hint_or_an_autosave_is_cited_whole(story: Story, coach: User) -> None
     assert evidence.citation_text(story.interview, snap).endswith("characters) at 13:30")
     payloads = evidence.rubric_citations(story.interview)["debugging"]
     assert [p["links"]["timeline"].rsplit("#", 1)[1] for p in payloads] == ["t=785", "t=810"]
-    assert payloads[1]["links"]["submission"] is None  # an autosave has no submission page
+    assert payloads[1]["links"]["submission"] is None and payloads[1]["submission_label"] is None  # an autosave has no submission page
+    # A hint links to the Submit whose result unlocked it.
+    assert payloads[0]["submission_label"] == f"Submit #{story.failed.pk}"
 
 
 def test_the_citation_keeps_the_moment_as_it_was_when_cited(story: Story, coach: User) -> None:

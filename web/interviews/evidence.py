@@ -23,6 +23,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -30,6 +31,7 @@ from web.errors import NotFound
 from web.interviews import moments, selectors
 from web.interviews.models import Citation, Criterion, Interview
 from web.interviews.services import InterviewError
+from web.submissions.models import Kind
 
 CITATION_COMMENT_MAX_CHARS = 300
 CITATIONS_PER_ROW = 12
@@ -131,6 +133,14 @@ def citation_text(interview: Interview, c: Citation) -> str:
     return f"{c.label} at {at}"
 
 
+def _submission_label(c: Citation) -> str | None:
+    """ "Submit #123": the link text to the submission a citation points at (a hint's is the one that unlocked it)."""
+    if c.submission_id is None:
+        return None
+    kind = getattr(c, "submission_kind", None) or (c.kind if c.kind in Kind.values else None)
+    return f"{Kind(kind).label} #{c.submission_id}" if kind else f"#{c.submission_id}"
+
+
 def citation_payload(interview: Interview, c: Citation) -> dict[str, Any]:
     seconds = moments.offset_seconds(interview, c.moment_at)
     return {
@@ -144,6 +154,7 @@ def citation_payload(interview: Interview, c: Citation) -> dict[str, Any]:
         "label": c.label,
         "challenge": c.challenge_title,
         "submission_id": c.submission_id,
+        "submission_label": _submission_label(c),
         "probe": {"name": c.probe, "category": c.probe_category, "outcome": c.probe_outcome} if c.probe else None,
         "text": citation_text(interview, c),
         "comment": c.comment,
@@ -157,7 +168,8 @@ def citation_payload(interview: Interview, c: Citation) -> dict[str, Any]:
 def rubric_citations(interview: Interview) -> dict[str, list[dict[str, Any]]]:
     """{criterion: its citations in the order they happened}, every criterion present."""
     rows: dict[str, list[dict[str, Any]]] = {value: [] for value in Criterion.values}
-    for c in Citation.objects.filter(interview=interview).order_by("moment_at", "id"):
+    rows_cited = Citation.objects.filter(interview=interview).annotate(submission_kind=F("submission__kind")).order_by("moment_at", "id")
+    for c in rows_cited:
         rows[c.criterion].append(citation_payload(interview, c))
     return rows
 

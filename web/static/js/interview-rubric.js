@@ -50,7 +50,7 @@
     if (c.challenge) li.appendChild(el("span", "muted", " · " + c.challenge));
     if (c.links.submission) {
       li.appendChild(document.createTextNode(" · "));
-      var details = el("a", "citation-submission", (KIND_LABEL[c.kind] || c.kind) + " #" + c.submission_id);
+      var details = el("a", "citation-submission", c.submission_label);
       details.href = c.links.submission;
       li.appendChild(details);
     }
@@ -177,6 +177,8 @@
     dialog.dataset.criterion = criterion;
     $("cite-criterion").textContent = button.dataset.label || criterion;
     $("cite-comment").value = "";
+    $("moment-filter").value = "";
+    $("moment-kind").value = "";
     $("moment-probe").dataset.key = "";
     showError("");
     moments = [];
