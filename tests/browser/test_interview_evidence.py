@@ -59,10 +59,10 @@ def _no_sideways_scroll(page: Page) -> None:
 def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     live_server: Any,
     settings: Any,
-    package_root: Path,
-    fake_sandbox: FakeBackend,
-    browser: Browser,
-    tmp_path: Path,  # noqa: F811
+    package_root: Path,  # noqa: F811 - the imported fixture
+    fake_sandbox: FakeBackend,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     settings.CHALLENGES_DIR = package_root
     assert challenge_sync_from_dir(package_root).ok
@@ -135,6 +135,15 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     debugging = coach.locator('ul.citations[data-criterion="debugging"] li.citation')
     expect(debugging).to_have_count(1)
     debugging.locator("button.uncite").click()
+    expect(debugging).to_have_count(0)
+    # Removed meanwhile in another tab: the row says so and drops it.
+    coach.click('button.cite-open[data-criterion="debugging"]')
+    coach.click(f'#moment-list label.moment[data-key="hint:{hint.pk}"]')
+    coach.click("#cite-save")
+    expect(debugging).to_have_count(1)
+    Citation.objects.filter(criterion="debugging").delete()
+    debugging.locator("button.uncite").click()
+    expect(coach.locator(".rubric-row .citation-error")).to_contain_text("no such citation")
     expect(debugging).to_have_count(0)
     assert list(Citation.objects.values_list("criterion", "moment_key", "probe")) == [
         ("correctness", f"submit:{failed.pk}", "positives"), ("correctness", f"hint:{hint.pk}", ""),

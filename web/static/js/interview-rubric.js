@@ -33,7 +33,7 @@
       method: "POST", credentials: "same-origin", body: JSON.stringify(payload),
       headers: { "X-CSRFToken": csrfToken, Accept: "application/json", "Content-Type": "application/json" },
     }).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (data) { return { ok: r.ok, data: data }; });
+      return r.json().catch(function () { return {}; }).then(function (data) { return { ok: r.ok, status: r.status, data: data }; });
     });
   }
 
@@ -64,18 +64,32 @@
   }
 
   function renderCitations(all) {
+    document.querySelectorAll(".citation-error").forEach(function (line) { line.hidden = true; });
     document.querySelectorAll("ul.citations[data-criterion]").forEach(function (list) {
       var rows = all[list.dataset.criterion] || [];
       list.replaceChildren.apply(list, rows.map(citationItem));
     });
   }
 
+  // A refusal to remove is shown under the row (the page's own error line is cleared by every poll).
+  function rowError(criterion, message) {
+    var list = document.querySelector('ul.citations[data-criterion="' + criterion + '"]');
+    var line = list.parentNode.querySelector(".citation-error");
+    if (!line) { line = el("p", "form-error citation-error"); line.setAttribute("role", "alert"); list.after(line); }
+    line.textContent = message;
+    line.hidden = !message;
+  }
+
   function uncite(c, button) {
     button.disabled = true;
+    rowError(c.criterion, "");
     post(config.unciteUrl, { id: c.id }).then(function (answer) {
       if (answer.data.citations) renderCitations(answer.data.citations);
-      if (!answer.ok) window.alert(answer.data.error || "Not removed.");
-    }).catch(function () { button.disabled = false; window.alert("Could not reach the server; not removed."); });
+      if (answer.ok) return;
+      rowError(c.criterion, answer.data.error || "Not removed.");
+      if (answer.status === 404) button.closest("li").remove(); // gone already (another tab removed it)
+      else button.disabled = false;
+    }).catch(function () { button.disabled = false; rowError(c.criterion, "Could not reach the server; not removed."); });
   }
 
   // --- The dialog ---
