@@ -27,7 +27,7 @@ from web.interviews.services import InterviewError, interview_create, interview_
 from web.submissions.models import HintReveal, Submission
 from web.submissions.services.reveal import hint_reveal
 
-from .conftest import CORRECT, SUM_WRONG
+from .conftest import CORRECT, SUM_WRONG, reads_no_package_files
 
 
 @dataclass
@@ -308,6 +308,16 @@ def test_moments_json_for_the_coach_only(story: Story, coach_client: Client, cli
     assert client.get(url).status_code == 404
     client.force_login(user)
     assert client.get(url).status_code == 403
+
+
+def test_the_moments_cost_one_query_per_kind_and_no_code_or_package(story: Story, coach_client: Client) -> None:
+    url = reverse("interview-moments", args=[story.interview.pk])
+    coach_client.get(url)  # the session's first reads
+    with reads_no_package_files(max_queries=7) as queries:
+        assert len(coach_client.get(url).json()["moments"]) == 6  # 2 submits, 1 hint, 3 autosaves
+    # Autosaves are listed by size: their code is not read.
+    snapshot_reads = [q["sql"] for q in queries.captured_queries if '"interviews_snapshot"' in q["sql"]]
+    assert snapshot_reads and all('"interviews_snapshot"."code",' not in sql for sql in snapshot_reads)
 
 
 def _post(client: Client, url: str, body: Any) -> Any:

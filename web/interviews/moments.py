@@ -171,9 +171,14 @@ def _submission_moments(interview: Interview) -> list[Moment]:
     return moments
 
 
+_HEAVY = ("code", "probes", "hints", "categories", "timings", "live", "message")
+
+
 def _hint_moments(interview: Interview) -> list[Moment]:
     moments = []
-    for h in selectors.interview_hint_reveals(interview):
+    # The selector's rule for which reveals count (none after the end); the submissions' heavy columns stay behind.
+    reveals = selectors.interview_hint_reveals(interview).defer(*(f"submission__{f}" for f in _HEAVY))
+    for h in reveals:
         label = f"Hint {h.hint_id} (tier {h.tier}) revealed"
         if h.submission_id:
             label += f" after #{h.submission_id}"
