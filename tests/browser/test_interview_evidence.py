@@ -11,8 +11,10 @@ The candidate opens the private link, submits code that fails the hidden
 "positives" probe and asks for a hint. The interviewer, in the live view,
 cites in the Correctness row the failed probe of that Submit (picked from
 the probe list, failed probes first) and the hint (found with the filter),
-cites an autosave and takes it back, ends the interview and opens the
-scorecard: both citations with their links, in the page and in the PDF.
+cites an autosave and takes it back; the candidate fixes the code and the
+interviewer cites the fix. Then the interviewer ends the interview and
+opens the scorecard: "failed positives at 00:0x, fixed at 00:0y" on one
+line and the hint on another, with their links, in the page and the PDF.
 The candidate and another coach get nothing of it. Set
 EVIDENCE_SCREENSHOTS=<dir> to keep screenshots at 1280 and 420 px.
 """
@@ -31,7 +33,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.browser.test_mock_interview import browser, replace_code  # noqa: F401 - browser is a fixture
 from tests.browser.test_submit_in_browser import log_in
 from tests.fake_backend import FakeBackend
-from tests.web.conftest import SUM_WRONG, fake_sandbox, package_root  # noqa: F401 - pytest fixtures
+from tests.web.conftest import CORRECT, SUM_WRONG, fake_sandbox, package_root  # noqa: F401 - pytest fixtures
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -155,6 +157,23 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     expect(coach.locator("#cite-error")).to_have_text("Correctness already cites this moment.")
     coach.click("#cite-cancel")
 
+    # The candidate fixes the code; the interviewer cites the fix of the same probe.
+    replace_code(candidate, CORRECT)
+    candidate.click("#submit")
+    expect(candidate.locator("#verdict")).to_contain_text("Accepted", timeout=30_000)
+    fixed = Submission.objects.filter(kind="submit").order_by("-pk").first()
+    assert fixed is not None and fixed.pk != failed.pk
+    coach.click('button.cite-open[data-criterion="correctness"]')
+    fix = coach.locator(f'#moment-list label.moment[data-key="submit:{fixed.pk}"]')
+    expect(fix).to_contain_text("all 2 probes passed")
+    fix.click()
+    expect(coach.locator("#moment-probe")).to_have_value("")  # nothing failed: the whole submit unless a probe is picked
+    expect(coach.locator('#moment-probe option[value="positives"]')).to_have_attribute("data-outcome", "fixed")
+    coach.select_option("#moment-probe", "positives")
+    coach.click("#cite-save")
+    expect(row.locator("li.citation")).to_have_count(3)
+    expect(row.locator("li.citation").nth(2)).to_contain_text(re.compile(r"correctness: fixed positives at 00:\d\d"))
+
     coach.select_option('select[name="score-correctness"]', "3")
     coach.select_option("#recommendation", "yes")
     coach.click("#save-assessment")
@@ -176,15 +195,20 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     coach.once("dialog", lambda d: d.accept())
     coach.click("#end-interview")
     expect(coach.locator("#scorecard")).to_have_attribute("data-state", "ended")
+    # Two lines: the probe's failure and fix together, then the hint.
     cited = coach.locator('#rubric tr[data-criterion="correctness"] li.citation')
     expect(cited).to_have_count(2)
-    expect(cited.nth(0)).to_contain_text(re.compile(r"correctness: failed positives at 00:\d\d"))
+    expect(cited.nth(0)).to_contain_text(re.compile(r"correctness: failed positives at 00:\d\d, fixed at 00:\d\d"))
     expect(cited.nth(0)).to_contain_text(COMMENT)
     expect(cited.nth(1)).to_contain_text(re.compile(rf"Hint nudge \(tier 1\) revealed after #{failed.pk} at 00:\d\d"))
     expect(cited.nth(1).locator("a.citation-submission")).to_have_text(f"Submit #{failed.pk}")  # the Submit that unlocked it
-    expect(cited.nth(0).locator("a.citation-submission")).to_have_attribute("href", f"/interviews/{interview.pk}/submissions/{failed.pk}/")
-    expect(cited.nth(0).locator("a.citation-text")).to_have_attribute("href", re.compile(rf"^/interviews/{interview.pk}/live/#t=\d+$"))
-    expect(cited.nth(1).locator("a.citation-text")).to_have_attribute("href", re.compile(rf"^/interviews/{interview.pk}/live/#t=\d+$"))
+    details = cited.nth(0).locator("a.citation-submission")
+    expect(details.nth(0)).to_have_attribute("href", f"/interviews/{interview.pk}/submissions/{failed.pk}/")
+    expect(details.nth(1)).to_have_attribute("href", f"/interviews/{interview.pk}/submissions/{fixed.pk}/")
+    moments_linked = cited.locator("a.citation-text")
+    expect(moments_linked).to_have_count(3)
+    for i in range(3):
+        expect(moments_linked.nth(i)).to_have_attribute("href", re.compile(rf"^/interviews/{interview.pk}/live/#t=\d+$"))
     _shot(coach, "scorecard-1280")
     coach.emulate_media(media="print")
     expect(cited.nth(0)).to_be_visible()
@@ -212,7 +236,8 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     # The interviewer's API answer is the same card.
     api = coach.request.get(f"{base}/api/v1/interviews/{interview.pk}/scorecard").json()
     correctness = next(r for r in api["rubric"] if r["criterion"] == "correctness")
-    assert [c["key"] for c in correctness["citations"]] == [f"submit:{failed.pk}", f"hint:{hint.pk}"] and correctness["score"] == 3
+    assert [c["key"] for c in correctness["citations"]] == [f"submit:{failed.pk}", f"hint:{hint.pk}", f"submit:{fixed.pk}"]
+    assert correctness["score"] == 3 and correctness["evidence"][0]["keys"] == [f"submit:{failed.pk}", f"submit:{fixed.pk}"]
     assert Interview.objects.get().recommendation == api["recommendation"] == "yes"
 
 

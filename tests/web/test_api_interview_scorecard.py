@@ -48,6 +48,7 @@ def test_the_coach_gets_recommendation_notes_and_rubric_with_citations(assessed:
     assert first["at"] == assessed.failed.created_at.isoformat() and first["clock"] == "12:41"
     assert first["links"]["submission"] == f"/interviews/{assessed.interview.pk}/submissions/{assessed.failed.pk}/"
     assert second["key"] == f"hint:{assessed.hint.pk}" and second["probe"] is None
+    assert [line["text"] for line in debugging["evidence"]] == [first["text"], second["text"]]
     assert set(first) == {"id", "criterion", "key", "kind", "at", "offset_seconds", "clock", "label", "challenge", "submission_id",
                           "submission_label", "probe", "text", "comment", "links"}  # fmt: skip
 
@@ -80,4 +81,4 @@ def test_it_is_in_the_openapi_schema(client: Client, db: None) -> None:
     fields = schema["components"]["schemas"][body]["properties"]
     assert {"recommendation", "notes", "rubric"} <= set(fields)
     rubric = schema["components"]["schemas"]["ScorecardRubricRow"]["properties"]
-    assert {"score", "comment", "citations"} <= set(rubric)
+    assert {"score", "comment", "citations", "evidence"} <= set(rubric)

@@ -8,6 +8,7 @@ answer. Grading runs in the in-memory sandbox (``fake_sandbox``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -293,7 +294,7 @@ def test_the_scorecard_export_has_recommendation_notes_rubric_and_citations(stor
     correctness = data["rubric"][0]
     assert (correctness["score"], correctness["comment"]) == (3, "one slip")
     assert [c["text"] for c in correctness["citations"]] == ["correctness: failed positives at 12:41"]
-    assert data["rubric"][1] == {"criterion": "debugging", "label": "Debugging", "score": None, "comment": "", "citations": []}
+    assert data["rubric"][1] == {"criterion": "debugging", "label": "Debugging", "score": None, "comment": "", "citations": [], "evidence": []}
     assert data["challenges"][0]["slug"] == "add-two" and data["challenges"][0]["submits"] == 2
 
 
@@ -369,10 +370,36 @@ def test_the_printed_scorecard_shows_each_rows_citations_with_links(story: Story
     citation_add(story.interview, coach, criterion="correctness", key=f"submit:{story.failed.pk}", probe="positives",
                  comment="<b>read</b> the probe first")  # fmt: skip
     citation_add(story.interview, coach, criterion="correctness", key=f"submit:{story.fixed.pk}", probe="positives")
+    citation_add(story.interview, coach, criterion="correctness", key=f"hint:{story.hint.pk}")
     html = coach_client.get(reverse("interview-scorecard", args=[story.interview.pk])).content.decode()
     row = html[html.index('<tr data-criterion="correctness">') : html.index('<tr data-criterion="debugging">')]
-    assert "correctness: failed positives at 12:41" in row and "correctness: fixed positives at 14:03" in row
-    assert f'href="/interviews/{story.interview.pk}/live/#t=761"' in row
-    assert f'href="/interviews/{story.interview.pk}/submissions/{story.failed.pk}/">Submit #{story.failed.pk}</a>' in row
-    assert "&lt;b&gt;read&lt;/b&gt; the probe first" in row and "<b>read" not in row
-    assert row.index("failed positives") < row.index("fixed positives")
+    # The failure and its fix read as one line, each part linking to its moment; the hint is a line of its own.
+    lines = re.findall(r'<li class="citation [^"]*" data-keys="([^"]*)">(.*?)</li>', row, flags=re.S)
+    assert [keys for keys, _ in lines] == [f"submit:{story.failed.pk} submit:{story.fixed.pk}", f"hint:{story.hint.pk}"]
+    probe_line = lines[0][1]
+    text = re.sub(r"<[^>]+>", "", probe_line)
+    assert re.sub(r"\s+", " ", text).strip().startswith("correctness: failed positives at 12:41, fixed at 14:03 · Add two integers · Submit #")
+    assert f'href="/interviews/{story.interview.pk}/live/#t=761">correctness: failed positives at 12:41</a>' in probe_line
+    assert f'href="/interviews/{story.interview.pk}/live/#t=843">fixed at 14:03</a>' in probe_line
+    assert f'href="/interviews/{story.interview.pk}/submissions/{story.failed.pk}/">Submit #{story.failed.pk}</a>' in probe_line
+    assert f'href="/interviews/{story.interview.pk}/submissions/{story.fixed.pk}/">Submit #{story.fixed.pk}</a>' in probe_line
+    assert "&lt;b&gt;read&lt;/b&gt; the probe first" in probe_line and "<b>read" not in row
+
+
+def test_evidence_lines_put_one_probes_citations_together_in_time_order(story: Story, coach: User) -> None:
+    key_failed, key_fixed = f"submit:{story.failed.pk}", f"submit:{story.fixed.pk}"
+    citation_add(story.interview, coach, criterion="correctness", key=key_fixed, probe="positives")
+    citation_add(story.interview, coach, criterion="correctness", key=key_fixed, probe="negatives")
+    citation_add(story.interview, coach, criterion="correctness", key=f"hint:{story.hint.pk}")
+    citation_add(story.interview, coach, criterion="correctness", key=key_failed, probe="positives")
+    citation_add(story.interview, coach, criterion="correctness", key=key_failed)
+    lines = evidence.evidence_lines(evidence.rubric_citations(story.interview)["correctness"])
+    assert [line["text"] for line in lines] == [
+        "correctness: failed positives at 12:41, fixed at 14:03",
+        f"Submit #{story.failed.pk}: Partial, score 33.3 at 12:41",
+        f"Hint nudge (tier 1) revealed after #{story.failed.pk} at 13:05",
+        "signs: passed negatives at 14:03",
+    ]
+    assert lines[0]["keys"] == [key_failed, key_fixed]
+    exported = evidence.scorecard_export(story.interview)["rubric"][0]["evidence"]
+    assert exported[0] == {"text": "correctness: failed positives at 12:41, fixed at 14:03", "keys": [key_failed, key_fixed]}

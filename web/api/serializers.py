@@ -248,12 +248,18 @@ class CitationSerializer(serializers.Serializer):  # type: ignore[type-arg]
     links = CitationLinksSerializer()
 
 
+class EvidenceLineSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    text = serializers.CharField(help_text='The citations of one probe read together: "gradients: failed double_backward at 12:41, fixed at 14:03".')
+    keys = serializers.ListField(child=serializers.CharField(), help_text="The moments the line cites.")
+
+
 class ScorecardRubricRowSerializer(serializers.Serializer):  # type: ignore[type-arg]
     criterion = serializers.CharField()
     label = serializers.CharField()
     score = serializers.IntegerField(allow_null=True, help_text="1 (weak) to 4 (strong); null until scored.")
     comment = serializers.CharField()
     citations = CitationSerializer(many=True, help_text="In the order the moments happened.")
+    evidence = EvidenceLineSerializer(many=True, help_text="The citations as the printed scorecard reads them.")
 
 
 class ScorecardChallengeSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -14,7 +14,9 @@ the assessment.
 ``rubric_citations`` and ``citation_payload`` are how the live view, the
 printed scorecard and the API (``scorecard_export``) show them: the text,
 mm:ss on the interview's clock, and links to the submission's details page
-and to the moment on the timeline (``#t=<seconds>``).
+and to the moment on the timeline (``#t=<seconds>``). On the scorecard,
+``evidence_lines`` puts the citations of one probe on one line: "gradients:
+failed double_backward at 12:41, fixed at 14:03".
 """
 
 from __future__ import annotations
@@ -174,6 +176,37 @@ def rubric_citations(interview: Interview) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
+def evidence_lines(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row's citations (payloads, in time order) as lines to read on the scorecard.
+
+    The citations of one probe (of one challenge) share a line, so a failure
+    and its fix read together: "correctness: failed positives at 12:41,
+    fixed at 14:03". Every other citation is a line of its own. Lines come
+    in the order of their first moment; each part keeps its citation's
+    links and comment, with ``phrase`` the words that link to its moment.
+    """
+    lines: list[dict[str, Any]] = []
+    by_probe: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in citations:
+        group = (c["challenge"], c["probe"]["name"]) if c["probe"] else None
+        if group is not None and group in by_probe:
+            by_probe[group]["parts"].append({**c, "phrase": f"{c['probe']['outcome']} at {c['clock']}"})
+            continue
+        line: dict[str, Any] = {"parts": [{**c, "phrase": c["text"]}]}
+        if group is not None:
+            by_probe[group] = line
+        lines.append(line)
+    for line in lines:
+        line["text"] = ", ".join(part["phrase"] for part in line["parts"])
+        line["keys"] = [part["key"] for part in line["parts"]]
+    return lines
+
+
+def _rubric_row(row: selectors.RubricRow, citations: list[dict[str, Any]]) -> dict[str, Any]:
+    lines = [{"text": line["text"], "keys": line["keys"]} for line in evidence_lines(citations)]
+    return {"criterion": row.criterion, "label": row.label, "score": row.score, "comment": row.comment, "citations": citations, "evidence": lines}
+
+
 def scorecard_export(interview: Interview) -> dict[str, Any]:
     """The scorecard as JSON (the API's): recommendation, notes, per challenge the results, the rubric with citations."""
     card = selectors.interview_scorecard(interview)
@@ -197,8 +230,6 @@ def scorecard_export(interview: Interview) -> dict[str, Any]:
             {"slug": s.challenge.slug, "title": s.challenge.title, "best_score": s.best, "runs": s.runs, "submits": s.submits, "hints": s.hints}
             for s in card.challenges
         ],
-        "rubric": [
-            {"criterion": r.criterion, "label": r.label, "score": r.score, "comment": r.comment, "citations": cited[r.criterion]} for r in card.rubric
-        ],
+        "rubric": [_rubric_row(r, cited[r.criterion]) for r in card.rubric],
         "scorecard_url": reverse("interview-scorecard", args=[interview.pk]),
     }

@@ -242,7 +242,7 @@ def interview_scorecard(request: HttpRequest, interview_id: int) -> HttpResponse
     interview = _coach_interview(request, interview_id)
     card = selectors.interview_scorecard(interview)
     cited = evidence.rubric_citations(interview)
-    rubric = [(row, cited[row.criterion]) for row in card.rubric]
+    rubric = [(row, evidence.evidence_lines(cited[row.criterion])) for row in card.rubric]
     context = {"card": card, "rubric": rubric, "interview": interview, "state": interview.state(timezone.now())}
     return render(request, "interviews/scorecard.html", context)
 
