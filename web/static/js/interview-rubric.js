@@ -137,7 +137,9 @@
       var time = el("time", "moment-clock", m.clock);
       time.dateTime = m.at;
       var body = el("span", "moment-body");
-      body.appendChild(el("span", "tag moment-kind", KIND_LABEL[m.kind] || m.kind));
+      var kindLabel = KIND_LABEL[m.kind] || m.kind;
+      // A run's or submit's label already starts with its kind ("Submit #12: ..."); the others get a tag.
+      if (m.label.indexOf(kindLabel) !== 0) body.appendChild(el("span", "tag moment-kind", kindLabel));
       body.appendChild(el("span", "moment-label" + (m.verdict ? " verdict-" + m.verdict : ""), " " + m.label));
       if (m.challenge) body.appendChild(el("span", "muted", " · " + m.challenge));
       var probes = probeSummary(m);
