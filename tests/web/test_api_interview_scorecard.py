@@ -82,3 +82,38 @@ def test_it_is_in_the_openapi_schema(client: Client, db: None) -> None:
     assert {"recommendation", "notes", "rubric"} <= set(fields)
     rubric = schema["components"]["schemas"]["ScorecardRubricRow"]["properties"]
     assert {"score", "comment", "citations", "evidence"} <= set(rubric)
+
+
+def test_the_command_line_client_prints_the_scorecard_with_its_evidence(assessed: Story, client: Client, coach: User) -> None:
+    from io import StringIO
+
+    from web.cli import print_scorecard
+
+    out = StringIO()
+    print_scorecard(get(client, coach, assessed.interview.pk).json(), out)
+    text = out.getvalue()
+    assert "Recommendation: Strong yes" in text
+    assert '  Debugging: 4  bisected\n    - correctness: failed positives at 12:41\n      "read the diff"\n' in text
+    assert f"    - Hint nudge (tier 1) revealed after #{assessed.failed.pk} at 13:05\n" in text
+    assert "  Correctness: -\n" in text and text.endswith("Notes:\n  Methodical.\n")
+
+
+def test_the_command_line_client_asks_the_scorecard_url_and_prints_json_on_request(assessed: Story, client: Client, coach: User) -> None:
+    import json
+    from io import StringIO
+
+    from web import cli
+
+    asked: list[tuple[str, str]] = []
+
+    class Site:
+        def request(self, method: str, path: str) -> dict[str, Any]:
+            asked.append((method, path))
+            return dict(get(client, coach, assessed.interview.pk).json())
+
+    out = StringIO()
+    assert cli.scorecard(Site(), assessed.interview.pk, out, as_json=True) == 0  # type: ignore[arg-type]
+    assert asked == [("GET", f"/api/v1/interviews/{assessed.interview.pk}/scorecard")]
+    assert json.loads(out.getvalue())["recommendation"] == "strong_yes"
+    args = cli._parser().parse_args(["scorecard", str(assessed.interview.pk), "--json", "--token", "t"])
+    assert (args.command, args.interview, args.json) == ("scorecard", assessed.interview.pk, True)
