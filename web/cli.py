@@ -2,6 +2,7 @@
 
     python -m web.cli submit SLUG FILE [--run] [--url URL] [--token TOKEN]
     python -m web.cli hint SUBMISSION_ID HINT_ID      # reveal a hint the submission unlocked
+    python -m web.cli scorecard INTERVIEW_ID [--json] # a mock interview's scorecard (its interviewer)
 
 It talks to a running site over HTTP (/api/v1/) with the standard library
 only, so it needs neither Django nor this repository's environment: copy
@@ -216,6 +217,35 @@ def reveal(api: Api, submission_id: int, hint_id: str, out: TextIO) -> int:
     return 0
 
 
+def print_scorecard(card: dict[str, Any], out: TextIO) -> None:
+    """A mock interview's scorecard (GET /api/v1/interviews/ID/scorecard) as text: each rubric row with its evidence."""
+    out.write(f"Interview #{card.get('id')}: {card.get('candidate')} with {card.get('interviewer')} ({card.get('state')})\n")
+    out.write(f"Recommendation: {card.get('recommendation_label') or 'not given'}\n")
+    for ch in card.get("challenges") or []:
+        best = ch.get("best_score")
+        best_text = f"best {best:g}" if isinstance(best, int | float) else "no graded submit"
+        out.write(f"  {ch.get('title')}: {best_text}, {ch.get('runs')} runs, {ch.get('submits')} submits, {ch.get('hints')} hints\n")
+    out.write("Rubric:\n")
+    for row in card.get("rubric") or []:
+        score = row.get("score")
+        out.write(f"  {row.get('label')}: {score if score is not None else '-'}" + (f"  {row['comment']}" if row.get("comment") else "") + "\n")
+        comments = {c.get("key"): c.get("comment") for c in row.get("citations") or [] if c.get("comment")}
+        for line in row.get("evidence") or []:
+            out.write(f"    - {line.get('text')}\n")
+            out.write("".join(f'      "{comments[key]}"\n' for key in line.get("keys") or [] if key in comments))
+    if card.get("notes"):
+        out.write("Notes:\n" + "".join(f"  {text}\n" for text in str(card["notes"]).splitlines()))
+
+
+def scorecard(api: Api, interview_id: int, out: TextIO, *, as_json: bool = False) -> int:
+    card = api.request("GET", f"/api/v1/interviews/{interview_id}/scorecard")
+    if as_json:
+        out.write(json.dumps(card, indent=2) + "\n")
+    else:
+        print_scorecard(card, out)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m web.cli", description="Submit code to the ML interview prep site and wait for the grade.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -226,7 +256,10 @@ def _parser() -> argparse.ArgumentParser:
     hint = commands.add_parser("hint", help="reveal a hint that one of your graded submissions unlocked")
     hint.add_argument("submission", type=int, help="the submission's number, as `submit` printed it")
     hint.add_argument("hint", help="the hint's id, as `submit` printed it")
-    for command in (sub, hint):
+    card = commands.add_parser("scorecard", help="print a mock interview's scorecard (you must be its interviewer)")
+    card.add_argument("interview", type=int, help="the interview's number, as in /interviews/NUMBER/live/")
+    card.add_argument("--json", action="store_true", help="print the API's JSON as it is")
+    for command in (sub, hint, card):
         command.add_argument("--url", default=None, help=f"the site's address (default: $MLPREP_URL or {DEFAULT_URL})")
         command.add_argument("--token", default=None, help="your API token (default: $MLPREP_TOKEN)")
     return parser
@@ -254,6 +287,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         api = Api(args.url or os.environ.get("MLPREP_URL") or DEFAULT_URL, token)
         if args.command == "hint":
             return reveal(api, args.submission, args.hint, out)
+        if args.command == "scorecard":
+            return scorecard(api, args.interview, out, as_json=args.json)
         return submit(api, args.slug, _read_code(args.file), "run" if args.run else "submit", out)
     except CliError as exc:
         sys.stderr.write(f"error: {exc}\n")

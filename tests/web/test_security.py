@@ -285,6 +285,8 @@ ROUTES: dict[str, Route] = {
         anonymous=(401,),
     ),
     "api-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    # A mock interview's scorecard: its coach (or staff) only; Mallory, its candidate, gets 404 like anyone.
+    "api-interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
     "api-schema": Route(("GET",)),
     "api-docs": Route(("GET",)),
     "api-token": Route(("GET", "POST"), anonymous=(302,)),
@@ -347,6 +349,9 @@ ROUTES: dict[str, Route] = {
         staff_only=True,
     ),
     "interview-assess": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-moments": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-cite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-uncite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
     "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
     "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
     "interview-candidate": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(302,)),

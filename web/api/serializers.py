@@ -215,3 +215,75 @@ class HistoryPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
     next = serializers.CharField(allow_null=True, help_text="The next (older) page, with the same filters.")
     previous = serializers.CharField(allow_null=True)
     results = HistoryRowSerializer(many=True, help_text="Newest first.")
+
+
+class CitedProbeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField()
+    category = serializers.CharField()
+    outcome = serializers.ChoiceField(choices=["failed", "passed", "fixed"], help_text="fixed: passed here after failing earlier.")
+
+
+class CitationLinksSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    submission = serializers.CharField(allow_null=True, help_text="The run's or submit's details page (interviewer only).")
+    timeline = serializers.CharField(help_text="The moment on the interview's timeline (#t=<seconds since the start>).")
+
+
+class CitationSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """One moment cited in a rubric row (web.interviews.evidence.citation_payload); label and time as when cited."""
+
+    id = serializers.IntegerField()
+    criterion = serializers.CharField()
+    key = serializers.CharField(help_text='The moment\'s stable key: "submit:123", "run:122", "hint:45", "snapshot:88", ...')
+    kind = serializers.CharField()
+    at = serializers.DateTimeField()
+    offset_seconds = serializers.IntegerField(help_text="Seconds since the interview started.")
+    clock = serializers.CharField(help_text="mm:ss since the interview started.")
+    label = serializers.CharField()
+    challenge = serializers.CharField()
+    submission_id = serializers.IntegerField(allow_null=True, help_text="The run or submit cited, or the one whose result unlocked a hint.")
+    submission_label = serializers.CharField(allow_null=True, help_text='"Submit #123": the text of the submission link.')
+    probe = CitedProbeSerializer(allow_null=True, help_text="The one probe cited, or null for the whole moment.")
+    text = serializers.CharField(help_text='One line, e.g. "gradients: failed double_backward at 12:41".')
+    comment = serializers.CharField(help_text="The interviewer's own words.")
+    links = CitationLinksSerializer()
+
+
+class EvidenceLineSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    text = serializers.CharField(help_text='The citations of one probe read together: "gradients: failed double_backward at 12:41, fixed at 14:03".')
+    keys = serializers.ListField(child=serializers.CharField(), help_text="The moments the line cites.")
+
+
+class ScorecardRubricRowSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    criterion = serializers.CharField()
+    label = serializers.CharField()
+    score = serializers.IntegerField(allow_null=True, help_text="1 (weak) to 4 (strong); null until scored.")
+    comment = serializers.CharField()
+    citations = CitationSerializer(many=True, help_text="In the order the moments happened.")
+    evidence = EvidenceLineSerializer(many=True, help_text="The citations as the printed scorecard reads them.")
+
+
+class ScorecardChallengeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    best_score = serializers.FloatField(allow_null=True, help_text="The best graded Submit's score in the interview.")
+    runs = serializers.IntegerField()
+    submits = serializers.IntegerField()
+    hints = serializers.IntegerField(help_text="Hints the candidate asked for during the interview.")
+
+
+class ScorecardSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A mock interview's scorecard (web.interviews.evidence.scorecard_export): for its interviewer only."""
+
+    id = serializers.IntegerField()
+    candidate = serializers.CharField()
+    interviewer = serializers.CharField()
+    state = serializers.ChoiceField(choices=["scheduled", "live", "ended"])
+    duration_minutes = serializers.IntegerField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    recommendation = serializers.ChoiceField(choices=["strong_no", "no", "yes", "strong_yes"], allow_null=True)
+    recommendation_label = serializers.CharField(allow_null=True)
+    notes = serializers.CharField()
+    challenges = ScorecardChallengeSerializer(many=True)
+    rubric = ScorecardRubricRowSerializer(many=True, help_text="Every criterion, scored or not, with the moments it cites.")
+    scorecard_url = serializers.CharField(help_text="The printable scorecard page.")

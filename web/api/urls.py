@@ -1,5 +1,5 @@
 """API URLs, mounted at /api/v1/: challenges, submit, your progress and submissions, poll, reveal a hint, regrade,
-the OpenAPI schema and its Swagger UI page."""
+a mock interview's scorecard, the OpenAPI schema and its Swagger UI page."""
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -15,6 +15,7 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.SubmissionView.as_view(), name="api-submission"),
     path("submissions/<int:pk>/hints/<str:hint_id>/reveal/", views.HintRevealView.as_view(), name="api-hint-reveal"),
     path("submissions/<int:pk>/regrade/", views.RegradeView.as_view(), name="api-regrade"),
+    path("interviews/<int:interview_id>/scorecard", views.InterviewScorecardView.as_view(), name="api-interview-scorecard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script from a URL of its own (?script), which the
     # Content-Security-Policy's script-src 'self' allows; the plain view's inline script would be refused.

@@ -8,6 +8,9 @@ user's submission and a missing one are the same 404. Writes through a
 session need the CSRF token (DRF's SessionAuthentication checks it); token
 callers have no cookie to forge.
 
+A mock interview's scorecard (recommendation, notes, rubric and its cited
+evidence) is for the interview's coach or staff; anyone else gets a 404.
+
 A submission's answer names the API's own URLs to poll it, reveal a hint it
 unlocked and regrade it when the platform failed to grade it
 (web.submissions.presenters.API_ROUTES); the last two answer the submission
@@ -36,12 +39,15 @@ from web.api.serializers import (
     ErrorSerializer,
     HistoryPageSerializer,
     ProgressSerializer,
+    ScorecardSerializer,
     SubmissionCreatedSerializer,
     SubmissionCreateSerializer,
     SubmissionSerializer,
 )
 from web.challenges.selectors import challenge_get_visible, challenge_list
 from web.errors import NotFound
+from web.interviews.evidence import scorecard_export
+from web.interviews.selectors import interview_get_for_coach
 from web.submissions import progress
 from web.submissions.models import Kind, Submission, Verdict
 from web.submissions.presenters import API_ROUTES, submission_payload
@@ -190,3 +196,18 @@ class RegradeView(APIView):
         submission = submission_regrade_own(request.user, _owned(request, pk))
         revealed = hint_revealed_ids(request.user, submission.challenge_id)
         return Response(submission_payload(submission, revealed, API_ROUTES), status=status.HTTP_202_ACCEPTED)
+
+
+class InterviewScorecardView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={200: ScorecardSerializer, 404: ErrorSerializer},
+        summary="A mock interview's scorecard: recommendation, notes, rubric with the moments each row cites (its interviewer only)",
+    )
+    def get(self, request: Request, interview_id: int) -> Response:
+        # The candidate, other coaches and a missing id get the same 404.
+        interview = interview_get_for_coach(interview_id, request.user)
+        if interview is None:
+            raise NotFound("No such interview.")
+        return Response(scorecard_export(interview))

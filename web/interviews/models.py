@@ -209,3 +209,40 @@ class RubricScore(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["interview", "criterion"], name="rubric_once_per_criterion")]
+
+
+class Citation(models.Model):
+    """A moment of the interview cited as evidence in one rubric row (web/interviews/evidence.py makes them).
+
+    The rubric row is the interview's criterion (a RubricScore row exists
+    only once it is scored; a citation may come first). The moment is named
+    by its stable key from web/interviews/moments.py ("submit:123",
+    "hint:45", ...), optionally with one probe of a run or submit. Its label,
+    time and the probe's outcome are copied as they were when cited, so the
+    printed scorecard reads the same later; the interviewer's own words go
+    in ``comment``.
+    """
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="citations")
+    criterion = models.CharField(max_length=16, choices=Criterion.choices)
+    moment_key = models.CharField(max_length=40, help_text='The moment\'s stable key, e.g. "submit:123" (moments.py).')
+    kind = models.CharField(max_length=16, help_text="run, submit, hint, snapshot, ... (the key's first part).")
+    moment_at = models.DateTimeField(help_text="When the moment happened.")
+    label = models.CharField(max_length=300, help_text="The moment's label when it was cited.")
+    challenge_title = models.CharField(max_length=200, blank=True)
+    submission = models.ForeignKey(Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    probe = models.CharField(max_length=200, blank=True, help_text="One probe of the run or submit, by name; blank for the whole moment.")
+    probe_category = models.CharField(max_length=64, blank=True)
+    probe_outcome = models.CharField(max_length=8, blank=True, help_text="failed, passed or fixed (passed after failing earlier).")
+    comment = models.CharField(max_length=300, blank=True, help_text="The interviewer's own words.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["moment_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["interview", "criterion", "moment_key", "probe"], name="citation_once_per_row"),
+        ]
+        indexes = [models.Index(fields=["interview", "criterion"], name="citation_row")]
+
+    def __str__(self) -> str:
+        return f"{self.criterion}: {self.moment_key}{' ' + self.probe if self.probe else ''}"

@@ -1,8 +1,9 @@
 """Mock interview pages and their JSON endpoints: check access, call one service or selector, respond.
 
 Coach side (the interview's coach, or staff): the list, the form, the live
-view and its poll, a challenge's autosave timeline, the assessment, the
-early end, the scorecard. Candidate side, reached only through the private
+view and its poll, a challenge's autosave timeline, the assessment and the
+moments its rubric rows cite (moments.json, cite, uncite), the early end,
+the scorecard. Candidate side, reached only through the private
 link and only by the invited candidate: the interview page, its clock poll,
 autosave, run and submit. Whoever else asks gets a 404 (a candidate asking
 for a coach page gets 403, like every coach page). Refusals are raised and
@@ -28,7 +29,7 @@ from web.accounts.roles import coach_required, is_coach
 from web.challenges.models import Difficulty
 from web.challenges.selectors import challenge_list
 from web.errors import Forbidden, LoginRequired, NotFound, Refused
-from web.interviews import bank, presenters, selectors, services
+from web.interviews import bank, evidence, moments, presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm, SessionForm, TemplateForm
 from web.interviews.models import Criterion, Interview, InterviewTemplate, Recommendation, State
 from web.interviews.session_settings import candidate_submission_payload, interview_status_url
@@ -222,6 +223,11 @@ def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
         "endUrl": reverse("interview-end", args=[interview.pk]),
         "scorecardUrl": reverse("interview-scorecard", args=[interview.pk]),
         "rubric": selectors.interview_rubric(interview),
+        # Citing moments in the rubric (interview-rubric.js).
+        "momentsUrl": reverse("interview-moments", args=[interview.pk]),
+        "citeUrl": reverse("interview-cite", args=[interview.pk]),
+        "unciteUrl": reverse("interview-uncite", args=[interview.pk]),
+        "citations": evidence.rubric_citations(interview),
     }
     return render(
         request,
@@ -280,6 +286,51 @@ def interview_assess(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"saved": True, "rubric": selectors.interview_rubric(interview), "recommendation": interview.recommendation})
 
 
+def _json_object(request: HttpRequest, allowed: set[str]) -> dict[str, Any]:
+    try:
+        data = json.loads(request.body or b"{}")
+    except ValueError:
+        raise Refused("The request body is not valid JSON.") from None
+    if not isinstance(data, dict) or set(data) - allowed:
+        raise Refused(f"Send a JSON object with any of {', '.join(sorted(allowed))}.")
+    return data
+
+
+@_json_coach
+@require_GET
+def interview_moments(request: HttpRequest, interview_id: int) -> JsonResponse:
+    """What the rubric may cite: the interview's moments, newest first."""
+    interview = _coach_interview(request, interview_id)
+    found = moments.interview_moments(interview)
+    return JsonResponse({"moments": [moments.moment_payload(interview, m) for m in found], "kinds": moments.moment_kinds()})
+
+
+@_json_coach
+@require_POST
+def interview_cite(request: HttpRequest, interview_id: int) -> JsonResponse:
+    """JSON body: {"criterion", "key", "probe" (optional), "comment" (optional)}; answers every row's citations."""
+    interview = _coach_interview(request, interview_id)
+    data = _json_object(request, {"criterion", "key", "probe", "comment"})
+    citation = evidence.citation_add(
+        interview, request.user, criterion=data.get("criterion") or "", key=data.get("key") or "",
+        probe=data.get("probe") or "", comment=data.get("comment") or "",
+    )  # fmt: skip
+    return JsonResponse({"cited": citation.pk, "citations": evidence.rubric_citations(interview)}, status=201)
+
+
+@_json_coach
+@require_POST
+def interview_uncite(request: HttpRequest, interview_id: int) -> JsonResponse:
+    """JSON body: {"id": citation id}; answers every row's citations."""
+    interview = _coach_interview(request, interview_id)
+    data = _json_object(request, {"id"})
+    citation_id = data.get("id")
+    if isinstance(citation_id, bool) or not isinstance(citation_id, int):
+        raise Refused('"id" must be the citation\'s id (a whole number).')
+    evidence.citation_remove(interview, request.user, citation_id)
+    return JsonResponse({"removed": citation_id, "citations": evidence.rubric_citations(interview)})
+
+
 @coach_required
 @require_POST
 def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
@@ -301,7 +352,10 @@ def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
 def interview_scorecard(request: HttpRequest, interview_id: int) -> HttpResponse:
     interview = _coach_interview(request, interview_id)
     card = selectors.interview_scorecard(interview)
-    return render(request, "interviews/scorecard.html", {"card": card, "interview": interview, "state": interview.state(timezone.now())})
+    cited = evidence.rubric_citations(interview)
+    rubric = [(row, evidence.evidence_lines(cited[row.criterion])) for row in card.rubric]
+    context = {"card": card, "rubric": rubric, "interview": interview, "state": interview.state(timezone.now())}
+    return render(request, "interviews/scorecard.html", context)
 
 
 # --- Candidate pages -------------------------------------------------------------------------
