@@ -39,8 +39,9 @@ from web.errors import (
     Throttled,
     error_answer,
 )
-from web.interviews.services import InterviewError, InterviewLocked, NotInInterview, SnapshotRateLimited
-from web.submissions.errors import HintUnavailable, RateLimitExceeded, RegradeRefused, SubmissionRejected, TooManyPending
+from web.interviews.evidence import CitationNotFound
+from web.interviews.services import InterviewError, InterviewInvalid, InterviewLocked, NotInInterview, SnapshotRateLimited
+from web.submissions.errors import HintsSwitchedOff, HintUnavailable, RateLimitExceeded, RegradeRefused, SubmissionRejected, TooManyPending
 from web.submissions.request_code import BadRequestBody
 
 # (the error raised, the status, the body, the headers)
@@ -59,9 +60,12 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
      {"Retry-After": "12"}),
     (RegradeRefused("Only a platform failure."), 409, {"error": "Only a platform failure."}, {}),
     (HintUnavailable("Reveal a tier-1 hint first."), 409, {"error": "Reveal a tier-1 hint first."}, {}),
+    (HintsSwitchedOff("Hints are off in this interview."), 403, {"error": "Hints are off in this interview."}, {}),
     (InterviewError("Notes must be text."), 400, {"error": "Notes must be text."}, {}),
     (InterviewLocked("Time is up."), 409, {"error": "Time is up."}, {}),
     (NotInInterview("Not part of this interview."), 404, {"error": "Not part of this interview."}, {}),
+    (InterviewInvalid({"candidate": ["No such user."], None: ["Choose a challenge."]}), 400, {"error": "No such user. Choose a challenge."}, {}),
+    (CitationNotFound("No such citation."), 404, {"error": "No such citation."}, {}),
     (SnapshotRateLimited("Autosaving too often.", 3), 429, {"error": "Autosaving too often.", "retry_after": 3}, {"Retry-After": "3"}),
     (AuthoringError("The slug is taken."), 400, {"error": "The slug is taken."}, {}),
     (LoginBlocked("ip", "Too many failed logins.", 900), 429, {"error": "Too many failed logins.", "retry_after": 900}, {"Retry-After": "900"}),
