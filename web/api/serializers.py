@@ -124,6 +124,9 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     live = LiveProgressSerializer(
         allow_null=True, help_text="While status is running: the probes finished so far (poll again for more); null otherwise."
     )
+    queue_ahead = serializers.IntegerField(
+        allow_null=True, help_text="While status is queued: how many gradings on its queue are ahead of it (0: next); null otherwise."
+    )
     version = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)

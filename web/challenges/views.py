@@ -16,6 +16,7 @@ from web.challenges.rendering import markdown_to_html
 from web.submissions.progress import challenge_marks
 from web.submissions.selectors import submission_history
 from web.submissions.services.intake import MAX_CODE_BYTES
+from web.submissions.waiting import typical_grading
 
 
 def catalogue(request: HttpRequest) -> HttpResponse:
@@ -69,6 +70,7 @@ def challenge_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404(f"No challenge {slug!r}.")
     version = challenge.current_version
     history = submission_history(request.user, challenge) if request.user.is_authenticated else []
+    typical = typical_grading(challenge)
     page_config = {
         "slug": challenge.slug,
         "version": version.version,
@@ -88,6 +90,7 @@ def challenge_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "starter_code": version.starter_code,
             "given": selectors.given_modules(version),
             "history": history,
+            "typical": typical,
             "page_config": page_config,
         },
     )

@@ -32,6 +32,7 @@ from grader.feedback import candidate_progress, candidate_view
 from web.challenges.rendering import markdown_to_html
 from web.submissions.hints import hint_can_reveal, hint_is_shown, offered_hint
 from web.submissions.models import Kind, Status, Submission, Verdict
+from web.submissions.waiting import queue_ahead
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ def submission_payload(
         "message": view["message"],
         # While it runs: the probes finished so far, as the policy lets the candidate see them (None otherwise).
         "live": candidate_progress(submission.live, public=public) if submission.status == Status.RUNNING else None,
+        # While queued: how many gradings on its queue are ahead of it (None otherwise).
+        "queue_ahead": queue_ahead(submission) if submission.status == Status.QUEUED else None,
         "version": submission.version.short_version,
         "created_at": _iso(submission.created_at),
         "started_at": _iso(submission.started_at),

@@ -426,7 +426,12 @@
     panel.dataset.submission = data.id;
     panel.dataset.kind = data.kind;
     var status = $("status");
-    status.textContent = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · " + (STATUS_LABEL[data.status] || data.status);
+    var label = STATUS_LABEL[data.status] || data.status;
+    // A queued grading says its place in line, so the wait is never silent.
+    if (data.status === "queued" && typeof data.queue_ahead === "number") {
+      label += data.queue_ahead === 0 ? " · next in line" : " · " + data.queue_ahead + " ahead of you";
+    }
+    status.textContent = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · " + label;
     status.className = "status-pill status-" + data.status;
     var verdict = $("verdict");
     verdict.textContent = data.verdict_label || "";
