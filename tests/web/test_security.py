@@ -320,6 +320,24 @@ ROUTES: dict[str, Route] = {
     "interview-assess": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
     "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
     "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    # The interviewer's run pages, replay and notes at a moment: 404 (not 403) for every candidate and other coach.
+    # The staff coach's own run is a submission of the interview; the world links none, so the coach's sweep
+    # (which forbids hidden probes' output, that a coach may see) meets a 404 there.
+    "interview-run-detail": Route(
+        ("GET",),
+        own=lambda w: [{**kw, "pk": w.mallory_id} for kw in _interview_own(w)],
+        foreign=lambda w: [{**kw, "pk": pk} for kw in _interview_foreign(w) for pk in [*w.alice_ids, w.mallory_id]],
+        anonymous=(302,),
+    ),
+    "interview-run-status": Route(
+        ("GET",),
+        own=lambda w: [{**kw, "pk": w.mallory_id} for kw in _interview_own(w)],
+        foreign=lambda w: [{**kw, "pk": pk} for kw in _interview_foreign(w) for pk in [*w.alice_ids, w.mallory_id]],
+        anonymous=(401,),
+    ),
+    "interview-replay": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
+    "interview-note-add": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
+    "interview-focus": Route(("POST",), own=_token_own, foreign=_token_foreign, anonymous=(401,)),
     "interview-candidate": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(302,)),
     "interview-candidate-state": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(401,)),
     "interview-autosave": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),

@@ -257,17 +257,26 @@
       if (p.duration_ms !== undefined && p.duration_ms !== null) head.appendChild(el("span", "muted small", p.duration_ms + " ms"));
       li.appendChild(head);
       if (p.description) li.appendChild(el("p", "probe-desc", p.description));
-      var raised = data.kind === "run" && !p.passed && p.diff && !p.diff.tree;
+      // A Run's probes are public: diffs and values for everyone. data.full: the interviewer's view of any
+      // result (web/interviews/runs.py), hidden probes included; never set on a candidate's payload.
+      var full = data.kind === "run" || data.full === true;
+      var raised = full && !p.passed && p.diff && !p.diff.tree;
       if (raised) {
         li.appendChild(renderRaised(p));
       } else {
         if (p.message) li.appendChild(el("pre", "probe-message", p.message));
-        if (data.kind === "run" && !p.passed) {
+        if (full && !p.passed) {
           if (p.diff && p.diff.tree) li.appendChild(renderDiff(p.diff));
           if ("observation" in p || "expected" in p) li.appendChild(renderRaw(p, !p.diff));
         }
       }
       if (!p.passed && p.error_report && window.ErrorReport) li.appendChild(window.ErrorReport.render(p.error_report));
+      if (data.full === true && !p.passed && p.details && Object.keys(p.details).length) {
+        var checkDetails = el("details", "probe-details");
+        checkDetails.appendChild(el("summary", "", "the check's details (JSON)"));
+        checkDetails.appendChild(el("pre", "", pretty(p.details)));
+        li.appendChild(checkDetails);
+      }
       if (p.stdout) {
         var details = el("details", "probe-stdout");
         details.appendChild(el("summary", "", "printed output"));
