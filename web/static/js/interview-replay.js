@@ -10,8 +10,8 @@
 // idle_gap_seconds with no moment passes in an instant after a short look at the last moment.
 //
 // Everything that came from the candidate (code, labels) is inserted as text, never as HTML.
-// On the live view (data-live="true") the player follows the candidate while its playhead is at the end, and
-// the code at the end is the live view's own "Latest code", so it is not shown a second time here.
+// On the live view (data-live="true") the player follows the candidate while its playhead is at the end. The
+// latest code is on both pages already (data-latest-label names where), so at the end it is not shown twice.
 (function () {
   "use strict";
 
@@ -97,6 +97,7 @@
   if (!root) return;
   var replayUrl = root.dataset.replayUrl;
   var isLive = root.dataset.live === "true";
+  var latestLabel = root.dataset.latestLabel || ""; // where the page shows the latest code already
   var data = null; // the latest replay.json
   var players = [];
 
@@ -160,7 +161,7 @@
     this.seek = el("input", "replay-seek");
     this.seek.type = "range";
     this.seek.min = "0";
-    this.seek.step = "1";
+    this.seek.step = "0.1";
     this.seek.setAttribute("aria-label", "Replay position, seconds since the start");
     this.seek.addEventListener("input", function () { self.pause(); self.jump(Number(self.seek.value)); });
     body.appendChild(this.seek);
@@ -219,7 +220,7 @@
     this.body.hidden = false;
     var span = Math.max(1, data.span);
     var atEnd = this.following && !this.playing;
-    this.seek.max = String(Math.ceil(span));
+    this.seek.max = span.toFixed(1);
     if (atEnd) this.t = span;
     this.idleNote.textContent = "Playback skips idle stretches: when nothing happens for more than " + data.idle_gap_seconds +
       " s (no edit, run, hint, focus change or note), it jumps ahead to the next moment.";
@@ -298,9 +299,14 @@
       .then(function (answer) {
         self.loading = false;
         if (!answer) return;
+        // The moment of each autosave is its event's offset (the server's, to the microsecond), so the code at a
+        // run's marker is the code the run sent (saved at the same instant).
+        var offsets = {};
+        wanted.forEach(function (e) { offsets[e.id] = e.offset; });
         answer.snapshots.forEach(function (s) {
           if (!self.snapshots.length || s.id > self.snapshots[self.snapshots.length - 1].id) {
-            self.snapshots.push({ id: s.id, offset: Math.max(0, (new Date(s.at).getTime() - start) / 1000), code: s.code });
+            var offset = s.id in offsets ? offsets[s.id] : Math.max(0, (new Date(s.at).getTime() - start) / 1000);
+            self.snapshots.push({ id: s.id, offset: offset, code: s.code });
           }
         });
         self.render();
@@ -321,7 +327,7 @@
   Player.prototype.jump = function (t) {
     var span = Math.max(1, data.span);
     this.t = Math.max(0, Math.min(span, t));
-    this.following = this.t >= span;
+    this.following = this.t >= span - 0.05; // the seek bar's last step is the end
     this.render();
   };
 
@@ -366,7 +372,7 @@
     box.dataset.atEnd = this.t >= span ? "true" : "false";
     this.play.textContent = this.playing ? "Pause" : (this.t >= span ? "Play from the start" : "Play");
     this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
-    this.seek.value = String(Math.floor(this.t));
+    this.seek.value = this.t.toFixed(1);
     this.head.style.left = Math.min(100, 100 * this.t / span) + "%";
     this.time.textContent = clock(this.t) + " / " + clock(span);
     this.status.textContent = this.skipped >= 1 ? "skipped " + clock(this.skipped) + " idle" :
@@ -393,11 +399,11 @@
     var snap = this.snapshotAt(t);
     var latest = this.snapshots[this.snapshots.length - 1];
     var code = this.code;
-    // On the live view the latest code is already on the page above: not shown twice.
-    var showsLatest = isLive && snap && latest && snap.id === latest.id;
+    // The latest code is on the page already (the live view's "Latest code", the scorecard's "Final code"): not shown twice.
+    var showsLatest = latestLabel && snap && latest && snap.id === latest.id && !this.playing;
     code.hidden = !snap || showsLatest;
     if (!snap) this.codeNote.textContent = "No code saved yet at " + clock(t) + ".";
-    else if (showsLatest) this.codeNote.textContent = "At the latest autosave: the code is the “Latest code” above.";
+    else if (showsLatest) this.codeNote.textContent = "At the latest autosave: the code is the " + latestLabel + ".";
     else this.codeNote.textContent = "The code at " + clock(t) + " (autosave from " + clock(snap.offset) + "):";
     if (snap && !showsLatest && code.dataset.snapshot !== String(snap.id)) {
       code.dataset.snapshot = String(snap.id);
