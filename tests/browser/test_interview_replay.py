@@ -195,6 +195,18 @@ def test_the_interviewer_opens_a_failed_run_and_replays_with_markers(
     expect(player.locator(".replay-diff .rdiff-add")).to_contain_text(["interview-solution-marker"])
     expect(player.locator(".replay-diff .rdiff-del").first).to_contain_text("first-try")
     assert player.locator(".replay-diff").evaluate("pre => pre.querySelectorAll('*').length === pre.querySelectorAll('span.rdiff-line').length")
+    # The player's arithmetic, on the page's own code: an idle stretch (over 10 s without a moment) is skipped only
+    # after a look at the moment before it, landing just before the next one; a short gap plays through.
+    steps = coach.evaluate("""() => [
+      InterviewReplay.advance([0, 5, 60], 5, 0.5, 1, 10, 70),
+      InterviewReplay.advance([0, 5, 60], 5.5, 0.5, 1, 10, 70),
+      InterviewReplay.advance([0, 5, 12], 5.5, 0.5, 1, 10, 70),
+      InterviewReplay.advance([0, 5, 60], 5.5, 0.5, 8, 10, 70),
+    ]""")
+    assert steps == [{"t": 5.5, "skipped": 0}, {"t": 59.25, "skipped": 53.25}, {"t": 6, "skipped": 0}, {"t": 6, "skipped": 0}]
+    assert coach.evaluate('() => InterviewReplay.lineDiff("a\\nb\\nc", "a\\nx\\nc\\nd").map(l => l.op + l.text)') == [
+        "samea", "delb", "addx", "samec", "addd",
+    ]  # fmt: skip
     # Play from the start at 8x: it runs to the end by itself, idle stretches skipped.
     player.locator(".replay-seek").fill("0")
     player.locator(".replay-speed").select_option("8")
