@@ -293,7 +293,8 @@ def interview_scorecard(interview: Interview) -> Scorecard:
                 key=f"end:{interview.pk}",
             )
         )
-    # The candidate leaving and coming back, and the interviewer's notes at a moment (web/interviews/timeline.py).
+    # The candidate leaving and coming back, and the interviewer's notes at a moment: the timeline's
+    # (imported here because web/interviews/timeline.py reads through this module).
     from web.interviews.timeline import clock, interview_timeline, offset_since_start
 
     for moment in interview_timeline(interview, snapshots=False):
