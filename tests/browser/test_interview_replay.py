@@ -222,6 +222,11 @@ def test_the_interviewer_opens_a_failed_run_and_replays_with_markers(
     expect(coach.locator(".final-code")).to_contain_text("interview-solution-marker")
     shoot(coach, "scorecard-replay")
 
+    # Back on the live view of the ended interview: no more notes at a moment (the server would refuse them too).
+    coach.goto(f"{base}/interviews/{interview.pk}/live/")
+    expect(coach.locator("#add-moment-note")).to_be_disabled()
+    expect(coach.locator("#moment-note-closed")).to_be_visible()
+
     # Nobody else gets any of it: not the candidate, not another coach.
     intruder = browser.new_context().new_page()
     log_in(intruder, base, "otto", "pw-otto-coach-1")

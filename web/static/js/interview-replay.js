@@ -457,6 +457,7 @@
       .then(function (answer) {
         data = answer;
         root.dataset.state = data.state;
+        noteFormFollows(data.state);
         players.forEach(function (p) { p.update(); });
         return data;
       });
@@ -470,8 +471,17 @@
 
   root.querySelectorAll(".replay[data-slug]").forEach(function (box) { players.push(new Player(box)); });
 
-  // Notes at a moment (the live view): a marker at the server's time of the note.
+  // Notes at a moment (the live view): a marker at the server's time of the note, while the interview runs.
   var noteForm = document.getElementById("moment-note-form");
+  function noteFormFollows(state) {
+    if (!noteForm) return;
+    var open = state === "live";
+    document.getElementById("moment-note").disabled = !open;
+    document.getElementById("add-moment-note").disabled = !open;
+    noteForm.dataset.state = state;
+    var hint = document.getElementById("moment-note-closed");
+    if (hint) hint.hidden = open;
+  }
   if (noteForm) {
     noteForm.addEventListener("submit", function (event) {
       event.preventDefault();
