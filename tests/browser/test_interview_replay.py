@@ -246,3 +246,48 @@ def wait_for(condition: Any, attempts: int = 100) -> None:
             return
         time.sleep(0.1)
     raise AssertionError("the page's report never arrived")
+
+
+def test_the_interviewer_follows_a_submit_on_its_page_as_it_is_graded(
+    live_server: Any, settings: Any, celery_worker: Worker, browser: Browser
+) -> None:
+    """count-slowly's probes each take most of a second: the interviewer's page of a Submit shows its probes'
+    lines while it runs (every line, the interviewer's view), then the whole result of the hidden probes."""
+    from django.urls import reverse
+
+    from tests.browser.test_live_progress import LIVE_PACKAGES, RECORD_STATES
+    from tests.browser.test_live_progress import WRONG as SLOW_WRONG
+    from web.submissions.models import Submission
+
+    settings.CHALLENGES_DIR = LIVE_PACKAGES
+    assert challenge_sync_from_dir(LIVE_PACKAGES).ok
+    User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    grace = User.objects.create_user("grace", password="pw-grace-hopper-1")
+    coach_grant(grace)
+    interview = interview_create(grace, candidate_username="ada", challenges=[Challenge.objects.get(slug="count-slowly")], duration_minutes=30)
+    base = live_server.url
+    candidate = browser.new_context().new_page()
+    log_in(candidate, base, "ada", "pw-ada-lovelace-1")
+    candidate.goto(f"{base}{reverse('interview-candidate', args=[interview.token])}")
+    replace_code(candidate, SLOW_WRONG)
+    coach = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    log_in(coach, base, "grace", "pw-grace-hopper-1")
+
+    candidate.click("#submit")
+    wait_for(lambda: Submission.objects.filter(kind="submit").exists())
+    submit = Submission.objects.get(kind="submit")
+    coach.goto(f"{base}{reverse('interview-run-detail', args=[interview.pk, submit.pk])}")
+    coach.evaluate(RECORD_STATES)
+    expect(coach.locator("#result")).to_have_attribute("data-status", "done", timeout=120_000)
+    states: list[dict[str, Any]] = coach.evaluate("window.liveStates")
+    running = [s for s in states if s["status"] == "running" and s["finished"]]
+    assert running, f"the page never showed the grading while it ran: {states}"
+    assert all(s["finished"] < 5 for s in running)  # lines before the verdict, not after
+    # Done: the hidden probes' own messages, which the candidate's page never shows.
+    triples = coach.locator('#probes li[data-probe="triples"]')
+    expect(triples).to_have_attribute("data-passed", "false")
+    coach_message = triples.locator(".probe-message").inner_text()
+    expect(candidate.locator("#result")).to_have_attribute("data-status", "done", timeout=30_000)
+    candidate_message = candidate.locator('#probes li[data-probe="triples"] .probe-message').inner_text()
+    assert coach_message == "result: expected 4 items, got 3"  # the check's own words
+    assert candidate_message == "result: the list does not have the length this probe expects"  # the policy's template
