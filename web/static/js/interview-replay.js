@@ -230,30 +230,39 @@
     this.render();
   };
 
+  // Markers are kept from one poll to the next (only moved, relabelled, added or removed), so a marker the
+  // interviewer has focused with the keyboard keeps its focus while the live view's timeline grows.
   Player.prototype.drawMarkers = function () {
     var self = this, span = Math.max(1, data.span);
-    this.track.replaceChildren();
+    var kept = {};
+    Array.prototype.forEach.call(this.track.querySelectorAll("[data-key]"), function (node) { kept[node.dataset.key] = node; });
+    var order = [];
     this.events().forEach(function (e) {
-      var left = Math.min(100, 100 * e.offset / span) + "%";
+      var node = kept[e.key];
+      delete kept[e.key];
       if (e.kind === "snapshot") {
-        var tick = el("span", "replay-tick");
-        tick.style.left = left;
-        tick.dataset.key = e.key;
-        self.track.appendChild(tick);
-        return;
+        if (!node) { node = el("span", "replay-tick"); node.dataset.key = e.key; }
+      } else {
+        if (!node) {
+          node = el("button");
+          node.type = "button";
+          node.dataset.key = e.key;
+          node.dataset.kind = e.kind;
+          node.addEventListener("click", function () { self.pause(); self.jump(Number(node.dataset.offset)); });
+        }
+        node.className = markerClass(e);
+        if (e.verdict) node.dataset.verdict = e.verdict; else delete node.dataset.verdict;
+        if (e.state) node.dataset.state = e.state;
+        node.dataset.offset = String(e.offset);
+        node.title = e.clock + " · " + e.label;
+        node.setAttribute("aria-label", e.clock + ": " + e.label);
       }
-      var marker = el("button", markerClass(e));
-      marker.type = "button";
-      marker.style.left = left;
-      marker.dataset.key = e.key;
-      marker.dataset.kind = e.kind;
-      if (e.verdict) marker.dataset.verdict = e.verdict;
-      if (e.state) marker.dataset.state = e.state;
-      marker.title = e.clock + " · " + e.label;
-      marker.setAttribute("aria-label", e.clock + ": " + e.label);
-      marker.addEventListener("click", function () { self.pause(); self.jump(e.offset); });
-      self.track.appendChild(marker);
+      node.style.left = Math.min(100, 100 * e.offset / span) + "%";
+      order.push(node);
     });
+    Object.keys(kept).forEach(function (key) { kept[key].remove(); });
+    order.forEach(function (node) { if (node.parentNode !== self.track) self.track.appendChild(node); });
+    this.track.querySelectorAll(".replay-flag").forEach(function (flag) { flag.remove(); });
     [["a", this.a], ["b", this.b]].forEach(function (pair) {
       if (pair[1] === null) return;
       var flag = el("span", "replay-flag replay-flag-" + pair[0], pair[0].toUpperCase());
@@ -265,8 +274,12 @@
 
   Player.prototype.drawList = function () {
     var self = this;
+    var moments = this.events().filter(function (e) { return e.kind !== "snapshot"; });
+    var signature = moments.map(function (e) { return e.key + " " + e.clock + " " + e.label; }).join("\n");
+    if (this.list.dataset.signature === signature) return; // unchanged: keep the keyboard's place in it
+    this.list.dataset.signature = signature;
     this.list.replaceChildren();
-    this.events().filter(function (e) { return e.kind !== "snapshot"; }).forEach(function (e) {
+    moments.forEach(function (e) {
       var li = el("li", "replay-item replay-item-" + e.kind);
       li.dataset.key = e.key;
       var go = el("button", "link-button", e.clock);
@@ -335,7 +348,7 @@
 
   Player.prototype.start = function () {
     var self = this, span = Math.max(1, data.span);
-    if (this.t >= span) this.t = 0; // from the beginning again
+    if (this.t >= span - 0.05) this.t = 0; // from the beginning again (the seek bar's last step is the end)
     this.playing = true;
     this.following = false;
     this.skipped = 0;
@@ -369,8 +382,9 @@
     var box = this.box;
     box.dataset.playing = this.playing ? "true" : "false";
     box.dataset.position = String(Math.floor(this.t));
-    box.dataset.atEnd = this.t >= span ? "true" : "false";
-    this.play.textContent = this.playing ? "Pause" : (this.t >= span ? "Play from the start" : "Play");
+    var atEnd = this.t >= span - 0.05;
+    box.dataset.atEnd = atEnd ? "true" : "false";
+    this.play.textContent = this.playing ? "Pause" : (atEnd ? "Play from the start" : "Play");
     this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
     this.seek.value = this.t.toFixed(1);
     this.head.style.left = Math.min(100, 100 * this.t / span) + "%";
