@@ -229,8 +229,9 @@ def test_live_view_and_its_json_for_the_coach(
     assert row["latest_code"] == CODE and row["snapshot_count"] == 2
     assert [(s["kind"], s["score"]) for s in row["submissions"]] == [("submit", 100.0)]
     assert set(row["submissions"][0]) == {
-        "id", "kind", "status", "done", "verdict", "verdict_label", "score", "created_at", "finished_at", "progress",
+        "id", "kind", "status", "done", "verdict", "verdict_label", "score", "created_at", "finished_at", "progress", "url",
     }  # fmt: skip
+    assert row["submissions"][0]["url"] == reverse("interview-run-detail", args=[interview.pk, row["submissions"][0]["id"]])
     assert row["submissions"][0]["progress"] is None  # done: the score says it all
     # While a submission runs, the interviewer sees how far it is (the coach sees every probe's outcome).
     Submission.objects.filter(pk=row["submissions"][0]["id"]).update(

@@ -354,6 +354,24 @@ ROUTES: dict[str, Route] = {
     "interview-uncite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
     "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
     "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    # The interviewer's run pages, replay and notes at a moment: 404 (not 403) for every candidate and other coach.
+    # The staff coach's own run is a submission of the interview; the world links none, so the coach's sweep
+    # (which forbids hidden probes' output, that a coach may see) meets a 404 there.
+    "interview-run-detail": Route(
+        ("GET",),
+        own=lambda w: [{**kw, "pk": w.mallory_id} for kw in _interview_own(w)],
+        foreign=lambda w: [{**kw, "pk": pk} for kw in _interview_foreign(w) for pk in [*w.alice_ids, w.mallory_id]],
+        anonymous=(302,),
+    ),
+    "interview-run-status": Route(
+        ("GET",),
+        own=lambda w: [{**kw, "pk": w.mallory_id} for kw in _interview_own(w)],
+        foreign=lambda w: [{**kw, "pk": pk} for kw in _interview_foreign(w) for pk in [*w.alice_ids, w.mallory_id]],
+        anonymous=(401,),
+    ),
+    "interview-replay": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
+    "interview-note-add": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
+    "interview-focus": Route(("POST",), own=_token_own, foreign=_token_foreign, anonymous=(401,)),
     "interview-candidate": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(302,)),
     "interview-candidate-state": Route(("GET",), own=_token_own, foreign=_token_foreign, anonymous=(401,)),
     "interview-autosave": Route(("POST",), own=_token_slug_own, foreign=_token_slug_foreign, anonymous=(401,)),
@@ -705,3 +723,43 @@ def test_signup_applies_djangos_password_validators(password: str, message: str,
 def test_a_strong_password_is_accepted(client: Client, db: None) -> None:
     response = client.post(reverse("signup"), {"username": "newcandidate", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"})
     assert response.status_code == 302 and User.objects.filter(username="newcandidate").exists()
+
+
+def test_the_interviewers_run_pages_replay_and_scorecard_keep_hostile_text_inert(world: World, client: Client) -> None:
+    """Alice's hostile Run and Submit, linked to her interview, as its (staff) coach sees them: probe messages,
+    printed output and hint texts full of markup, a note at a moment too. The pages carry them as JSON or
+    escaped text, hint texts sanitised; Alice herself gets 404 on every one of them."""
+    from django.utils.html import escape
+
+    from web.interviews.models import InterviewSubmission
+    from web.interviews.replay import timeline_note_add
+
+    interview = world.extra["interview_alice"]
+    for pk in world.alice_ids[:2]:
+        InterviewSubmission.objects.create(interview=interview, submission_id=pk)
+    HintReveal.objects.filter(submission_id=world.alice_ids[1]).update(revealed_at=interview.started_at)
+    timeline_note_add(interview, world.staff, "note " + XSS_TEXT)
+    client.force_login(world.staff)
+    for pk in world.alice_ids[:2]:
+        page = body(client.get(reverse("interview-run-detail", args=[interview.pk, pk])))
+        assert 'id="run-payload"' in page
+        assert_inert(_site_scripts_removed(page), f"run page {pk}")
+        data = client.get(reverse("interview-run-status", args=[interview.pk, pk])).json()
+        assert data["full"] is True and XSS[0] in data["probes"][0]["message"]  # data, shown as text
+        for hint in data["unlocked_hints"]:
+            assert_inert(hint["html"], f"hint {hint['id']}")
+        assert "<strong>here</strong>" in data["unlocked_hints"][0]["html"]
+    for name in ("interview-scorecard", "interview-live"):
+        page = _site_scripts_removed(body(client.get(reverse(name, args=[interview.pk]))))
+        # The note is text: escaped, it still spells "onload=" and "javascript:", harmlessly; the rest must be inert.
+        escaped = escape("note " + XSS_TEXT)
+        assert name != "interview-scorecard" or escaped in page
+        assert_inert(page.replace(escaped, ""), name)
+    replay = client.get(reverse("interview-replay", args=[interview.pk]))
+    assert replay["Content-Type"] == "application/json" and any(XSS[0] in e["label"] for e in replay.json()["events"])
+    for hint in client.get(reverse("interview-live-state", args=[interview.pk])).json()["challenges"][0]["hints"]:
+        assert_inert(hint["html"], "live view hint")
+    client.force_login(world.alice)
+    for pk in world.alice_ids[:2]:
+        for name in ("interview-run-detail", "interview-run-status"):
+            assert client.get(reverse(name, args=[interview.pk, pk])).status_code == 404

@@ -246,3 +246,42 @@ class Citation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion}: {self.moment_key}{' ' + self.probe if self.probe else ''}"
+
+
+class FocusState(models.TextChoices):
+    LOST = "lost", "Left the interview page"
+    REGAINED = "regained", "Came back to the interview page"
+
+
+class FocusReason(models.TextChoices):
+    TAB = "tab", "tab hidden or shown"  # Page Visibility API: another tab, minimised
+    WINDOW = "window", "window lost or regained focus"  # blur/focus: another window or application
+
+
+class FocusEvent(models.Model):
+    """The candidate's page left or came back (reported by their browser; services: web/interviews/replay.py).
+
+    Only transitions are stored: the page reports "lost" when it stops being
+    visible and focused, "regained" when it is both again, so a tab switch,
+    which fires both visibilitychange and blur, is one row, not two.
+    """
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="focus_events")
+    state = models.CharField(max_length=8, choices=FocusState.choices)
+    reason = models.CharField(max_length=8, choices=FocusReason.choices)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class TimelineNote(models.Model):
+    """A note the interviewer took at one moment of the interview; the free ``Interview.notes`` stays beside it."""
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="timeline_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]

@@ -52,6 +52,7 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
         items.append(CandidateItem(c, version, markdown_to_html(version.statement), code, tuple(given_modules(version))))
     config = {
         "stateUrl": reverse("interview-candidate-state", args=[token]),
+        "focusUrl": reverse("interview-focus", args=[token]),  # interview-focus.js: the page left and back
         "maxCodeBytes": MAX_CODE_BYTES,
         "hintPolicy": interview.hint_policy,
         "hintPolicyText": policy_text(interview),

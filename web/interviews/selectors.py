@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from web.challenges.models import Challenge
+from web.challenges.rendering import markdown_to_html
 from web.interviews.models import Criterion, Interview, InterviewChallenge, RubricScore, Snapshot, State
 from web.interviews.session_settings import feedback_text, policy_text, score_line
 from web.submissions.models import HintReveal, Kind, Status, Submission
@@ -149,7 +150,10 @@ def _submission_row(s: Submission) -> dict[str, Any]:
 
 
 def _hint_row(h: HintReveal) -> dict[str, Any]:
-    return {"hint_id": h.hint_id, "tier": h.tier, "text": _hint_text(h), "revealed_at": _iso(h.revealed_at), "submission": h.submission_id}
+    text = _hint_text(h)
+    # "html": the text rendered from Markdown and sanitised (the live view shows it as the candidate saw it).
+    return {"hint_id": h.hint_id, "tier": h.tier, "text": text, "html": str(markdown_to_html(text)),
+            "revealed_at": _iso(h.revealed_at), "submission": h.submission_id}  # fmt: skip
 
 
 def interview_live_state(interview: Interview) -> dict[str, Any]:
@@ -174,7 +178,10 @@ def interview_live_state(interview: Interview) -> dict[str, Any]:
             "latest_code": snap.code if snap else None, "latest_at": _iso(snap.created_at) if snap else None,
             "snapshot_count": counts.get(c.pk, 0),
             "timeline_url": reverse("interview-timeline", args=[interview.pk, c.slug]),
-            "submissions": [_submission_row(s) for s in submissions if s.challenge_id == c.pk],
+            "submissions": [
+                {**_submission_row(s), "url": reverse("interview-run-detail", args=[interview.pk, s.pk])}
+                for s in submissions if s.challenge_id == c.pk
+            ],
             "hints": [_hint_row(h) for h in hints if h.challenge_id == c.pk],
         })  # fmt: skip
     return {
@@ -237,6 +244,9 @@ class Event:
     challenge: str
     text: str
     score: float | None = None
+    key: str = ""  # the timeline's stable key (web/interviews/timeline.py), "submit:12"
+    clock: str = ""  # mm:ss since the clock started
+    url: str | None = None  # a run's or submit's page for the interviewer
 
 
 @dataclass
@@ -296,22 +306,42 @@ def interview_scorecard(interview: Interview) -> Scorecard:
             if s.status == Status.DONE and s.score is not None
             else (s.get_verdict_display() if s.verdict else s.get_status_display())
         )
-        events.append(Event(s.created_at, s.kind, s.challenge.title, f"{s.get_kind_display()} #{s.pk}: {result}", s.score))
+        events.append(Event(s.created_at, s.kind, s.challenge.title, f"{s.get_kind_display()} #{s.pk}: {result}", s.score,
+                            key=f"{s.kind}:{s.pk}", url=reverse("interview-run-detail", args=[interview.pk, s.pk])))  # fmt: skip
     hint_rows = []
     for h in reveals:
         text = _hint_text(h)
-        hint_rows.append({"challenge": h.challenge.title, "tier": h.tier, "hint_id": h.hint_id, "text": text, "at": h.revealed_at})
-        events.append(Event(h.revealed_at, "hint", h.challenge.title, f"Hint {h.hint_id} (tier {h.tier}) shown"))
+        hint_rows.append({"challenge": h.challenge.title, "tier": h.tier, "hint_id": h.hint_id, "text": text,
+                          "html": markdown_to_html(text), "at": h.revealed_at})  # fmt: skip
+        events.append(Event(h.revealed_at, "hint", h.challenge.title, f"Hint {h.hint_id} (tier {h.tier}) shown", key=f"hint:{h.pk}"))
     if interview.started_at:
-        events.append(Event(interview.started_at, "started", "", "The candidate opened the interview; the clock started"))
+        events.append(
+            Event(interview.started_at, "started", "", "The candidate opened the interview; the clock started", key=f"start:{interview.pk}")
+        )
     end = interview.ends_at()
     ended_at = end if end is not None and interview.state(timezone.now()) == State.ENDED else None
     if ended_at is not None:
         events.append(
-            Event(ended_at, "ended", "", "Ended by the interviewer" if interview.ended_at and interview.ended_at == end else "Time ran out")
+            Event(
+                ended_at,
+                "ended",
+                "",
+                "Ended by the interviewer" if interview.ended_at and interview.ended_at == end else "Time ran out",
+                key=f"end:{interview.pk}",
+            )
         )
-    order = {"started": 0, "snapshots": 1, "run": 2, "submit": 2, "hint": 3, "ended": 4}
+    # The candidate leaving and coming back, and the interviewer's notes at a moment: the timeline's
+    # (imported here because web/interviews/timeline.py reads through this module).
+    from web.interviews.timeline import clock, interview_timeline, offset_since_start
+
+    for moment in interview_timeline(interview, snapshots=False):
+        if moment["kind"] in ("focus", "note"):
+            text = moment["label"] if moment["kind"] == "focus" else f"Note: {moment['label']}"
+            events.append(Event(datetime.fromisoformat(moment["at"]), moment["kind"], "", text, key=moment["key"]))
+    order = {"started": 0, "snapshots": 1, "run": 2, "submit": 2, "hint": 3, "focus": 4, "note": 5, "ended": 6}
     events.sort(key=lambda e: (e.at, order.get(e.kind, 9)))
+    for e in events:
+        e.clock = clock(offset_since_start(interview, e.at))
     scores = {r.criterion: r for r in RubricScore.objects.filter(interview=interview)}
     rubric = [
         RubricRow(value, str(label), scores[value].score if value in scores else None, scores[value].comment if value in scores else "")

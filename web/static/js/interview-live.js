@@ -1,9 +1,9 @@
 // The interviewer's live view: polls live.json every 2 s and redraws, without
 // a reload, the clock, each challenge's latest code, runs and submits with
-// their scores, and the hints shown. A range input per challenge replays the
-// autosaves (fetched from the timeline URL when their count changes). Notes,
-// rubric and recommendation are saved through the assess endpoint. Candidate
-// code and hint texts are inserted as text, never as HTML.
+// their scores (each linked to its page with the probe details), and the hints
+// shown. The replay is interview-replay.js's. Notes, rubric and recommendation
+// are saved through the assess endpoint. Candidate code is inserted as text,
+// never as HTML; hint texts are the server's sanitised HTML of their Markdown.
 (function () {
   "use strict";
 
@@ -11,7 +11,6 @@
   var csrfToken = PageKit.csrfToken();
   var $ = PageKit.byId;
   var POLL_MS = 2000;
-  var timelines = {}; // slug -> {count, snapshots}
 
   // The result panel's helpers: the same text-only element builder and score format as the candidate's pages.
   var el = ResultPanel.el;
@@ -53,62 +52,26 @@
       row.replaceChildren(
         el("td", "", s.id), el("td", "", s.kind === "run" ? "Run" : "Submit"), el("td", "", time(s.created_at)),
         el("td", "", (STATUS_LABEL[s.status] || s.status) + (s.progress ? " " + s.progress.finished + "/" + s.progress.total + " probes, " + s.progress.passed + " passed" : "")),
-        verdict, el("td", "score", s.done ? formatScore(s.score) : "–")
+        verdict, el("td", "score", s.done ? formatScore(s.score) : "–"), el("td", "run-cell")
       );
+      var link = el("a", "run-link", s.done ? "details" : "follow");
+      link.href = s.url;
+      link.setAttribute("aria-label", (s.kind === "run" ? "Run" : "Submit") + " #" + s.id + ": probe details");
+      row.lastChild.appendChild(link);
     });
 
     var hints = section.querySelector("ul.hints");
     hints.replaceChildren();
     c.hints.forEach(function (h) {
-      var li = el("li", "", time(h.revealed_at) + " · tier " + h.tier + " · " + h.text);
+      var li = el("li", "", time(h.revealed_at) + " · tier " + h.tier + " · ");
       li.dataset.hintId = h.hint_id;
+      var text = el("div", "prose hint-text");
+      text.innerHTML = h.html; // rendered from Markdown and sanitised by the server (nh3), as the candidate saw it
+      li.appendChild(text);
       hints.appendChild(li);
     });
     if (!c.hints.length) hints.appendChild(el("li", "muted", "None yet."));
-
-    var known = timelines[c.slug];
-    if (!known || known.count !== c.snapshot_count) loadTimeline(section, c);
   }
-
-  function loadTimeline(section, c) {
-    var slider = section.querySelector(".scrubber");
-    var known = timelines[c.slug] || { count: 0, snapshots: [] };
-    var atEnd = known.snapshots.length === 0 || Number(slider.value) >= Number(slider.max);
-    known.count = c.snapshot_count;
-    timelines[c.slug] = known;
-    // Only the snapshots not fetched yet: the history can be hundreds of versions.
-    var last = known.snapshots.length ? known.snapshots[known.snapshots.length - 1].id : 0;
-    fetch(c.timeline_url + "?after=" + last, { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (data) {
-        if (!data) { known.count = -1; return; } // try again on the next poll
-        data.snapshots.forEach(function (snap) {
-          var newest = known.snapshots[known.snapshots.length - 1];
-          if (!newest || snap.id > newest.id) known.snapshots.push(snap);
-        });
-        slider.max = String(Math.max(0, known.snapshots.length - 1));
-        slider.disabled = known.snapshots.length === 0;
-        if (atEnd) slider.value = slider.max; // follow the candidate unless the interviewer is replaying
-        scrub(section, c.slug);
-      });
-  }
-
-  function scrub(section, slug) {
-    var snapshots = (timelines[slug] || {}).snapshots || [];
-    var slider = section.querySelector(".scrubber");
-    var pre = section.querySelector(".scrub-code");
-    var label = section.querySelector(".scrub-time");
-    var snap = snapshots[Number(slider.value)];
-    if (!snap) { pre.hidden = true; label.textContent = ""; return; }
-    pre.hidden = false;
-    showCode(pre, snap.code);
-    label.textContent = (Number(slider.value) + 1) + " / " + snapshots.length + " · " + time(snap.at);
-    label.dataset.at = snap.at;
-  }
-
-  document.querySelectorAll(".live-challenge").forEach(function (section) {
-    section.querySelector(".scrubber").addEventListener("input", function () { scrub(section, section.dataset.slug); });
-  });
 
   function render(data) {
     var state = $("live-state");

@@ -257,8 +257,10 @@
       if (p.duration_ms !== undefined && p.duration_ms !== null) head.appendChild(el("span", "muted small", p.duration_ms + " ms"));
       li.appendChild(head);
       if (p.description) li.appendChild(el("p", "probe-desc", p.description));
-      // A Run's probes show everything; so do a Submit's when the session shows hidden probes in full.
-      var full = data.kind === "run" || data.probe_details === "full";
+      // A Run's probes are public: diffs and values for everyone. A Submit's too when the session shows hidden
+      // probes in full (data.probe_details), and on the interviewer's view of any result (data.full,
+      // web/interviews/runs.py); neither is ever set on a practice candidate's payload.
+      var full = data.kind === "run" || data.probe_details === "full" || data.full === true;
       var raised = full && !p.passed && p.diff && !p.diff.tree;
       if (raised) {
         li.appendChild(renderRaised(p));
@@ -270,6 +272,12 @@
         }
       }
       if (!p.passed && p.error_report && window.ErrorReport) li.appendChild(window.ErrorReport.render(p.error_report));
+      if (data.full === true && !p.passed && p.details && Object.keys(p.details).length) {
+        var checkDetails = el("details", "probe-details");
+        checkDetails.appendChild(el("summary", "", "the check's details (JSON)"));
+        checkDetails.appendChild(el("pre", "", pretty(p.details)));
+        li.appendChild(checkDetails);
+      }
       if (p.stdout) {
         var details = el("details", "probe-stdout");
         details.appendChild(el("summary", "", "printed output"));
