@@ -308,13 +308,14 @@ def test_moments_json_for_the_coach_only(story: Story, coach_client: Client, cli
     client.force_login(other_coach)
     assert client.get(url).status_code == 404
     client.force_login(user)
-    assert client.get(url).status_code == 403
+    assert client.get(url).status_code == 404
 
 
 def test_the_moments_cost_one_query_per_kind_and_no_code_or_package(story: Story, coach_client: Client) -> None:
     url = reverse("interview-moments", args=[story.interview.pk])
     coach_client.get(url)  # the session's first reads
-    with reads_no_package_files(max_queries=7) as queries:
+    # One query per kind: runs and submits, hints, autosaves, focus changes, notes (and the session's own reads).
+    with reads_no_package_files(max_queries=9) as queries:
         assert len(coach_client.get(url).json()["moments"]) == 6  # 2 submits, 1 hint, 3 autosaves
     # Autosaves are listed by size: their code is not read.
     snapshot_reads = [q["sql"] for q in queries.captured_queries if '"interviews_snapshot"' in q["sql"]]
@@ -351,7 +352,7 @@ def test_others_cannot_cite_or_uncite(story: Story, coach: User, client: Client,
     assert _post(client, reverse("interview-cite", args=[story.interview.pk]), body).status_code == 404
     assert _post(client, reverse("interview-uncite", args=[story.interview.pk]), {"id": cited.pk}).status_code == 404
     client.force_login(user)
-    assert _post(client, reverse("interview-cite", args=[story.interview.pk]), body).status_code == 403
+    assert _post(client, reverse("interview-cite", args=[story.interview.pk]), body).status_code == 404
     assert list(Citation.objects.values_list("pk", flat=True)) == [cited.pk]
 
 
@@ -403,3 +404,18 @@ def test_evidence_lines_put_one_probes_citations_together_in_time_order(story: S
     assert lines[0]["keys"] == [key_failed, key_fixed]
     exported = evidence.scorecard_export(story.interview)["rubric"][0]["evidence"]
     assert exported[0] == {"text": "correctness: failed positives at 12:41, fixed at 14:03", "keys": [key_failed, key_fixed]}
+
+
+def test_focus_changes_and_notes_at_a_moment_are_citable_with_the_replays_keys(story: Story, coach: Any) -> None:
+    from web.interviews.models import FocusEvent, TimelineNote
+    from web.interviews.timeline import interview_timeline
+
+    at = story.interview.started_at + timedelta(minutes=5)
+    focus = FocusEvent.objects.create(interview=story.interview, state="lost", reason="tab", created_at=at)
+    note = TimelineNote.objects.create(interview=story.interview, author=coach, text="talks through the fix", created_at=at)
+    keys = {m.key for m in moments.interview_moments(story.interview)}
+    assert {f"focus:{focus.pk}", f"note:{note.pk}"} <= keys
+    # The same keys as the replay's timeline, so a citation's #t link lands on its marker.
+    assert {f"focus:{focus.pk}", f"note:{note.pk}"} <= {e["key"] for e in interview_timeline(story.interview)}
+    cited = citation_add(story.interview, coach, criterion="communication", key=f"note:{note.pk}", comment="")
+    assert cited.label == "Note: talks through the fix" and cited.moment_at == at

@@ -291,8 +291,8 @@ def test_coach_pages_refuse_candidates_and_other_coaches(interview: Interview, u
         ("post", reverse("interview-assess", args=[interview.pk])),
     ]
     for method, url in pages:
-        # The candidate is no coach: 403; another coach does not run this interview: 404.
-        assert getattr(as_user(user), method)(url).status_code == 403, url
+        # Neither the candidate nor another coach learns that this interview exists: 404 for both.
+        assert getattr(as_user(user), method)(url).status_code == 404, url
         assert getattr(as_user(other_coach), method)(url).status_code == 404, url
     interview.refresh_from_db()
     assert interview.ended_at is None and interview.notes == NOTES_SECRET

@@ -192,6 +192,8 @@ class Route:
     foreign: Callable[[World], list[Kwargs]] = lambda w: []
     anonymous: tuple[int, ...] = (200,)  # statuses an anonymous GET (or POST for POST-only views) may get
     staff_only: bool = False
+    # One interview's coach page: a candidate gets 404 on it like any other coach's (staff_only's 403 is for coach-wide pages).
+    interviewer_page: bool = False
     # Secrets the interview's coach may see here: the interviewer's run page shows a hidden probe's message whole.
     coach_sees: tuple[str, ...] = ()
 
@@ -335,27 +337,29 @@ ROUTES: dict[str, Route] = {
         staff_only=True,
     ),
     # --- mock interviews (web.interviews, /interviews/) ---
-    # Coach pages by id: Mallory is a candidate, so every one is 403 for her (staff_only), and the
+    # Coach pages by id: Mallory is a candidate, so every one is 404 for her (interviewer_page: not even
+    # whether the interview exists), the coach-wide ones 403 (staff_only), and the
     # interview she takes is as foreign to her coach pages as anyone's. Candidate pages by token:
     # her own link works, Alice's link (a valid token!) is a 404 for her.
     "interview-list": Route(("GET",), anonymous=(302,), staff_only=True),
     "interview-create": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
     "interview-mine": Route(("GET",), anonymous=(302,)),
-    "interview-live": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
-    "interview-live-state": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
+    "interview-live": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True, interviewer_page=True),
+    "interview-live-state": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True, interviewer_page=True),
     "interview-timeline": Route(
         ("GET",),
         own=lambda w: [{**kw, "slug": "add-two"} for kw in _interview_own(w)],
         foreign=lambda w: [{**kw, "slug": "add-two"} for kw in _interview_foreign(w)],
         anonymous=(401,),
         staff_only=True,
+        interviewer_page=True,
     ),
-    "interview-assess": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
-    "interview-moments": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
-    "interview-cite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
-    "interview-uncite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True),
-    "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
-    "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True),
+    "interview-assess": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True, interviewer_page=True),
+    "interview-moments": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True, interviewer_page=True),
+    "interview-cite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True, interviewer_page=True),
+    "interview-uncite": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,), staff_only=True, interviewer_page=True),
+    "interview-end": Route(("POST",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True, interviewer_page=True),
+    "interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(302,), staff_only=True, interviewer_page=True),
     # The interviewer's run pages, replay and notes at a moment: 404 (not 403) for every candidate and other coach.
     # The staff coach's own run is Mallory's submission, linked to the interview: the coach's sweep sees its
     # hidden probe's message and printed output whole (as a coach may), never the reference or a probe's source.
@@ -474,7 +478,8 @@ def test_a_candidate_gets_nothing_of_what_they_do_not_own(name: str, world: Worl
                 assert secret not in text, f"{method} {url} shows {secret}"
     if route.staff_only:
         for kwargs in route.own(world):
-            assert client.get(reverse(name, kwargs=kwargs)).status_code == 403
+            status = call(client, route.methods[0], reverse(name, kwargs=kwargs)).status_code
+            assert status == (404 if route.interviewer_page else 403), f"{name}: {status}"
             tried += 1
     after = (list(HintReveal.objects.order_by("pk").values_list("pk", "user_id", "hint_id")), Submission.objects.count())
     assert after == before, "a refused request changed something"

@@ -117,8 +117,8 @@ def citation_remove(interview: Interview, user: AbstractBaseUser, citation_id: i
 
 
 def submission_details_url(interview: Interview, submission_id: int) -> str:
-    """The interviewer's page of one run or submit of this interview (the replay part's /interviews/<id>/submissions/<pk>/)."""
-    return f"{reverse('interview-list')}{interview.pk}/submissions/{submission_id}/"
+    """The interviewer's page of one run or submit of this interview (web/interviews/runs.py)."""
+    return reverse("interview-run-detail", args=[interview.pk, submission_id])
 
 
 def timeline_url(interview: Interview, seconds: int) -> str:

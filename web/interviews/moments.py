@@ -3,14 +3,16 @@
 A moment is one thing that happened, named by a stable key ``"<kind>:<id>"``
 that stays the same for the life of the interview: ``run:122`` and
 ``submit:123`` (a Submission's id, with its probes' outcomes once graded),
-``hint:45`` (a HintReveal's id), ``snapshot:88`` (an autosave's id). Each
+``hint:45`` (a HintReveal's id), ``snapshot:88`` (an autosave's id),
+``focus:7`` (the candidate's page left or came back, web/interviews/replay.py)
+and ``note:9`` (the interviewer's note at a moment): the same keys as the
+replay's timeline (web/interviews/timeline.py). Each
 kind comes from one *source*, a function that lists the interview's
 moments of that kind; ``interview_moments`` merges them (newest first, what
 the "cite a moment" picker shows) and ``moment_get`` finds one by its key
 (how a citation is validated: a key that is not this interview's is
-refused). More kinds plug in with ``register_moment_source`` (the replay
-part's focus events and timestamped notes: ``focus:7``, ``note:9``), and
-nothing else changes.
+refused). More kinds plug in with ``register_moment_source`` and nothing
+else changes.
 
 Moments are for the interviewer only: run and submit moments carry every
 probe's name, category and outcome (coaches see all; the candidate never
@@ -27,7 +29,7 @@ from typing import Any
 from django.db.models.functions import Length
 
 from web.interviews import selectors
-from web.interviews.models import Interview, Snapshot
+from web.interviews.models import FocusEvent, FocusState, Interview, Snapshot, TimelineNote
 from web.submissions.models import Kind, Status, Submission
 
 
@@ -202,6 +204,22 @@ def _snapshot_moments(interview: Interview) -> list[Moment]:
     ]
 
 
+def _focus_moments(interview: Interview) -> list[Moment]:
+    rows = FocusEvent.objects.filter(interview=interview).order_by("created_at", "id")
+    moments = []
+    for f in rows:
+        went = "Left" if f.state == FocusState.LOST else "Came back to"
+        moments.append(Moment(key=f"focus:{f.pk}", kind="focus", at=f.created_at, label=f"{went} the interview page ({f.get_reason_display()})"))
+    return moments
+
+
+def _note_moments(interview: Interview) -> list[Moment]:
+    rows = TimelineNote.objects.filter(interview=interview).order_by("created_at", "id")
+    return [Moment(key=f"note:{n.pk}", kind="note", at=n.created_at, label=f"Note: {n.text[:120]}") for n in rows]
+
+
 register_moment_source([Kind.RUN.value, Kind.SUBMIT.value], _submission_moments)
+register_moment_source(["focus"], _focus_moments)
+register_moment_source(["note"], _note_moments)
 register_moment_source(["hint"], _hint_moments)
 register_moment_source(["snapshot"], _snapshot_moments)

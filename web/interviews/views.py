@@ -5,8 +5,10 @@ view and its poll, a challenge's autosave timeline, the assessment and the
 moments its rubric rows cite (moments.json, cite, uncite), the early end,
 the scorecard. Candidate side, reached only through the private
 link and only by the invited candidate: the interview page, its clock poll,
-autosave, run and submit. Whoever else asks gets a 404 (a candidate asking
-for a coach page gets 403, like every coach page). Refusals are raised and
+autosave, run and submit. Whoever else asks for one interview's page gets a
+404, a candidate as much as another coach: nothing says the interview
+exists. The coach-wide pages (the list, the form, templates, statistics)
+answer 403 to non-coaches, like every coach page. Refusals are raised and
 answered by web/errors.py: ``{"error": message}`` for the JSON endpoints.
 """
 
@@ -25,10 +27,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from web.accounts.roles import coach_required, is_coach
+from web.accounts.roles import coach_required
 from web.challenges.models import Difficulty
 from web.challenges.selectors import challenge_list
-from web.errors import Forbidden, LoginRequired, NotFound, Refused
+from web.errors import LoginRequired, NotFound, Refused
 from web.interviews import bank, evidence, moments, presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm, SessionForm, TemplateForm
 from web.interviews.models import Criterion, Interview, InterviewTemplate, Recommendation, State
@@ -46,18 +48,6 @@ def _json_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
             raise LoginRequired("Log in first.", login_url=reverse("login"))
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def _json_coach(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            raise LoginRequired("Log in first.", login_url=reverse("login"))
-        if not is_coach(request.user):
-            raise Forbidden("Coaches only.")
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -213,7 +203,7 @@ def challenge_statistics(request: HttpRequest) -> HttpResponse:
     return render(request, "interviews/stats.html", {"rows": rows, "min_solves": MIN_SOLVES})
 
 
-@coach_required
+@login_required
 @require_GET
 def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
     interview = _coach_interview(request, interview_id)
@@ -245,14 +235,14 @@ def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
     )
 
 
-@_json_coach
+@_json_login
 @require_GET
 def interview_live_state(request: HttpRequest, interview_id: int) -> JsonResponse:
     interview = _coach_interview(request, interview_id)
     return JsonResponse(selectors.interview_live_state(interview))
 
 
-@_json_coach
+@_json_login
 @require_GET
 def interview_timeline(request: HttpRequest, interview_id: int, slug: str) -> JsonResponse:
     interview = _coach_interview(request, interview_id)
@@ -265,7 +255,7 @@ def interview_timeline(request: HttpRequest, interview_id: int, slug: str) -> Js
     return JsonResponse({"slug": slug, "snapshots": selectors.snapshot_timeline(interview, challenge, after_id=int(after))})
 
 
-@_json_coach
+@_json_login
 @require_POST
 def interview_assess(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: any of {"notes": str, "rubric": {criterion: {"score": 1-4, "comment": str}}, "recommendation": str}."""
@@ -296,7 +286,7 @@ def _json_object(request: HttpRequest, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
-@_json_coach
+@_json_login
 @require_GET
 def interview_moments(request: HttpRequest, interview_id: int) -> JsonResponse:
     """What the rubric may cite: the interview's moments, newest first."""
@@ -305,7 +295,7 @@ def interview_moments(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"moments": [moments.moment_payload(interview, m) for m in found], "kinds": moments.moment_kinds()})
 
 
-@_json_coach
+@_json_login
 @require_POST
 def interview_cite(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: {"criterion", "key", "probe" (optional), "comment" (optional)}; answers every row's citations."""
@@ -318,7 +308,7 @@ def interview_cite(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"cited": citation.pk, "citations": evidence.rubric_citations(interview)}, status=201)
 
 
-@_json_coach
+@_json_login
 @require_POST
 def interview_uncite(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: {"id": citation id}; answers every row's citations."""
@@ -331,7 +321,7 @@ def interview_uncite(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"removed": citation_id, "citations": evidence.rubric_citations(interview)})
 
 
-@coach_required
+@login_required
 @require_POST
 def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
     interview = _coach_interview(request, interview_id)
@@ -347,7 +337,7 @@ def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
     return redirect("interview-scorecard", interview_id=interview.pk)
 
 
-@coach_required
+@login_required
 @require_GET
 def interview_scorecard(request: HttpRequest, interview_id: int) -> HttpResponse:
     interview = _coach_interview(request, interview_id)

@@ -477,8 +477,10 @@
       });
   }
 
+  var hashFollowed = false;
   function poll() {
     refresh().catch(function () { /* the live view's own poll reports lost contact */ }).then(function () {
+      if (!hashFollowed && data) { hashFollowed = true; followHash(); }
       if (isLive && (!data || data.state !== "ended")) setTimeout(poll, REFRESH_MS);
     });
   }
@@ -522,6 +524,17 @@
         .catch(function () { status.textContent = "Could not reach the server; not saved."; });
     });
   }
+
+  // A link to a moment (the scorecard's evidence: "#t=<seconds since the start>") puts every player there.
+  function followHash() {
+    var match = /^#t=(\d+(?:\.\d+)?)$/.exec(window.location.hash);
+    if (!match || !data) return;
+    var t = Number(match[1]);
+    players.forEach(function (p) { p.pause(); p.jump(t); });
+    root.dataset.hashOffset = String(t);
+    if (root.scrollIntoView) root.scrollIntoView({ block: "start" });
+  }
+  window.addEventListener("hashchange", followHash);
 
   poll();
 })();
