@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 DEBIAN_PACKAGES := bubblewrap redis-server chromium chromium-driver util-linux
 
-.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench loadtest compose-check clean
+.PHONY: up test deps venv lint check-challenges docker-engine sandbox-image bench bench-catalogue loadtest compose-check clean
 
 deps:
 	@scripts/install-debian-packages.sh $(DEBIAN_PACKAGES)
@@ -30,6 +30,10 @@ sandbox-image: venv docker-engine
 # Grading latency cold and warm, overhead and throughput on every backend (docs/performance.md).
 bench: deps venv sandbox-image
 	PYTHONPATH=$(CURDIR) $(PY) -m bench.grading
+
+# What a candidate waits for on every challenge: first and warm Submit, split, one at a time (docs/performance.md).
+bench-catalogue: deps venv sandbox-image
+	PYTHONPATH=$(CURDIR) $(PY) -m bench.catalogue $(BENCH_CATALOGUE_ARGS)
 
 # Simulated candidates over HTTP: pages/s, page and verdict latency, errors, queue depth (docs/performance.md).
 # Against LOADTEST_URL (with LOADTEST_REDIS_URL) if set, else a throwaway stack on free ports.
