@@ -115,7 +115,7 @@ def test_an_edit_out_of_sequence_changes_nothing_and_is_answered_with_the_server
     keys_candidate_message(session, user, reset(1, "abc"))
     for seq in (1, 3):  # a repeat of one the server has, and one after a gap
         result = keys_candidate_message(session, user, edit(seq, [op((0, 0), (0, 0), "x")]))
-        assert result.reply == {"type": "resync", "slug": SLUG, "seq": 1, "text": "abc", "sel": [], "at": result.reply["at"]}
+        assert result.reply == {"type": "resync", "slug": SLUG, "refused": seq, "seq": 1, "text": "abc", "sel": [], "at": result.reply["at"]}
         assert result.relay is None
     assert keys_documents(session)[SLUG]["text"] == "abc"
 

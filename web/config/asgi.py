@@ -10,6 +10,7 @@ with the user's cookie. ``web.config.wsgi`` stays for a plain WSGI server
 """
 
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -20,9 +21,29 @@ django_application = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.security.websocket import OriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from web.interviews.routing import websocket_urlpatterns  # noqa: E402
+
+
+class AllowedHostsOriginValidator(OriginValidator):
+    """channels' validator of the same name, reading ALLOWED_HOSTS at each handshake rather than once at import.
+
+    A socket whose Origin is not one of the site's hosts is refused before
+    its cookie is read (a page elsewhere must not act with the user's session).
+    """
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    @property
+    def allowed_origins(self) -> list[str]:  # type: ignore[override]
+        hosts = list(settings.ALLOWED_HOSTS)
+        if settings.DEBUG and not hosts:
+            hosts = ["localhost", "127.0.0.1", "[::1]"]  # Django's own default for DEBUG
+        return hosts
+
 
 application = ProtocolTypeRouter(
     {

@@ -69,6 +69,16 @@ def group_name(interview_id: int) -> str:
     return f"interview-keys-{interview_id}"
 
 
+def candidate_socket_path(token: str) -> str:
+    """Where the candidate's page opens its socket (web/interviews/routing.py), on the page's own origin."""
+    return f"/ws/interviews/join/{token}/keys/"
+
+
+def watch_socket_path(interview_id: int) -> str:
+    """Where the interviewer's live view opens its socket."""
+    return f"/ws/interviews/{interview_id}/keys/"
+
+
 def _key(interview_id: int, slug: str) -> str:
     return f"mlprep:keys:{interview_id}:{slug}"
 
@@ -224,7 +234,8 @@ def keys_candidate_message(session: KeysSession, user: User, message: Any) -> Ke
 
     def change(doc: Doc | None) -> tuple[Doc | None, KeysResult]:
         current = doc["seq"] if doc else 0
-        resync = KeysResult(reply={"type": "resync", "slug": slug, **_public(doc)})
+        # "refused" names the message this answers: the page ignores answers to messages it sent before its last reset.
+        resync = KeysResult(reply={"type": "resync", "slug": slug, "refused": seq, **_public(doc)})
         if kind == "cursor":
             if doc is None or seq != current:
                 return None, KeysResult()  # a stale cursor: the next edit carries the right one

@@ -19,6 +19,7 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.rendering import markdown_to_html
 from web.challenges.selectors import GivenModule, given_modules
 from web.interviews import selectors
+from web.interviews.keys import candidate_socket_path
 from web.interviews.models import Interview
 from web.submissions.services.intake import MAX_CODE_BYTES
 
@@ -48,6 +49,7 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
         items.append(CandidateItem(c, version, markdown_to_html(version.statement), code, tuple(given_modules(version))))
     config = {
         "stateUrl": reverse("interview-candidate-state", args=[token]),
+        "keysSocket": candidate_socket_path(token),
         "maxCodeBytes": MAX_CODE_BYTES,
         "challenges": [
             {

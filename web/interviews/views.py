@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from web.accounts.roles import coach_required, is_coach
 from web.challenges.selectors import challenge_list
 from web.errors import Forbidden, LoginRequired, NotFound, Refused
-from web.interviews import presenters, selectors, services
+from web.interviews import keys, presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm
 from web.interviews.models import Criterion, Interview, Recommendation, State
 from web.submissions.models import Kind
@@ -111,6 +111,7 @@ def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
         "endUrl": reverse("interview-end", args=[interview.pk]),
         "scorecardUrl": reverse("interview-scorecard", args=[interview.pk]),
         "rubric": selectors.interview_rubric(interview),
+        "keysSocket": keys.watch_socket_path(interview.pk),
     }
     return render(
         request,
