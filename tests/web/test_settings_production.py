@@ -65,6 +65,11 @@ def test_a_per_process_cache_is_refused() -> None:
     assert result.returncode != 0 and "CACHE_URL=redis://" in result.stderr
 
 
+def test_a_per_process_keystroke_relay_is_refused() -> None:
+    result = import_settings(**{**SAFE, "CHANNELS_URL": "memory://"})
+    assert result.returncode != 0 and "CHANNELS_URL=redis://" in result.stderr
+
+
 def test_the_unisolated_sandbox_is_refused() -> None:
     result = import_settings(**{**SAFE, "SANDBOX_BACKEND": "local"})
     assert result.returncode != 0 and "without isolation" in result.stderr

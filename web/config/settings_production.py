@@ -16,7 +16,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from web.config.settings import *  # noqa: F403
-from web.config.settings import CACHES, DEBUG, SECRET_KEY
+from web.config.settings import CACHES, CHANNELS_URL, DEBUG, SECRET_KEY
 
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-do-not-deploy"  # noqa: S105 - the key this module refuses
 MIN_SECRET_KEY_LENGTH = 32
@@ -42,6 +42,11 @@ if _problem:
 
 if CACHES["default"]["BACKEND"] != "django.core.cache.backends.redis.RedisCache":
     raise ImproperlyConfigured("The cache must be shared by every web process (the login throttle counts in it): set CACHE_URL=redis://host:6379/1.")
+
+if CHANNELS_URL.startswith("memory://"):
+    raise ImproperlyConfigured(
+        "The interview's keystroke relay must be shared by every web process: set CHANNELS_URL=redis://host:6379/2."
+    )
 
 if os.environ.get("SANDBOX_BACKEND", "bwrap") == "local":
     raise ImproperlyConfigured("SANDBOX_BACKEND=local runs code without isolation; use docker or bwrap.")
