@@ -23,7 +23,6 @@ from web.interviews.keys_store import RedisDocStore, doc_store
 from web.interviews.models import Interview
 from web.interviews.services import interview_create, interview_open
 
-from ..web.conftest import FIXTURES  # noqa: F401 - the fixture package the web fixtures sync
 from ..web.conftest import challenge, coach, package_root, user  # noqa: F401 - pytest fixtures
 
 SLUG = "add-two"
