@@ -167,3 +167,70 @@ def test_the_candidate_cannot_watch_and_a_stranger_cannot_send(live_server: Any,
     log_in(ada, base, "ada", "pw-ada-lovelace-1")
     answer = socket_answer(ada, f"/ws/interviews/{interview.pk}/keys/")
     assert answer["code"] == 4404 and answer["first"] == {"type": "refused", "status": 404, "message": "No such interview."}
+
+
+def test_with_the_socket_down_the_view_polls_and_nothing_typed_meanwhile_is_lost(
+    live_server: Any, settings: Any, redis_layer: None, browser: Browser
+) -> None:
+    settings.CHALLENGES_DIR = FIXTURES
+    assert challenge_sync_from_dir(FIXTURES).ok
+    coach_user = User.objects.create_user("grace", password="pw-grace-hopper-1")
+    coach_grant(coach_user)
+    User.objects.create_user("ada", password="pw-ada-lovelace-1")
+    interview = interview_create(coach_user, candidate_username="ada", challenges=[Challenge.objects.get(slug="add-numbers")], duration_minutes=30)
+    base = live_server.url
+    # The sockets of both pages go through these switches: closed by "the network" while off.
+    up = {"coach": False, "candidate": True}
+
+    def switch(who: str) -> Any:
+        def handler(ws: Any) -> None:
+            if up[who]:
+                ws.connect_to_server()
+            else:
+                ws.close(code=1011, reason="network down")
+
+        return handler
+
+    candidate = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    candidate.route_web_socket("**/keys/", switch("candidate"))
+    log_in(candidate, base, "ada", "pw-ada-lovelace-1")
+    candidate.goto(f"{base}/interviews/join/{interview.token}/")
+    expect(candidate.locator(".editor-frame")).to_have_attribute("data-keys", "live")
+    candidate.click(".CodeMirror")
+    candidate.keyboard.press("Control+End")
+    candidate.keyboard.type("# saved-by-autosave")
+    expect(candidate.locator("#autosave-status")).not_to_have_attribute("data-saved-at", "", timeout=10_000)
+
+    # The coach's socket cannot connect: after a few tries the view says so and shows the autosave.
+    coach = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    coach.route_web_socket("**/keys/", switch("coach"))
+    log_in(coach, base, "grace", "pw-grace-hopper-1")
+    coach.goto(f"{base}/interviews/{interview.pk}/live/")
+    status = coach.locator("#keys-status")
+    expect(status).to_have_attribute("data-state", "polling", timeout=15_000)
+    expect(status).to_have_text("Polling autosaves")
+    section = coach.locator('.live-challenge[data-slug="add-numbers"]')
+    expect(section.locator(".latest-code")).to_contain_text("# saved-by-autosave", timeout=10_000)
+    expect(section.locator(".keys-view")).to_be_hidden()
+    coach.screenshot(path=str(SHOTS / "live-polling-1280.png"), full_page=True)
+
+    # The candidate's socket drops too, and they type on: nothing of it reaches the server yet.
+    up["candidate"] = False
+    candidate.context.set_offline(True)
+    expect(candidate.locator(".editor-frame")).to_have_attribute("data-keys", "reconnecting", timeout=15_000)
+    candidate.context.set_offline(False)
+    candidate.keyboard.press("Enter")
+    candidate.keyboard.type("while_down = True")
+    stored = doc_store().get_many([f"mlprep:keys:{interview.pk}:add-numbers"])[0]
+    assert stored is not None and "# saved-by-autosave" in stored["text"] and "while_down" not in stored["text"]
+
+    # Both come back: the coach's view goes live with everything, including what was typed while down.
+    up["coach"] = True
+    up["candidate"] = True
+    expect(status).to_have_attribute("data-state", "live", timeout=20_000)
+    view = section.locator(".keys-view")
+    expect(view.locator(".CodeMirror-code")).to_contain_text("while_down = True", timeout=20_000)
+    expect(section.locator(".latest-code")).to_be_hidden()
+    assert coach.evaluate("document.querySelector('.keys-view .CodeMirror').CodeMirror.getValue()") == candidate.evaluate(
+        "window.interviewEditor.getValue()"
+    )
