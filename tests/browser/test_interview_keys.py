@@ -110,6 +110,7 @@ def test_the_interviewer_sees_each_keystroke_cursor_and_selection_and_keeps_them
     coach.screenshot(path=str(SHOTS / "live-keys-420.png"), full_page=True)
     assert coach.evaluate("document.documentElement.scrollWidth") <= 420
     coach.set_viewport_size({"width": 1280, "height": 900})
+    candidate.screenshot(path=str(SHOTS / "candidate-1280.png"), full_page=True)
 
     # More typing over the selection, then the coach reloads: the whole text and the cursor at once.
     candidate.keyboard.type("answer = 6 * 7", delay=15)
