@@ -26,6 +26,7 @@ from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTUR
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
+from web.config.settings import channel_layers
 from web.interviews.keys_store import doc_store
 from web.interviews.services import interview_create
 
@@ -49,7 +50,7 @@ def redis_layer(redis_url: str, settings: Any) -> Iterator[None]:
     """The keystroke relay on the real Redis (channel layer and document store), as deployed."""
     url = redis_url.rsplit("/", 1)[0] + "/2"
     settings.CHANNELS_URL = url
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url], "prefix": "test:keys"}}}
+    settings.CHANNEL_LAYERS = channel_layers(url)
     yield
     doc_store.cache_clear()
 

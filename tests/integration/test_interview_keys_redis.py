@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from web.challenges.models import Challenge
+from web.config.settings import channel_layers
 from web.interviews.keys_store import RedisDocStore, doc_store
 from web.interviews.models import Interview
 from web.interviews.services import interview_create, interview_open
@@ -33,7 +34,7 @@ def redis_relay(redis_url: str, settings: Any, transactional_db: Any) -> Iterato
     url = redis_url.rsplit("/", 1)[0] + "/2"
     settings.ALLOWED_HOSTS = ["testserver"]
     settings.CHANNELS_URL = url
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url], "prefix": "test:keys"}}}
+    settings.CHANNEL_LAYERS = channel_layers(url)
     assert isinstance(doc_store(), RedisDocStore)
     yield url
     doc_store.cache_clear()
@@ -102,3 +103,31 @@ def test_racing_writers_never_lose_an_update(redis_relay: str) -> None:
     for t in threads:
         t.join()
     assert store.get_many([key]) == [{"seq": 200, "text": "", "sel": []}]
+
+
+def test_a_socket_left_idle_longer_than_the_layers_wait_still_gets_the_next_edit(
+    redis_relay: str, live: Interview, user: User, coach: User  # noqa: F811
+) -> None:
+    # channels_redis waits for messages with a 5 s BZPOPMIN; redis-py 8 reads with a 5 s timeout unless
+    # told otherwise (settings.channel_layers), which killed every socket idle for 5 s.
+    import asyncio
+
+    from web.config.asgi import application
+
+    candidate_headers, coach_headers = headers(user), headers(coach)
+
+    async def scenario() -> None:
+        watcher = WebsocketCommunicator(application, f"/ws/interviews/{live.pk}/keys/", headers=coach_headers)
+        assert (await watcher.connect())[0]
+        await watcher.receive_json_from()
+        typist = WebsocketCommunicator(application, f"/ws/interviews/join/{live.token}/keys/", headers=candidate_headers)
+        assert (await typist.connect())[0]
+        await typist.receive_json_from()
+        await asyncio.sleep(7)
+        await typist.send_json_to({"type": "reset", "slug": SLUG, "seq": 1, "text": "after a pause\n", "sel": []})
+        assert (await watcher.receive_json_from(timeout=5))["text"] == "after a pause\n"
+        assert await typist.receive_json_from(timeout=5) == {"type": "ack", "slug": SLUG, "seq": 1}
+        for socket in (typist, watcher):
+            await socket.disconnect()
+
+    async_to_sync(scenario)()

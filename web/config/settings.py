@@ -183,15 +183,25 @@ else:
 # by every web process ("redis://host:port/db"); "memory://" keeps both in
 # one process (tests, a single-process demo).
 CHANNELS_URL = os.environ.get("CHANNELS_URL", "redis://127.0.0.1:6379/2").strip()
-if CHANNELS_URL.startswith("memory://"):
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-else:
-    CHANNEL_LAYERS = {
+
+
+def channel_layers(url: str) -> dict[str, dict[str, object]]:
+    """CHANNEL_LAYERS for a CHANNELS_URL (tests that start their own Redis use it too)."""
+    if url.startswith("memory://"):
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # redis-py 8 reads with a 5 s socket timeout by default, and channels_redis
+    # waits for messages with a 5 s BZPOPMIN: left as is, every socket idle for
+    # 5 s dies with TimeoutError. The read timeout must outlast the wait.
+    host = {"address": url, "socket_timeout": 15}
+    return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [CHANNELS_URL], "prefix": "mlprep:channels", "capacity": 1000, "expiry": 30},
+            "CONFIG": {"hosts": [host], "prefix": "mlprep:channels", "capacity": 1000, "expiry": 30},
         }
     }
+
+
+CHANNEL_LAYERS = channel_layers(CHANNELS_URL)
 # A live document nobody edits is dropped from the store after this long (the snapshots keep the record).
 INTERVIEW_KEYS_TTL_SECONDS = env_int("INTERVIEW_KEYS_TTL_SECONDS", 24 * 60 * 60)
 

@@ -18,7 +18,7 @@ CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_BROKER_URL = "memory://"
 # The keystroke relay in one process; the tests that need the real Redis layer set CHANNELS_URL themselves.
 CHANNELS_URL = "memory://"
-CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+CHANNEL_LAYERS = channel_layers(CHANNELS_URL)  # noqa: F405
 
 # A file, not SQLite's in-memory default: the end-to-end tests start a real
 # Celery worker process that must open the same test database.
