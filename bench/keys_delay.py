@@ -96,9 +96,10 @@ async def sockets(args: argparse.Namespace) -> tuple[list[float], bool]:
         slug, doc = next(iter(hello["docs"].items()))
         text, seq = doc["text"] or "", doc["seq"] + 1
         await typist.send(json.dumps({"type": "reset", "slug": slug, "seq": seq, "text": text, "sel": []}))
-        json.loads(await watcher.recv())  # its hello
-        while json.loads(await watcher.recv()).get("seq") != seq:
-            pass
+        # The watcher has the reset either in its hello (it joined after) or relayed (it joined before).
+        message = json.loads(await asyncio.wait_for(watcher.recv(), 10))
+        while message.get("seq", message.get("docs", {}).get(slug, {}).get("seq")) != seq:
+            message = json.loads(await asyncio.wait_for(watcher.recv(), 10))
         sent: dict[int, float] = {}
         arrived: dict[int, float] = {}
         last = seq + args.keys
