@@ -53,7 +53,10 @@ def headers(user: User) -> list[tuple[bytes, bytes]]:  # noqa: F811
 
 
 def test_edits_reach_the_watcher_through_redis_and_a_late_watcher_reads_the_document_there(
-    redis_relay: str, live: Interview, user: User, coach: User  # noqa: F811
+    redis_relay: str,
+    live: Interview,
+    user: User,  # noqa: F811
+    coach: User,  # noqa: F811
 ) -> None:
     from web.config.asgi import application
 
@@ -106,7 +109,10 @@ def test_racing_writers_never_lose_an_update(redis_relay: str) -> None:
 
 
 def test_a_socket_left_idle_longer_than_the_layers_wait_still_gets_the_next_edit(
-    redis_relay: str, live: Interview, user: User, coach: User  # noqa: F811
+    redis_relay: str,
+    live: Interview,
+    user: User,  # noqa: F811
+    coach: User,  # noqa: F811
 ) -> None:
     # channels_redis waits for messages with a 5 s BZPOPMIN; redis-py 8 reads with a 5 s timeout unless
     # told otherwise (settings.channel_layers), which killed every socket idle for 5 s.

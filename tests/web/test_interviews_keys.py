@@ -395,3 +395,19 @@ def test_a_socket_from_another_sites_page_is_rejected_before_anything_else(socke
         assert not connected  # the origin validator closes the handshake; the session is never read
 
     run(scenario)
+
+
+# --- The pages find their sockets ---------------------------------------------------------------
+
+
+def test_the_pages_name_their_sockets_on_their_own_origin(live: Interview, coach: User, user: User) -> None:
+    coach_client, candidate_client = Client(), Client()
+    coach_client.force_login(coach)
+    candidate_client.force_login(user)
+    live_page = coach_client.get(f"/interviews/{live.pk}/live/")
+    assert live_page.status_code == 200
+    assert 'id="keys-status"' in live_page.content.decode() and "js/interview-keys.js" in live_page.content.decode()
+    assert live_page.context["page_config"]["keysSocket"] == f"/ws/interviews/{live.pk}/keys/"
+    candidate_page = candidate_client.get(f"/interviews/join/{live.token}/")
+    assert candidate_page.status_code == 200 and "js/interview-keys.js" in candidate_page.content.decode()
+    assert candidate_page.context["page_config"]["keysSocket"] == f"/ws/interviews/join/{live.token}/keys/"
