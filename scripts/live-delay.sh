@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measure the live-progress delay (bench/live_delay.py) on a throwaway stack run the way `make up` runs
-# the service: gunicorn with 3 sync workers, a Celery worker (concurrency 2) grading in warm bwrap
-# sandboxes, Redis, SQLite; on free loopback ports, in a temporary folder. Stops what it started.
+# the service: gunicorn with 3 uvicorn workers (WEB_APP=wsgi: 3 sync workers), a Celery worker
+# (concurrency 2) grading in warm bwrap sandboxes, Redis, SQLite; on free loopback ports, in a
+# temporary folder. Stops what it started.
 # Extra arguments go to bench/live_delay.py (e.g. --runs 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,10 @@ $PY manage.py shell -c "from django.contrib.auth.models import User; User.object
 
 .venv/bin/celery -A web.config worker --loglevel=INFO --concurrency="${WORKER_CONCURRENCY:-2}" >"$dir/worker.log" 2>&1 &
 pids+=($!)
-.venv/bin/gunicorn web.config.wsgi:application --bind "127.0.0.1:$web_port" --workers "${WEB_WORKERS:-3}" \
+# As `make up`: the ASGI app on uvicorn workers; WEB_APP=wsgi measures the plain WSGI app (sync workers) instead.
+if [ "${WEB_APP:-asgi}" = wsgi ]; then app=(web.config.wsgi:application); else app=(web.config.asgi:application -k web.config.asgi_worker.Worker); fi
+export CHANNELS_URL="redis://127.0.0.1:$redis_port/2"
+.venv/bin/gunicorn "${app[@]}" --bind "127.0.0.1:$web_port" --workers "${WEB_WORKERS:-3}" \
   --access-logfile "$dir/access.log" >"$dir/gunicorn.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do $PY -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$web_port/" 2>/dev/null && break; sleep 0.2; done

@@ -5,7 +5,7 @@
 #   scripts/loadtest.sh                                                                       # a throwaway stack
 #
 # Without LOADTEST_URL it starts its own stack in a temporary folder, on free
-# loopback ports, the way `make up` runs the service (gunicorn with 3 workers,
+# loopback ports, the way `make up` runs the service (gunicorn with 3 uvicorn workers,
 # one Celery worker with WORKER_CONCURRENCY graders and warm bwrap sandboxes,
 # Redis, SQLite), runs the load test against it and stops what it started.
 # Extra arguments go to bench/loadtest.py (e.g. --candidates 30 --duration 300).
@@ -53,7 +53,10 @@ $PY manage.py sync_challenges >"$dir/sync.log"
 
 .venv/bin/celery -A web.config worker --loglevel=INFO --concurrency="${WORKER_CONCURRENCY:-2}" >"$dir/worker.log" 2>&1 &
 pids+=($!)
-.venv/bin/gunicorn web.config.wsgi:application --bind "127.0.0.1:$web_port" --workers "${WEB_WORKERS:-3}" \
+# As `make up`: the ASGI app on uvicorn workers; WEB_APP=wsgi measures the plain WSGI app (sync workers) instead.
+if [ "${WEB_APP:-asgi}" = wsgi ]; then app=(web.config.wsgi:application); else app=(web.config.asgi:application -k web.config.asgi_worker.Worker); fi
+export CHANNELS_URL="redis://127.0.0.1:$redis_port/2"
+.venv/bin/gunicorn "${app[@]}" --bind "127.0.0.1:$web_port" --workers "${WEB_WORKERS:-3}" \
   --access-logfile "$dir/access.log" >"$dir/gunicorn.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do $PY -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$web_port/" 2>/dev/null && break; sleep 0.2; done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start the whole service on its embedded defaults and keep it in the foreground:
-# SQLite under var/, Redis on 127.0.0.1:6379, a Celery worker, gunicorn on 127.0.0.1:8000.
+# SQLite under var/, Redis on 127.0.0.1:6379, a Celery worker, gunicorn on 127.0.0.1:8000 serving the
+# ASGI app (pages and the interview's keystroke websockets, web/config/asgi.py) with uvicorn workers.
 # Ctrl-C stops what this script started (and only that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ export PYTHONPATH="$PWD"
 [ -s var/secret_key ] || (umask 077 && $PY -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key)
 export SECRET_KEY="${SECRET_KEY:-$(cat var/secret_key)}"
 export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost}"
+# The keystroke relay's channel layer and live documents: the same Redis, its own database number.
+export CHANNELS_URL="${CHANNELS_URL:-redis://127.0.0.1:6379/2}"
 
 $PY manage.py migrate --noinput
 $PY manage.py sync_challenges
@@ -52,6 +55,7 @@ echo "  The service is starting on http://127.0.0.1:8000/"
 echo "  $demo_login"
 echo "  Logs: var/log/ (worker.log, beat.log, redis.log). Health: http://127.0.0.1:8000/healthz. Ctrl-C stops everything."
 echo
-.venv/bin/gunicorn web.config.wsgi:application --bind 127.0.0.1:8000 --workers 3 --access-logfile - &
+.venv/bin/gunicorn web.config.asgi:application -k web.config.asgi_worker.Worker --bind 127.0.0.1:8000 --workers 3 \
+  --access-logfile - &
 pids+=($!)
 wait -n "${pids[@]}"

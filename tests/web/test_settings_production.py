@@ -20,6 +20,7 @@ SAFE = {
     "SECRET_KEY": GOOD_KEY,
     "CACHE_URL": f"redis://:{REDIS_PW}@127.0.0.1:6379/1",
     "CELERY_BROKER_URL": f"redis://:{REDIS_PW}@127.0.0.1:6379/0",
+    "CHANNELS_URL": f"redis://:{REDIS_PW}@127.0.0.1:6379/2",
     "DATABASE_URL": "postgres://mlprep:7c1e9a0b5d3f2e8a4b6c@db.internal:5432/mlprep",
     "SANDBOX_BACKEND": "docker",
     "ALLOWED_HOSTS": "prep.example",
@@ -27,7 +28,8 @@ SAFE = {
 
 
 def start(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    drop = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "CACHE_URL", "CELERY_BROKER_URL", "DATABASE_URL", "SANDBOX_BACKEND", "HTTPS"}
+    drop = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "CACHE_URL", "CELERY_BROKER_URL", "CHANNELS_URL", "DATABASE_URL", "SANDBOX_BACKEND"}
+    drop.add("HTTPS")
     drop.add("DJANGO_SETTINGS_MODULE")
     clean = {k: v for k, v in os.environ.items() if k not in drop}
     full = {**clean, "DJANGO_SETTINGS_MODULE": "web.config.settings_production", "SECRET_KEY_FILE": "/nonexistent/key", **env}
@@ -74,6 +76,11 @@ def test_a_per_process_cache_is_refused() -> None:
     assert result.returncode != 0 and "CACHE_URL=redis://" in result.stderr
 
 
+def test_a_per_process_keystroke_relay_is_refused() -> None:
+    result = import_settings(**{**SAFE, "CHANNELS_URL": "memory://"})
+    assert result.returncode != 0 and "CHANNELS_URL=redis://" in result.stderr
+
+
 def test_the_unisolated_sandbox_is_refused() -> None:
     result = import_settings(**{**SAFE, "SANDBOX_BACKEND": "local"})
     assert result.returncode != 0 and "without isolation" in result.stderr
@@ -93,6 +100,7 @@ def test_the_app_image_runs_on_production_settings() -> None:
         ("CELERY_BROKER_URL", "redis://redis:6379/0", "CELERY_BROKER_URL has no password"),
         ("CACHE_URL", "redis://:changeme@redis:6379/1", "CACHE_URL uses a default password"),
         ("CACHE_URL", "redis://:aaaaaaaaaaaaaaaa@redis:6379/1", "CACHE_URL's password is too weak"),
+        ("CHANNELS_URL", "redis://redis:6379/2", "CHANNELS_URL has no password"),
     ],
 )
 def test_a_service_without_a_real_password_is_refused(setting: str, url: str, message: str) -> None:

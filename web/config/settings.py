@@ -97,6 +97,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "web.config.urls"
 WSGI_APPLICATION = "web.config.wsgi.application"
+# What `make up` and docker-compose serve: pages over HTTP and the interview's
+# keystroke sockets, on one port and origin (web/config/asgi.py).
+ASGI_APPLICATION = "web.config.asgi.application"
 
 TEMPLATES = [
     {
@@ -171,6 +174,36 @@ if CACHE_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "mlprep"}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Live sockets (Django Channels) -------------------------------------------
+
+# The interview's keystroke relay (web/interviews/keys.py): the channel layer
+# that carries the candidate's edits to the interviewer's sockets in any web
+# process, and the store of each challenge's current document. Redis, shared
+# by every web process ("redis://host:port/db"); "memory://" keeps both in
+# one process (tests, a single-process demo).
+CHANNELS_URL = os.environ.get("CHANNELS_URL", "redis://127.0.0.1:6379/2").strip()
+
+
+def channel_layers(url: str) -> dict[str, dict[str, object]]:
+    """CHANNEL_LAYERS for a CHANNELS_URL (tests that start their own Redis use it too)."""
+    if url.startswith("memory://"):
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # redis-py 8 reads with a 5 s socket timeout by default, and channels_redis
+    # waits for messages with a 5 s BZPOPMIN: left as is, every socket idle for
+    # 5 s dies with TimeoutError. The read timeout must outlast the wait.
+    host = {"address": url, "socket_timeout": 15}
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [host], "prefix": "mlprep:channels", "capacity": 1000, "expiry": 30},
+        }
+    }
+
+
+CHANNEL_LAYERS = channel_layers(CHANNELS_URL)
+# A live document nobody edits is dropped from the store after this long (the snapshots keep the record).
+INTERVIEW_KEYS_TTL_SECONDS = env_int("INTERVIEW_KEYS_TTL_SECONDS", 24 * 60 * 60)
 
 # --- I18n -------------------------------------------------------------------
 

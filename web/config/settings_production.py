@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from web.config.settings import *  # noqa: F403
-from web.config.settings import CACHE_URL, CACHES, CELERY_BROKER_URL, DATABASE_URL, DEBUG, SECRET_KEY
+from web.config.settings import CACHE_URL, CACHES, CELERY_BROKER_URL, CHANNELS_URL, DATABASE_URL, DEBUG, SECRET_KEY
 
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-do-not-deploy"  # noqa: S105 - the key this module refuses
 MIN_SECRET_KEY_LENGTH = 32
@@ -68,10 +68,15 @@ if _problem:
 if CACHES["default"]["BACKEND"] != "django.core.cache.backends.redis.RedisCache":
     raise ImproperlyConfigured("The cache must be shared by every web process (the login throttle counts in it): set CACHE_URL=redis://host:6379/1.")
 
+if CHANNELS_URL.startswith("memory://"):
+    raise ImproperlyConfigured(
+        "The interview's keystroke relay must be shared by every web process: set CHANNELS_URL=redis://host:6379/2."
+    )
+
 if os.environ.get("SANDBOX_BACKEND", "bwrap") == "local":
     raise ImproperlyConfigured("SANDBOX_BACKEND=local runs code without isolation; use docker or bwrap.")
 
-_redis_urls = [("CELERY_BROKER_URL", CELERY_BROKER_URL), ("CACHE_URL", CACHE_URL)]
+_redis_urls = [("CELERY_BROKER_URL", CELERY_BROKER_URL), ("CACHE_URL", CACHE_URL), ("CHANNELS_URL", CHANNELS_URL)]
 _postgres = [("DATABASE_URL", DATABASE_URL)] if DATABASE_URL.startswith(("postgres://", "postgresql://")) else []
 for _name, _url in _postgres + [(n, u) for n, u in _redis_urls if u.startswith(("redis://", "rediss://"))]:
     _problem = service_password_problem(_name, _url)

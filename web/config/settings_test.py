@@ -19,6 +19,9 @@ CELERY_BROKER_URL = "memory://"
 # Eager Celery would run every reference of every sync inside the test that
 # synced; the tests of the preparation turn it on (tests/web/test_expected_prepare.py).
 EXPECTED_PREPARE = False
+# The keystroke relay in one process; the tests that need the real Redis layer set CHANNELS_URL themselves.
+CHANNELS_URL = "memory://"
+CHANNEL_LAYERS = channel_layers(CHANNELS_URL)  # noqa: F405
 
 # A file, not SQLite's in-memory default: the end-to-end tests start a real
 # Celery worker process that must open the same test database.

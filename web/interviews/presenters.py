@@ -19,6 +19,7 @@ from web.challenges.models import Challenge, ChallengeVersion
 from web.challenges.rendering import markdown_to_html
 from web.challenges.selectors import GivenModule, given_modules
 from web.interviews import selectors
+from web.interviews.keys import candidate_socket_path
 from web.interviews.models import Interview
 from web.interviews.services import ChallengePlan
 from web.interviews.session_settings import feedback_text, interview_status_url, policy_text
@@ -53,6 +54,7 @@ def candidate_page(interview: Interview) -> tuple[list[CandidateItem], dict[str,
     config = {
         "stateUrl": reverse("interview-candidate-state", args=[token]),
         "focusUrl": reverse("interview-focus", args=[token]),  # interview-focus.js: the page left and back
+        "keysSocket": candidate_socket_path(token),
         "maxCodeBytes": MAX_CODE_BYTES,
         "hintPolicy": interview.hint_policy,
         "hintPolicyText": policy_text(interview),

@@ -31,7 +31,7 @@ from web.accounts.roles import coach_required
 from web.challenges.models import Difficulty
 from web.challenges.selectors import challenge_list
 from web.errors import LoginRequired, NotFound, Refused
-from web.interviews import bank, evidence, moments, presenters, selectors, services
+from web.interviews import bank, evidence, keys, moments, presenters, selectors, services
 from web.interviews.forms import InterviewCreateForm, SessionForm, TemplateForm
 from web.interviews.models import Criterion, Interview, InterviewTemplate, Recommendation, State
 from web.interviews.session_settings import candidate_submission_payload, interview_status_url
@@ -218,6 +218,7 @@ def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
         "citeUrl": reverse("interview-cite", args=[interview.pk]),
         "unciteUrl": reverse("interview-uncite", args=[interview.pk]),
         "citations": evidence.rubric_citations(interview),
+        "keysSocket": keys.watch_socket_path(interview.pk),
     }
     return render(
         request,

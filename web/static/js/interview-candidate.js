@@ -39,6 +39,16 @@
     c.doc = i === 0 ? editor.getDoc() : CodeMirror.Doc(c.code, { name: "python", version: 3 });
     c.saved = c.code; // what the server has (the latest snapshot, or the starter)
   });
+  // Every keystroke to the interviewer's live view, beside the autosave (interview-keys.js).
+  if (!locked && window.InterviewKeys && config.keysSocket) {
+    InterviewKeys.candidate({
+      path: config.keysSocket,
+      docs: config.challenges.map(function (c) { return { slug: c.slug, doc: c.doc }; }),
+      onLocked: function (message) { lock(message); },
+      onState: function (state) { $("editor").closest(".editor-frame").dataset.keys = state; },
+      onRefused: function (message) { saveStatus.textContent = message; },
+    });
+  }
 
   function showError(message) { $("form-error").textContent = message; $("form-error").hidden = !message; }
 

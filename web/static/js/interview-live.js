@@ -141,5 +141,9 @@
     if (!window.confirm("End the interview now? The candidate's editor locks.")) event.preventDefault();
   });
 
+  // Keystroke-level code and the candidate's cursor over a websocket; the poll above is the fallback (interview-keys.js).
+  if (window.InterviewKeys && config.keysSocket) {
+    InterviewKeys.watch({ path: config.keysSocket, sections: document.querySelectorAll(".live-challenge"), indicator: $("keys-status") });
+  }
   poll();
 })();
