@@ -40,6 +40,7 @@ from web.errors import (
     error_answer,
 )
 from web.interviews.evidence import CitationNotFound
+from web.interviews.keys import KeysMessageInvalid
 from web.interviews.replay import FocusRateLimited
 from web.interviews.services import InterviewError, InterviewInvalid, InterviewLocked, NotInInterview, SnapshotRateLimited
 from web.submissions.errors import HintsSwitchedOff, HintUnavailable, RateLimitExceeded, RegradeRefused, SubmissionRejected, TooManyPending
@@ -67,6 +68,7 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     (NotInInterview("Not part of this interview."), 404, {"error": "Not part of this interview."}, {}),
     (InterviewInvalid({"candidate": ["No such user."], None: ["Choose a challenge."]}), 400, {"error": "No such user. Choose a challenge."}, {}),
     (CitationNotFound("No such citation."), 404, {"error": "No such citation."}, {}),
+    (KeysMessageInvalid("An edit needs a sequence number."), 400, {"error": "An edit needs a sequence number."}, {}),
     (FocusRateLimited("Too many focus reports.", 20), 429, {"error": "Too many focus reports.", "retry_after": 20}, {"Retry-After": "20"}),
     (SnapshotRateLimited("Autosaving too often.", 3), 429, {"error": "Autosaving too often.", "retry_after": 3}, {"Retry-After": "3"}),
     (AuthoringError("The slug is taken."), 400, {"error": "The slug is taken."}, {}),
