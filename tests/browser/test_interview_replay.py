@@ -113,7 +113,8 @@ def test_the_interviewer_opens_a_failed_run_and_replays_with_markers(
     log_in(candidate, base, "ada", "pw-ada-lovelace-1")
     candidate.goto(f"{base}/interviews/join/{interview.token}/")
     expect(candidate.locator("#countdown")).to_have_attribute("data-state", "live")
-    expect(candidate.locator("#focus-notice")).to_contain_text("sees when this page is hidden")
+    expect(candidate.locator("#focus-notice")).to_contain_text("sees your code as you type it")
+    expect(candidate.locator("#focus-notice")).to_contain_text("when this page is hidden")
 
     # The candidate runs wrong code: the public probes fail.
     replace_code(candidate, WRONG)

@@ -35,7 +35,7 @@ from web.errors import NotFound, error_answer
 from web.interviews import selectors
 from web.interviews.keys_store import Doc, doc_store
 from web.interviews.models import Interview
-from web.interviews.services import InterviewError, NotInInterview, _check_candidate, _require_live, _snapshot_text
+from web.interviews.services import InterviewError, NotInInterview, require_candidate, require_live, snapshot_text
 
 MAX_OPS_PER_MESSAGE = 200
 MAX_SELECTIONS = 20
@@ -103,7 +103,7 @@ def keys_candidate_open(token: str, user: User) -> KeysSession:
     interview = selectors.interview_get_for_candidate(token, user)
     if interview is None:
         raise NotFound("No such interview.")
-    _require_live(interview)
+    require_live(interview)
     return _session(interview)
 
 
@@ -207,7 +207,7 @@ def keys_candidate_message(session: KeysSession, user: User, message: Any) -> Ke
     only its candidate, only while it is live (InterviewLocked after the end).
     """
     interview = session.interview
-    _check_candidate(interview, user)
+    require_candidate(interview, user)
     if not isinstance(message, Mapping):
         raise KeysMessageInvalid("Send a JSON object with a type.")
     kind, slug, seq = message.get("type"), message.get("slug"), message.get("seq")
@@ -225,10 +225,10 @@ def keys_candidate_message(session: KeysSession, user: User, message: Any) -> Ke
     if kind == "reset":
         if not isinstance(reset_text, str):
             raise KeysMessageInvalid("A reset carries the whole text.")
-        reset_text = _snapshot_text(reset_text)  # the autosave's rules: size, no NUL byte
+        reset_text = snapshot_text(reset_text)  # the autosave's rules: size, no NUL byte
     sent = message.get("sent")
     sent = sent if isinstance(sent, int | float) and not isinstance(sent, bool) else None
-    _require_live(interview)  # the coach may have ended it a moment ago: the server enforces the end
+    require_live(interview)  # the coach may have ended it a moment ago: the server enforces the end
 
     now = timezone.now().isoformat()
 
@@ -249,7 +249,7 @@ def keys_candidate_message(session: KeysSession, user: User, message: Any) -> Ke
             if doc is None:
                 return None, resync
             try:
-                text = _snapshot_text(apply_ops(doc["text"], ops))
+                text = snapshot_text(apply_ops(doc["text"], ops))
             except ValueError:
                 return None, resync
             relay = {"type": "edit", "slug": slug, "seq": seq, "ops": ops, "sel": sel, "at": now, "sent": sent}

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from web.errors import Throttled
 from web.interviews.models import FocusEvent, FocusReason, FocusState, Interview, TimelineNote
-from web.interviews.services import InterviewError, InterviewLocked, _check_candidate, _may_run, _require_live
+from web.interviews.services import InterviewError, InterviewLocked, may_run, require_candidate, require_live
 
 # A tab switch is one report and coming back another; 30 a minute is a candidate
 # flicking between windows every four seconds. Faster is a script: 429, no rows.
@@ -39,12 +39,12 @@ def focus_event_record(interview: Interview, user: AbstractBaseUser, *, state: s
     while away) stores nothing and returns None: the timeline shows
     transitions only.
     """
-    _check_candidate(interview, user)
+    require_candidate(interview, user)
     if state not in FocusState.values:
         raise InterviewError(f"Unknown focus state {state!r}; use one of {', '.join(FocusState.values)}.")
     if reason not in FocusReason.values:
         raise InterviewError(f"Unknown focus reason {reason!r}; use one of {', '.join(FocusReason.values)}.")
-    _require_live(interview)
+    require_live(interview)
     now = timezone.now()
     recent = FocusEvent.objects.filter(interview=interview, created_at__gt=now - timedelta(seconds=60)).order_by("created_at")
     times = list(recent.values_list("created_at", flat=True)[:FOCUS_EVENTS_PER_MINUTE])
@@ -59,7 +59,7 @@ def focus_event_record(interview: Interview, user: AbstractBaseUser, *, state: s
 
 def timeline_note_add(interview: Interview, user: AbstractBaseUser, text: str) -> TimelineNote:
     """The interviewer's note at this moment of the running interview."""
-    if not _may_run(interview, user):
+    if not may_run(interview, user):
         raise InterviewError("Only the interview's coach can take notes on it.")
     if not isinstance(text, str) or not text.strip():
         raise InterviewError("Write the note first.")
@@ -69,7 +69,7 @@ def timeline_note_add(interview: Interview, user: AbstractBaseUser, text: str) -
             f"A note at a moment is limited to {NOTE_MAX_CHARS} characters; these are {len(text)}. Longer notes go in the free notes."
         )
     try:
-        _require_live(interview)
+        require_live(interview)
     except InterviewLocked:
         raise InterviewLocked("Notes at a moment are taken while the interview runs; it has not started or is over. Use the free notes.") from None
     return TimelineNote.objects.create(interview=interview, author=user, text=text, created_at=timezone.now())

@@ -230,14 +230,15 @@ def interview_create(
 # --- The clock -------------------------------------------------------------------------
 
 
-def _check_candidate(interview: Interview, user: AbstractBaseUser) -> None:
+def require_candidate(interview: Interview, user: AbstractBaseUser) -> None:
+    """Refuse anyone but the interview's candidate (every candidate-side service starts here: autosave, keys, focus)."""
     if interview.candidate_id != user.pk:
         raise InterviewError("This is not your interview.")
 
 
 def interview_open(interview: Interview, user: AbstractBaseUser) -> Interview:
     """The candidate opened the link: start the clock if it has not started (and the coach has not ended it)."""
-    _check_candidate(interview, user)
+    require_candidate(interview, user)
     if interview.started_at is None and interview.ended_at is None:
         now = timezone.now()
         # Conditional, so two tabs opened at once start the clock once.
@@ -254,7 +255,8 @@ def _locked_message(interview: Interview) -> str:
     return "Time is up: the interview is over and your work can no longer change."
 
 
-def _require_live(interview: Interview) -> None:
+def require_live(interview: Interview) -> None:
+    """Refuse with InterviewLocked unless the clock runs now: the server's end, whatever the page shows."""
     # Re-read the clock fields: the coach may have ended it since the caller loaded the row.
     interview.refresh_from_db(fields=["started_at", "ended_at"])
     if interview.state(timezone.now()) != State.LIVE:
@@ -263,7 +265,7 @@ def _require_live(interview: Interview) -> None:
 
 def interview_end(interview: Interview, user: AbstractBaseUser) -> Interview:
     """The coach ends the interview now; work already queued is still graded."""
-    if not _may_run(interview, user):
+    if not may_run(interview, user):
         raise InterviewError("Only the interview's coach can end it.")
     now = timezone.now()
     if interview.state(now) == State.ENDED:
@@ -273,7 +275,8 @@ def interview_end(interview: Interview, user: AbstractBaseUser) -> Interview:
     return interview
 
 
-def _may_run(interview: Interview, user: AbstractBaseUser) -> bool:
+def may_run(interview: Interview, user: AbstractBaseUser) -> bool:
+    """Whether ``user`` runs this interview: its coach, or staff."""
     return bool(interview.coach_id == user.pk or getattr(user, "is_staff", False))
 
 
@@ -294,9 +297,9 @@ def _interview_challenge(interview: Interview, slug: str) -> Challenge:
 
 def interview_submission_create(interview: Interview, user: AbstractBaseUser, slug: str, code: str | bytes, kind: str) -> Submission:
     """A Run or Submit during the interview: submission_create's rules, plus the clock."""
-    _check_candidate(interview, user)
+    require_candidate(interview, user)
     challenge = _interview_challenge(interview, slug)
-    _require_live(interview)
+    require_live(interview)
     with transaction.atomic():
         submission = submission_create(user, challenge, code, kind)
         InterviewSubmission.objects.create(interview=interview, submission=submission)
@@ -318,7 +321,7 @@ def _snapshot_store(interview: Interview, challenge: Challenge, code: str, now: 
     return SnapshotSaved(Snapshot.objects.create(interview=interview, challenge=challenge, code=code, created_at=now), True)
 
 
-def _snapshot_text(code: str | bytes) -> str:
+def snapshot_text(code: str | bytes) -> str:
     """The submissions' rules for code (size, UTF-8, no NUL byte), except that an empty editor may be saved."""
     try:
         return code_clean(code, allow_empty=True)
@@ -333,10 +336,10 @@ def snapshot_save(interview: Interview, user: AbstractBaseUser, slug: str, code:
     limit is the submissions'. The rate limit counts stored snapshots, so a
     client that repeats the same code costs reads only.
     """
-    _check_candidate(interview, user)
+    require_candidate(interview, user)
     challenge = _interview_challenge(interview, slug)
-    text = _snapshot_text(code)
-    _require_live(interview)
+    text = snapshot_text(code)
+    require_live(interview)
     now = timezone.now()
     window_start = now - timedelta(seconds=60)
     recent = list(
@@ -369,7 +372,7 @@ def interview_assess(
     Everything is validated before anything is written, so a bad field
     changes nothing. A recommendation of "" clears it.
     """
-    if not _may_run(interview, user):
+    if not may_run(interview, user):
         raise InterviewError("Only the interview's coach can assess it.")
     if notes is not None:
         if not isinstance(notes, str):
