@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import browser, log_in  # noqa: F401 - the browser fixture
+from tests.browser.test_submit_in_browser import log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -46,7 +46,7 @@ def type_into_code_editor(page: Page, name: str, code: str) -> None:
 
 
 def test_a_coach_authors_validates_and_publishes_and_a_candidate_opens_it(
-    live_server: Any, celery_worker: Worker, browser: Browser  # noqa: F811 - the fixture imported above
+    live_server: Any, celery_worker: Worker, browser: Browser
 ) -> None:
     coach = User.objects.create_user("grace", password="pw-grace-hopper-1")
     coach_grant(coach)

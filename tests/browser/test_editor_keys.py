@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import FIXTURES, browser, log_in  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from web.challenges.services import challenge_sync_from_dir
 
 pytestmark = pytest.mark.browser
@@ -27,7 +27,7 @@ def open_challenge(page: Page, live_server: Any, settings: Any) -> None:
     expect(page.locator(".CodeMirror")).to_be_visible()
 
 
-def test_tab_indents_and_esc_then_tab_reaches_run(live_server: Any, settings: Any, browser: Browser) -> None:  # noqa: F811
+def test_tab_indents_and_esc_then_tab_reaches_run(live_server: Any, settings: Any, browser: Browser) -> None:
     page = browser.new_page()
     open_challenge(page, live_server, settings)
     page.click(".CodeMirror")
@@ -51,7 +51,7 @@ def test_tab_indents_and_esc_then_tab_reaches_run(live_server: Any, settings: An
     assert page.evaluate("document.activeElement.closest('.CodeMirror') !== null")
 
 
-def test_a_large_paste_draws_only_the_lines_in_view(live_server: Any, settings: Any, browser: Browser) -> None:  # noqa: F811
+def test_a_large_paste_draws_only_the_lines_in_view(live_server: Any, settings: Any, browser: Browser) -> None:
     page = browser.new_page()
     open_challenge(page, live_server, settings)
     lines = page.evaluate(

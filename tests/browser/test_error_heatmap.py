@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import browser, candidate_on_challenge, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import candidate_on_challenge, type_into_editor
 from tests.services import Worker
 
 PACKAGE = Path(__file__).resolve().parents[2] / "challenges" / "framework-internals" / "fp16-stable-softmax"
@@ -51,7 +51,7 @@ def test_a_wrong_fp16_softmax_shows_a_heatmap_and_a_histogram_of_error_over_boun
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path: Path,
 ) -> None:
     catalogue = tmp_path / "challenges"

@@ -30,7 +30,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_mock_interview import browser, replace_code  # noqa: F401 - browser is a fixture
+from tests.browser.test_mock_interview import replace_code
 from tests.browser.test_submit_in_browser import log_in
 from tests.fake_backend import FakeBackend
 from tests.web.conftest import CORRECT, SUM_WRONG, fake_sandbox, package_root  # noqa: F401 - pytest fixtures
@@ -63,7 +63,7 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     settings: Any,
     package_root: Path,  # noqa: F811 - the imported fixture
     fake_sandbox: FakeBackend,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path: Path,
 ) -> None:
     settings.CHALLENGES_DIR = package_root

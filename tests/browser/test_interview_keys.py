@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
+from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -35,14 +35,6 @@ pytestmark = pytest.mark.browser
 CURSOR = "(function (c) { return c.line + ':' + c.ch; })(window.interviewEditor.getCursor())"
 SHOTS = Path(os.environ.get("KEYS_SCREENSHOTS", "/tmp/keys-screens"))
 
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API runs an event loop in this thread
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

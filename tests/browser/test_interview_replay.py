@@ -23,17 +23,16 @@ With REPLAY_SCREENSHOTS=<folder>, the live view and the replay are saved at
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.test_mock_interview import replace_code
-from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
+from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -59,14 +58,6 @@ LEAVE_TAB = """() => {
   window.__comeBack = () => { set(false); document.dispatchEvent(new Event("visibilitychange")); window.dispatchEvent(new Event("focus")); };
 }"""
 
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the live server runs an event loop; see test_submit_in_browser
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def no_sideways_overflow(page: Page) -> bool:

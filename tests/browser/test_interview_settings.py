@@ -15,19 +15,17 @@ server, through the interview's endpoint and through the practice one alike.
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from grader.feedback import hidden_message
 from tests.browser.test_mock_interview import _csrf, replace_code
-from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
+from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -41,14 +39,6 @@ pytestmark = pytest.mark.browser
 # Sums arrays as integers: the float probes fail, which unlocks the "values" hints.
 WRONG = "import numpy as np\n\ndef add(a, b):\n    return (np.asarray(a) + np.asarray(b)).astype(int)\n"
 
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the live server runs an event loop; see test_submit_in_browser
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

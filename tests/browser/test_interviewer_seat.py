@@ -23,7 +23,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_interview_keys import browser, redis_layer  # noqa: F401 - pytest fixtures
+from tests.browser.test_interview_keys import redis_layer  # noqa: F401 - pytest fixtures
 from tests.browser.test_mock_interview import replace_code
 from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from tests.services import Worker
@@ -44,7 +44,7 @@ def test_an_interviewer_runs_a_session_from_a_template_and_prints_a_scorecard_ba
     settings: Any,
     celery_worker: Worker,
     redis_layer: None,  # noqa: F811 - the imported fixture
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path: Path,
 ) -> None:
     settings.CHALLENGES_DIR = FIXTURES

@@ -27,7 +27,7 @@ from django.urls import reverse
 from playwright.sync_api import Browser, expect
 
 from tests.browser.test_mock_interview import replace_code
-from tests.browser.test_submit_in_browser import browser, candidate_on_challenge, log_in, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import candidate_on_challenge, log_in, type_into_editor
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -65,7 +65,7 @@ def test_a_submit_shows_each_probe_as_it_finishes_before_the_verdict(
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     page = candidate_on_challenge(browser, live_server.url, settings, LIVE_PACKAGES, "count-slowly")
     type_into_editor(page, WRONG)
@@ -108,7 +108,7 @@ def test_a_run_shows_its_public_probes_live_and_the_delay_can_be_measured(
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     page = candidate_on_challenge(browser, live_server.url, settings, LIVE_PACKAGES, "count-slowly")
     type_into_editor(page, "def scale(x, k):\n    return [v * k for v in x]\n")
@@ -141,7 +141,7 @@ def test_the_mock_interview_candidate_page_shows_the_same_live_lines(
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     settings.CHALLENGES_DIR = LIVE_PACKAGES
     assert challenge_sync_from_dir(LIVE_PACKAGES).ok

@@ -14,15 +14,13 @@ view gets 403. The lock is reached by ending early, never by waiting.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import CHROMIUM, CHROMIUM_ARGS, FIXTURES, log_in
+from tests.browser.test_submit_in_browser import FIXTURES, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.services import challenge_sync_from_dir
@@ -34,14 +32,6 @@ SOLUTION = "import numpy as np\n\ndef add(a, b):\n    # interview-solution-marke
 FIRST_TRY = "def add(a, b):\n    return 0  # first-try\n"
 NOTE = "Talked through broadcasting before coding."
 
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the live server runs an event loop; see test_submit_in_browser
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def test_a_mock_interview_watched_live_and_scored(live_server: Any, settings: Any, celery_worker: Worker, browser: Browser) -> None:

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import browser, log_in  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import log_in
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -75,7 +75,7 @@ def site() -> dict[str, str]:
     }  # fmt: skip
 
 
-def signed_in(browser: Browser, base: str, username: str, password: str, width: int = 420) -> Page:  # noqa: F811
+def signed_in(browser: Browser, base: str, username: str, password: str, width: int = 420) -> Page:
     page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
     log_in(page, base, username, password)
     return page
@@ -94,7 +94,7 @@ def check_page(page: Page, url: str) -> list[str]:
 def test_no_page_scrolls_sideways_at_420_px_and_every_field_has_a_label(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     settings.CHALLENGES_DIR = CHALLENGES
     urls = site()
@@ -134,7 +134,7 @@ def test_no_page_scrolls_sideways_at_420_px_and_every_field_has_a_label(
 def test_statement_and_editor_side_by_side_on_a_wide_screen_and_the_editor_fills_the_height(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     settings.CHALLENGES_DIR = CHALLENGES
     site()
@@ -158,7 +158,7 @@ def test_statement_and_editor_side_by_side_on_a_wide_screen_and_the_editor_fills
 def test_a_candidate_opening_a_coach_page_gets_a_styled_403_with_a_way_back(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     User.objects.create_user(CANDIDATE, password=CANDIDATE_PW)
     page = signed_in(browser, live_server.url, CANDIDATE, CANDIDATE_PW, width=1280)
@@ -180,7 +180,7 @@ def test_a_candidate_opening_a_coach_page_gets_a_styled_403_with_a_way_back(
 def test_the_api_docs_page_draws_every_endpoint_with_nothing_from_another_site(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     User.objects.create_user(CANDIDATE, password=CANDIDATE_PW)
     page = signed_in(browser, live_server.url, CANDIDATE, CANDIDATE_PW, width=1280)
@@ -207,7 +207,7 @@ def test_the_api_docs_page_draws_every_endpoint_with_nothing_from_another_site(
 def test_passed_probes_fold_into_one_line_and_failed_ones_stay_open(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     settings.CHALLENGES_DIR = CHALLENGES
     assert challenge_sync_from_dir(CHALLENGES).ok
@@ -246,7 +246,7 @@ def test_passed_probes_fold_into_one_line_and_failed_ones_stay_open(
 def test_a_wrong_runs_panel_keeps_the_challenge_page_within_420_px(
     live_server: Any,
     settings: Any,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     import numpy as np
 

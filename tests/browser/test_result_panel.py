@@ -22,7 +22,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_submit_in_browser import FIXTURES, browser, candidate_on_challenge, log_in, type_into_editor  # noqa: F401 - browser is a fixture
+from tests.browser.test_submit_in_browser import FIXTURES, candidate_on_challenge, log_in, type_into_editor
 from tests.services import Worker
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import HintReveal, Submission
@@ -51,7 +51,7 @@ def test_a_wrong_run_shows_where_it_differs_and_the_expected_value_beside_an_err
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     page = candidate_on_challenge(browser, live_server.url, settings, TRAIN_STEP, "train-step")
     type_into_editor(page, WRONG_STEP)
@@ -106,7 +106,7 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     live_server: Any,
     settings: Any,
     celery_worker: Worker,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     page = candidate_on_challenge(browser, live_server.url, settings, FIXTURES, "add-numbers")
     ada = User.objects.get(username="ada")
@@ -144,7 +144,7 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     expect(page.locator("#hints .hint-summary")).to_contain_text("You have seen 1")
 
 
-def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings: Any, browser: Browser) -> None:  # noqa: F811
+def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings: Any, browser: Browser) -> None:
     """Stored results, as a worker stores them: a wrong scalar, a wrong array with equal stretches, a list of the wrong length, a wrong shape."""
     from django.utils import timezone
 

@@ -6,15 +6,13 @@ Django live server, Redis, a Celery worker and the bwrap sandbox.
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.services import Worker
 from web.challenges.services import challenge_sync_from_dir
@@ -28,16 +26,6 @@ CHROMIUM_ARGS = [
 
 pytestmark = pytest.mark.browser
 
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    # Playwright's live server runs an event loop; Django refuses sync DB calls in one unless allowed.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    # Playwright gives every launch a fresh, empty profile directory of its own.
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def log_in(page: Page, base: str, username: str, password: str) -> None:
