@@ -241,7 +241,7 @@ def main() -> int:
         shutil.rmtree(stack.cache)
         stack.cache.mkdir()
         # What sync_challenges sends (for the challenges benched), and nothing submitted until all are done.
-        expected_prepare_enqueue([c.current_version for c in challenges])
+        expected_prepare_enqueue([c.current_version_id for c in challenges])
         prepared_in = wait_prepared([c.current_version for c in challenges])
         print(f"preparations done in {prepared_in:.0f} s", flush=True)
         for n, (challenge, row) in enumerate(zip(challenges, rows, strict=True)):

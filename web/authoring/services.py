@@ -345,7 +345,7 @@ def challenge_publish(*, user: AbstractBaseUser, challenge: Challenge, version: 
         locked.save(update_fields=["current_version", "published", *_metadata(package), "updated_at"])
     logger.info("challenge published", extra={"event": "authoring.published", "challenge": challenge.slug, "version": version.version})
     # Its validation ran the reference on one worker; every other worker host needs it too, before the first candidate.
-    transaction.on_commit(lambda: expected_prepare_enqueue([version]))
+    transaction.on_commit(lambda: expected_prepare_enqueue([version.pk]))
     return locked
 
 

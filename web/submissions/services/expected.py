@@ -29,7 +29,6 @@ from typing import Literal
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerError
 
-from grader import expected as expected_cache
 from grader.errors import PackageError
 from grader.grade import expected_observations
 from web.challenges.models import Challenge, ChallengeVersion
@@ -49,14 +48,6 @@ class Prepared:
     message: str = ""
 
 
-def _cached(version: str, probe_names: dict[bool, set[str]]) -> bool:
-    for public, names in probe_names.items():
-        entry = expected_cache.load(version, public)
-        if entry is None or set(entry) != names:
-            return False
-    return True
-
-
 def expected_prepare(version_id: int) -> Prepared:
     """Compute and cache a version's expected observations (public and hidden probes) unless they are cached.
 
@@ -69,19 +60,18 @@ def expected_prepare(version_id: int) -> Prepared:
     if version is None:
         return Prepared("missing")
     package = challenge_package(version)
-    names = {public: {spec.name for spec in package.probes(public)} for public in (True, False)}
-    if _cached(package.version, names):
-        return Prepared("cached")
     started = time.monotonic()
     try:
-        for public in (True, False):
-            expected_observations(package, public)
+        # expected_observations serves a complete cached entry without running anything.
+        cached = [expected_observations(package, public)[1] for public in (True, False)]
     except PackageError as exc:
         logger.error(
             "the reference fails its own probes",
             extra={"event": "expected.broken", "challenge": version.challenge.slug, "version": version.version, "error": str(exc)},
         )
         return Prepared("broken", message=str(exc))
+    if all(cached):
+        return Prepared("cached")
     seconds = time.monotonic() - started
     logger.info(
         "expected observations prepared",
@@ -90,23 +80,23 @@ def expected_prepare(version_id: int) -> Prepared:
     return Prepared("prepared", seconds)
 
 
-def expected_prepare_enqueue(versions: Iterable[ChallengeVersion]) -> int:
+def expected_prepare_enqueue(version_ids: Iterable[int]) -> int:
     """Send one preparation per version, at the lowest priority, on its runtime's queue; how many the broker took."""
     if not settings.EXPECTED_PREPARE:
         return 0
     from web.submissions.tasks import prepare_expected  # the tasks import the services
 
+    # Only the runtime and challenge.toml's text: never the whole packages (megabytes each) at every sync.
+    rows = ChallengeVersion.objects.filter(pk__in=list(version_ids)).order_by("pk").values_list("pk", "runtime", "files__challenge.toml__content")
     sent = 0
-    for version in versions:
+    for pk, runtime, toml_text in rows:
         # The reference runs twice (public and hidden probes), each up to the package's wall clock.
-        soft, hard = task_time_limits(version_wall_seconds((version.files or {}).get("challenge.toml", {}).get("content")), runs=2)
+        soft, hard = task_time_limits(version_wall_seconds(toml_text), runs=2)
         try:
-            prepare_expected.apply_async(
-                (version.pk,), queue=grading_queue(version.runtime), priority=PREPARE_PRIORITY, soft_time_limit=soft, time_limit=hard
-            )
+            prepare_expected.apply_async((pk,), queue=grading_queue(runtime), priority=PREPARE_PRIORITY, soft_time_limit=soft, time_limit=hard)
         except BrokerError as exc:
             # Not lost: the first submission of the version computes them, as before.
-            logger.warning("could not queue a preparation", extra={"event": "expected.queue_failed", "version": version.pk, "error": str(exc)})
+            logger.warning("could not queue a preparation", extra={"event": "expected.queue_failed", "version": pk, "error": str(exc)})
             continue
         sent += 1
     return sent
@@ -115,4 +105,4 @@ def expected_prepare_enqueue(versions: Iterable[ChallengeVersion]) -> int:
 def expected_prepare_catalogue() -> int:
     """Prepare every published challenge's current version (after a sync: a deploy may also have changed the runtime)."""
     current = Challenge.objects.filter(published=True, current_version__isnull=False).values_list("current_version_id", flat=True)
-    return expected_prepare_enqueue(ChallengeVersion.objects.filter(pk__in=list(current)).order_by("pk"))
+    return expected_prepare_enqueue(current)
