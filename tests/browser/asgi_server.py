@@ -3,9 +3,10 @@
 It replaces pytest-django's WSGI live server for tests/browser (conftest.py
 names it ``live_server``, with the same ``url``), so the pages are served the
 way ``make up`` serves them and the interview's keystroke sockets work.
-Static files come from the app folders (Django's ASGIStaticFilesHandler),
-as the WSGI live server did. It shares the test database as the WSGI server
-did: a file, so tests needing the server's writes use transactional_db.
+Static files come from the app folders (Django's ASGIStaticFilesHandler,
+each read whole: see ``_static_files_in_memory``), as the WSGI live server
+did. It shares the test database as the WSGI server did: a file, so tests
+needing the server's writes use transactional_db.
 """
 
 from __future__ import annotations
@@ -20,10 +21,42 @@ from django.test.utils import modify_settings
 HOST = "127.0.0.1"
 
 
+def _static_files_in_memory(application: Any) -> Any:
+    """Django's ASGIStaticFilesHandler, answering with the file's bytes instead of the open file.
+
+    A page left while one of its static files is being sent makes Django's
+    ASGI handler cancel the send and never close the response, so the open
+    file is only closed by the garbage collector, and pytest fails the test
+    that happens to be running then on the ResourceWarning. Static files
+    here are small; reading each whole and closing it at once removes the
+    open file from the race.
+    """
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+    from django.http import HttpResponse
+
+    class InMemory(ASGIStaticFilesHandler):  # type: ignore[misc]
+        async def get_response_async(self, request: Any) -> Any:
+            response = await super().get_response_async(request)
+            if not response.streaming:
+                return response
+            content = response.streaming_content
+            try:
+                # Under ASGI the handler hands the file over as an async iterator.
+                body = b"".join([part async for part in content] if hasattr(content, "__aiter__") else content)
+            finally:
+                response.close()
+            whole = HttpResponse(body, status=response.status_code)
+            for header, value in response.items():
+                if header.lower() != "content-length":
+                    whole[header] = value
+            return whole
+
+    return InMemory(application)
+
+
 class AsgiLiveServer:
     def __init__(self) -> None:
         import uvicorn
-        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
         from web.config.asgi import application
 
@@ -34,7 +67,7 @@ class AsgiLiveServer:
         # pytest-django's _live_server_helper enables this around each test that uses the server.
         self._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": HOST})
         config = uvicorn.Config(
-            ASGIStaticFilesHandler(application), host=HOST, port=self.port, lifespan="off", ws="websockets-sansio", log_level="warning",
+            _static_files_in_memory(application), host=HOST, port=self.port, lifespan="off", ws="websockets-sansio", log_level="warning",
         )  # fmt: skip
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="asgi-live-server", daemon=True)
