@@ -240,7 +240,11 @@ def run_jobs(
     for outcome in outcomes:
         try:
             # The first job waited for the start; the others found the sandbox ready.
-            executions.append(_decode(outcome, limits, names, startup_ms if not executions else 0))
+            execution = _decode(outcome, limits, names, startup_ms if not executions else 0)
+            # The runner reports probes as they end (side by side, not in order); the execution lists them as the job does.
+            order = [str(p.get("name")) for p in jobs[len(executions)].get("probes_list", [])]
+            execution.probes = {n: execution.probes[n] for n in order if n in execution.probes} | execution.probes
+            executions.append(execution)
         except PlatformError:
             if not executions:
                 raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from sandbox import cpus
 from sandbox.backend import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 from sandbox.teardown import finish_destroys
 
@@ -29,6 +30,10 @@ def get_backend(name: str | None = None) -> Backend:
     name = name or os.environ.get("SANDBOX_BACKEND", "bwrap")
     if name in _cache:
         return _cache[name]
+    try:
+        cpus.probes_at_once_limit()  # a bad setting is named when the worker starts, not at its first grading
+    except ValueError as exc:
+        raise SandboxStartError(str(exc)) from exc
     backend: Backend
     if name == "bwrap":
         from sandbox.bwrap import BwrapBackend

@@ -169,6 +169,15 @@ class BwrapSandbox(ProcessSandbox):
             except OSError as exc:
                 raise SandboxStartError(f"could not apply the job's limits: {exc}") from exc
 
+    def widen(self, cores: int) -> bool:
+        if self.cgroup is None:
+            return True  # no quota to raise: the pin to the leased cores is what bounds it, as for every job here
+        try:
+            self.cgroup.set_cpus(cores, self.limits.pids * cores)
+        except OSError:
+            return False
+        return True
+
     def oom_killed(self, done: bool) -> bool:
         # Also when the run said "done": the runner cannot see this cgroup, so
         # a probe it saw die by SIGKILL is a memory limit only if this says so.

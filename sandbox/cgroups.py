@@ -96,6 +96,16 @@ class Cgroup:
             _write(mem / name, value)
         _write(pid_dir / "pids.max", str(pids))
 
+    def set_cpus(self, cpus: float, pids: int) -> None:
+        """Change the CPU quota and the process limit of a live group (probes side by side)."""
+        if self.v2:
+            _write(self.dirs[0] / "cpu.max", f"{int(cpus * 100000)} 100000")
+            _write(self.dirs[0] / "pids.max", str(pids))
+            return
+        _, pid_dir, cpu = self.dirs
+        _write(cpu / "cpu.cfs_quota_us", str(int(cpus * 100000)))
+        _write(pid_dir / "pids.max", str(pids))
+
     @property
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]

@@ -68,8 +68,37 @@ class CpuLease:
         self.release()
 
 
-def lease(share: float) -> CpuLease:
-    """Lease as many cores as a CPU share of ``share`` needs (at least one), free ones first."""
+def _lock(cpu: int) -> int:
+    """The locked lease file of ``cpu``, or -1 when another job holds it (OSError when there can be no locks here)."""
+    fd = os.open(LOCK_DIR / f"{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)  # held elsewhere, or no locks here: either way this file is not ours
+        if isinstance(exc, BlockingIOError):
+            return -1
+        raise
+    return fd
+
+
+def probes_at_once_limit() -> int:
+    """``SANDBOX_PROBES_AT_ONCE``: the most probes of one job run side by side (default: every core; 1 turns it off)."""
+    raw = os.environ.get("SANDBOX_PROBES_AT_ONCE", "").strip()
+    if not raw:
+        return len(allowed_cpus())
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise ValueError(f"SANDBOX_PROBES_AT_ONCE must be a whole number of probes, not {raw!r}") from None
+
+
+def lease(share: float, spare: int = 0) -> CpuLease:
+    """Lease as many cores as a CPU share of ``share`` needs (at least one), free ones first.
+
+    ``spare``: up to that many more cores, but only free ones (their lock
+    taken at once), for a job that can use them (probes side by side). On a
+    busy host there are none, and the job gets what it always got.
+    """
     if not pinning_enabled():
         return CpuLease([], [])
     cpus = allowed_cpus()
@@ -84,23 +113,19 @@ def lease(share: float) -> CpuLease:
     fds: list[int] = []
     try:
         LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
-        for cpu in order:
-            if len(taken) == want:
-                break
-            fd = os.open(LOCK_DIR / f"{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(fd)  # held elsewhere, or no locks here: either way this file is not ours
-                if isinstance(exc, BlockingIOError):
-                    continue
-                raise
-            taken.append(cpu)
-            fds.append(fd)
+        # The job's own cores, then spare ones (free ones only, never oversubscribed).
+        for limit in (want, want + spare):
+            for cpu in order:
+                if len(taken) >= limit or (limit > want and len(taken) < want):  # full, or no spares for an oversubscribed job
+                    break
+                fd = -1 if cpu in taken else _lock(cpu)
+                if fd >= 0:
+                    taken.append(cpu)
+                    fds.append(fd)
     except OSError:
         pass  # no lock folder (read-only tmp): pin without leases rather than not at all
     for cpu in order:  # oversubscribed: the next cores in turn, unlocked
-        if len(taken) == want:
+        if len(taken) >= want:
             break
         if cpu not in taken:
             taken.append(cpu)

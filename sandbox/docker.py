@@ -151,6 +151,20 @@ class DockerSandbox(RunnerSandbox):
         except Exception as exc:  # the engine refused (usage above the new limit, or gone)
             raise SandboxStartError(f"could not apply the job's limits: {exc}") from exc
 
+    def widen(self, cores: int) -> bool:
+        # The engine's update takes NanoCpus and PidsLimit only through its API
+        # (docker-py's update() has neither); the launcher allows these two alone.
+        api = self.backend.client.api
+        try:
+            wider = {"NanoCpus": int(cores * 1e9), "PidsLimit": self.limits.pids * cores}
+            response = api._post_json(api._url("/containers/{0}/update", self.container.id), data=wider)
+            api._raise_for_status(response)
+        except Exception as exc:  # noqa: BLE001 - refused (a runtime without updates, a launcher policy): run one at a time
+            why = {"event": "sandbox.not_widened", "profile": self.profile, "error": str(exc)[:300], **self.log_fields()}
+            log.info("sandbox not widened", extra=why)
+            return False
+        return True
+
     def alive(self) -> bool:
         if self._destroyed:
             return False

@@ -315,7 +315,14 @@ def _check_ulimits(ulimits: Any, policy: Policy) -> None:
 
 
 def check_update(body: Any, policy: Policy) -> None:
-    """A running sandbox's new memory limit (DockerSandbox.apply_limits), and nothing else."""
+    """A running sandbox's new memory limit (DockerSandbox.apply_limits), or its CPU and process limits (DockerSandbox.widen), and nothing else."""
+    if isinstance(body, dict) and set(body) == {"NanoCpus", "PidsLimit"}:
+        cpus, pids = _positive_int(body.get("NanoCpus")), _positive_int(body.get("PidsLimit"))
+        if cpus is None or cpus > policy.max_cpus * 1e9:
+            raise Refused(f"update: NanoCpus must be 1..{int(policy.max_cpus * 1e9)}, not {body.get('NanoCpus')!r}")
+        if pids is None or pids > policy.max_pids:
+            raise Refused(f"update: PidsLimit must be 1..{policy.max_pids}, not {body.get('PidsLimit')!r}")
+        return
     if not isinstance(body, dict) or set(body) != {"Memory", "MemorySwap"}:
-        raise Refused("update: only Memory and MemorySwap may change")
+        raise Refused("update: only Memory and MemorySwap, or NanoCpus and PidsLimit, may change")
     _check_memory(body, policy, "update")

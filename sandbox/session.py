@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import threading
 import time
 from abc import abstractmethod
@@ -93,6 +94,15 @@ class RunnerSandbox(Sandbox):
         """Limits the runner must enforce itself because the backend cannot."""
         return {}
 
+    def widen(self, cores: int) -> bool:
+        """Let the sandbox use ``cores`` cores (its CPU quota) and as many times its process limit, for probes side by side.
+
+        False where the backend cannot change them on a running sandbox: its
+        probes then run one at a time. The sandbox is destroyed after its
+        job, so nothing narrows it again.
+        """
+        return False
+
     # -- the conversation
     def kill(self) -> None:
         """Kill the sandbox on purpose (the wall clock, the output cap, destroy): not a kill from outside."""
@@ -139,7 +149,7 @@ class RunnerSandbox(Sandbox):
         outcomes: list[RunOutcome] = []
         try:
             self.wait_ready()
-            cores = cpus.lease(self.limits.cpus)
+            cores, at_once = self._lease(jobs)
             ready_end = self.stream.end_of("ready") or 0
             start = 0
             for position, job in enumerate(jobs):
@@ -149,6 +159,7 @@ class RunnerSandbox(Sandbox):
                     "sweep_strays": self.sweep_strays,
                     "limits": {**job.get("limits", {}), **self.job_limits()},
                     "cpus": cores.cpus,
+                    "probes_at_once": at_once,
                     # Only the trusted side says so: the runner then waits for
                     # another line instead of ending after this job's "done".
                     "another_follows": more,
@@ -164,6 +175,25 @@ class RunnerSandbox(Sandbox):
         finally:
             cores.release()
             destroy_soon(self)
+
+    def _lease(self, jobs: list[dict[str, Any]]) -> tuple[cpus.CpuLease, int]:
+        """The cores for ``jobs`` and how many probes run side by side on them.
+
+        The job's own share first, as always; then, for a job with more
+        than one probe, spare cores that no other job holds, up to
+        ``SANDBOX_PROBES_AT_ONCE``. With spares the sandbox is widened to
+        them (quota, process limit); a backend that cannot gives them back.
+        """
+        probes = max((len(job.get("probes_list") or ()) for job in jobs), default=0)
+        base = max(1, math.ceil(self.limits.cpus))
+        spare = max(0, min(cpus.probes_at_once_limit(), probes) - base)
+        cores = cpus.lease(self.limits.cpus, spare=spare)
+        if len(cores.cpus) <= base:
+            return cores, 1
+        if self.widen(len(cores.cpus)):
+            return cores, len(cores.cpus)
+        cores.release()
+        return cpus.lease(self.limits.cpus), 1
 
     def _run_one(self, job: dict[str, Any], count: int, *, more: bool, on_frame: FrameWatcher | None = None) -> tuple[RunOutcome, int | None]:
         """Send one job, the ``count``-th in this sandbox, and wait for its ``done``.

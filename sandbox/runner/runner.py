@@ -10,6 +10,15 @@ frame, then ``done``. A job marked ``another_follows`` (only the trusted
 side sets it, for a series of trusted code: see ``Sandbox.run_series``) is
 followed by the next job line, run in a folder of its own.
 
+Probes side by side: when the job names more than one leased core and
+``probes_at_once`` (the trusted side leases spare cores only when no other
+job holds them: ``RunnerSandbox._lease``), the first probe runs alone and
+the others run that many at a time, each child pinned to a core of its own,
+their frames written as each one ends. The grade is the one they get one at
+a time: a probe that ran beside another and ended by the memory limit or a
+crash runs again alone (``DOUBTFUL_BESIDE_OTHERS``); a process that escaped
+its probe's process group sends the rest one at a time (``_run_children``).
+
 Why a child per probe: the candidate's code (and the package's given
 modules, ``given_modules.py``) is imported afresh in every child, so a probe that crashes, hangs, exits or changes global state fails
 alone and cannot leak into the next probe; Run and Submit never disagree
@@ -58,6 +67,11 @@ PR_SET_DUMPABLE = 4
 # (grader/sandboxed_checks.py), which carries two observations of up to 32 MiB, base64-encoded.
 MAX_JOB_BYTES = 96 * 1024 * 1024
 KEEP_OUTPUT_BYTES = 8 * 1024
+# A probe that ran beside another and ended like this may have ended so
+# because of the other (the memory limit is the sandbox's, shared; a kill by
+# it, or a MemoryError or abort it caused, lands on whichever process asked
+# for the page): it runs again alone, and that run is its result.
+DOUBTFUL_BESIDE_OTHERS = frozenset({"memory", "killed", "crashed"})
 SEED = 0
 
 
@@ -263,99 +277,236 @@ class ChildRun:
         self.status: str | None = None  # set when the parent ended the child itself
         self.wait_status = 0
         self.duration = 0.0
+        self.ooms_before = 0  # the sandbox's OOM kills when the child started (_oom_kills)
+
+
+class Child:
+    """One forked child the parent watches: its two pipes, its exit (a pidfd where there is one) and its deadline.
+
+    ``cpu``, when given, pins the child to that one core (probes side by
+    side, each on a core of the job's lease); otherwise it inherits the
+    parent's pin.
+    """
+
+    def __init__(
+        self, target: Any, limits: dict[str, Any], timeout: float, workdir: str, sel: selectors.BaseSelector, cpu: int | None = None
+    ) -> None:
+        self.run = ChildRun()
+        self.run.ooms_before = _oom_kills()
+        self.sel = sel
+        r_res, w_res = os.pipe()
+        r_out, w_out = os.pipe()
+        self.started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # child
+            code = 0
+            try:
+                os.close(r_res)
+                os.close(r_out)
+                if cpu is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        os.sched_setaffinity(0, {cpu})
+                _child_setup(w_res, w_out, limits, workdir)
+                target(w_res)
+            except BaseException:  # noqa: BLE001 - the child must never return into the parent's code
+                code = 70
+            finally:
+                with contextlib.suppress(BaseException):
+                    sys.stdout.flush()
+                os._exit(code)
+        self.pid = pid
+        # The child makes itself a group leader too; doing it here as well closes the
+        # moment between fork and its setpgid, when a sweep would take it for a stray.
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
+        os.close(w_res)
+        os.close(w_out)
+        self.result_cap = int(limits["observation_bytes"])
+        self.output_cap = int(limits["output_bytes"])
+        self.fds = {r_res, r_out}
+        sel.register(r_res, selectors.EVENT_READ, (self, "result"))
+        sel.register(r_out, selectors.EVENT_READ, (self, "output"))
+        # A pidfd wakes the loop the moment the child exits; without one (old
+        # kernels, some sandboxes' kernels) poll waitpid often instead.
+        self.pidfd = -1
+        with contextlib.suppress(AttributeError, OSError):
+            self.pidfd = os.pidfd_open(pid)
+            sel.register(self.pidfd, selectors.EVENT_READ, (self, "exit"))
+        self.exited = False
+        self.deadline = self.started + timeout
+        self.company = False  # another child ran at some moment of this one's run
+
+    @property
+    def poll_seconds(self) -> float:
+        return 0.5 if self.pidfd >= 0 else 0.005
+
+    def check_exit(self) -> bool:
+        """Reap the child if it has exited; True the first time it is found gone."""
+        if self.exited:
+            return False
+        done, status = os.waitpid(self.pid, os.WNOHANG)
+        if not done:
+            return False
+        self.exited = True
+        self.run.wait_status = status
+        self.run.duration = time.monotonic() - self.started
+        self._close_pidfd()
+        # Its own processes have two seconds more to let go of the pipes.
+        self.deadline = min(self.deadline, time.monotonic() + 2.0)
+        return True
+
+    def read(self, fd: int, kind: str) -> None:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            self.sel.unregister(fd)
+            os.close(fd)
+            self.fds.discard(fd)
+            return
+        if kind == "result":
+            self.run.result += chunk
+            if len(self.run.result) > self.result_cap:
+                self.run.status = "observation_limit"
+        else:
+            self.run.output_total += len(chunk)
+            if len(self.run.output) < KEEP_OUTPUT_BYTES:
+                self.run.output += chunk[: KEEP_OUTPUT_BYTES - len(self.run.output)]
+            if self.run.output_total > self.output_cap:
+                self.run.status = "output_limit"
+
+    def finished(self, now: float) -> bool:
+        if self.run.status is not None or (self.exited and not self.fds):
+            return True
+        if now >= self.deadline:
+            if not self.exited:
+                self.run.status = "timeout"
+            return True
+        return False
+
+    def close(self) -> None:
+        """Stop watching; kill and reap the child if it is still running."""
+        for fd in list(self.fds):
+            self.sel.unregister(fd)
+            os.close(fd)
+        self.fds.clear()
+        self._close_pidfd()
+        if not self.exited:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            os.kill(self.pid, signal.SIGKILL) if _alive(self.pid) else None
+            _, self.run.wait_status = os.waitpid(self.pid, 0)
+            self.run.duration = time.monotonic() - self.started
+            self.exited = True
+
+    def _close_pidfd(self) -> None:
+        if self.pidfd >= 0:
+            self.sel.unregister(self.pidfd)
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+
+def _end_group(pid: int) -> None:
+    """Kill what is left of a finished child's process group (its own children), not its siblings'."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _stray_outside(groups: set[int]) -> bool:
+    """Whether a process runs in the sandbox outside the running children's process groups.
+
+    Only where the sandbox has its own pid namespace (SWEEP_STRAYS). A probe's
+    process that left its group (setsid, setpgid) cannot be told from its
+    siblings' by anything it cannot change; the caller then stops running
+    probes side by side.
+    """
+    if not SWEEP_STRAYS:
+        return False
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in (1, me, os.getppid()):
+            continue
+        try:
+            if os.getpgid(int(entry)) not in groups:
+                return True
+        except (ProcessLookupError, PermissionError):
+            continue
+    return False
+
+
+class ChildTask:
+    """One child to run: what it runs, its limits, its wall time and folder; ``key`` names it to the caller."""
+
+    def __init__(self, key: Any, target: Any, limits: dict[str, Any], timeout: float, workdir: str) -> None:
+        self.key, self.target, self.limits, self.timeout, self.workdir = key, target, limits, timeout, workdir
+
+
+def _run_children(tasks: list[ChildTask], cpus: list[int], on_done: Any) -> None:
+    """Run ``tasks`` in forked children, as many at once as ``cpus`` has cores (one at a time with none or one).
+
+    Each child side by side runs on a core of its own; ``on_done(task,
+    run, company)`` is called as each one ends, in the order they end, with
+    ``company`` saying whether another child ran beside it. One at a time,
+    every process left in the sandbox is killed after each child, as it
+    always was; side by side, a child's own process group is, and the
+    sandbox is swept whenever no child runs. A process that escaped its
+    group ends the side-by-side run: the children running finish, the
+    sandbox is swept, and the rest run one at a time.
+    """
+    pending = list(tasks)
+    running: dict[Child, tuple[ChildTask, int]] = {}
+    side_by_side = len(cpus) > 1
+    cores: list[int | None] = list(cpus) if side_by_side else [None]
+    free = list(range(len(cores)))
+    sel = selectors.DefaultSelector()
+    try:
+        while pending or running:
+            while pending and free and (side_by_side or not running):
+                task = pending.pop(0)
+                slot = free.pop(0)
+                child = Child(task.target, task.limits, task.timeout, task.workdir, sel, cores[slot] if side_by_side else None)
+                child.company = bool(running)
+                for other in running:
+                    other.company = True
+                running[child] = (task, slot)
+            for child in running:
+                if child.check_exit():
+                    if len(running) > 1:
+                        _end_group(child.pid)  # so no grandchild keeps its pipes open; its siblings run on
+                    else:
+                        _kill_strays()  # so no grandchild keeps our pipes open
+            now = time.monotonic()
+            ended = [c for c in running if c.finished(now)]
+            for child in ended:
+                task, slot = running.pop(child)
+                child.close()
+                free.append(slot)
+                if running:
+                    _end_group(child.pid)
+                    if side_by_side and _stray_outside({c.pid for c in running}):
+                        side_by_side = False  # the running ones finish, the sandbox is swept, the rest go one at a time
+                else:
+                    _kill_strays()
+                on_done(task, child.run, child.company)
+            if ended:
+                continue
+            remaining = min(c.deadline for c in running) - time.monotonic()
+            poll = min(c.poll_seconds for c in running)
+            for key, _ in sel.select(timeout=max(0.0, min(remaining, poll))):
+                child, kind = key.data
+                if kind != "exit" and child in running and key.fd in child.fds:
+                    child.read(key.fd, kind)
+    finally:
+        for child in running:
+            child.close()
+        sel.close()
 
 
 def _run_child(target: Any, limits: dict[str, Any], timeout: float, workdir: str) -> ChildRun:
-    run = ChildRun()
-    r_res, w_res = os.pipe()
-    r_out, w_out = os.pipe()
-    started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # child
-        code = 0
-        try:
-            os.close(r_res)
-            os.close(r_out)
-            _child_setup(w_res, w_out, limits, workdir)
-            target(w_res)
-        except BaseException:  # noqa: BLE001 - the child must never return into the parent's code
-            code = 70
-        finally:
-            with contextlib.suppress(BaseException):
-                sys.stdout.flush()
-            os._exit(code)
-    os.close(w_res)
-    os.close(w_out)
-    result_cap = int(limits["observation_bytes"])
-    output_cap = int(limits["output_bytes"])
-    sel = selectors.DefaultSelector()
-    sel.register(r_res, selectors.EVENT_READ, "result")
-    sel.register(r_out, selectors.EVENT_READ, "output")
-    # A pidfd wakes the loop the moment the child exits; without one (old
-    # kernels, some sandboxes' kernels) poll waitpid often instead.
-    pidfd = -1
-    with contextlib.suppress(AttributeError, OSError):
-        pidfd = os.pidfd_open(pid)
-        sel.register(pidfd, selectors.EVENT_READ, "exit")
-    poll = 0.5 if pidfd >= 0 else 0.005
-    exited = False
-    deadline = started + timeout
-    pipes_open = 2
-    while True:
-        if not exited:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                exited = True
-                run.wait_status = status
-                run.duration = time.monotonic() - started
-                if pidfd >= 0:
-                    sel.unregister(pidfd)
-                _kill_strays()  # so no grandchild keeps our pipes open
-                deadline = min(deadline, time.monotonic() + 2.0)
-        if exited and pipes_open == 0:
-            break
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            if not exited:
-                run.status = "timeout"
-            break
-        for key, _ in sel.select(timeout=min(remaining, poll)):
-            if key.data == "exit":
-                continue  # handled by waitpid at the top of the loop
-            chunk = os.read(key.fd, 65536)
-            if not chunk:
-                sel.unregister(key.fd)
-                os.close(key.fd)
-                pipes_open -= 1
-                continue
-            if key.data == "result":
-                run.result += chunk
-                if len(run.result) > result_cap:
-                    run.status = "observation_limit"
-            else:
-                run.output_total += len(chunk)
-                if len(run.output) < KEEP_OUTPUT_BYTES:
-                    run.output += chunk[: KEEP_OUTPUT_BYTES - len(run.output)]
-                if run.output_total > output_cap:
-                    run.status = "output_limit"
-        if run.status is not None:
-            break
-    for key in list(sel.get_map().values()):
-        if key.data != "exit":
-            os.close(key.fd)
-    sel.close()
-    if pidfd >= 0:
-        os.close(pidfd)
-    if not exited:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        os.kill(pid, signal.SIGKILL) if _alive(pid) else None
-        _, run.wait_status = os.waitpid(pid, 0)
-        run.duration = time.monotonic() - started
-    _kill_strays()
-    return run
+    """Run ``target`` in one forked child and return what the parent saw of it."""
+    runs: list[ChildRun] = []
+    _run_children([ChildTask(None, target, limits, timeout, workdir)], [], lambda _task, run, _company: runs.append(run))
+    return runs[0]
 
 
 def _alive(pid: int) -> bool:
@@ -419,6 +570,14 @@ def _parse_child_frames(data: bytes | bytearray, budget: int) -> list[tuple[dict
 
 
 def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict[str, Any]) -> None:
+    header, blobs = _probe_frames(name, run, limits)
+    wire.write_frame(out, header)
+    for i, blob in enumerate(blobs):
+        wire.write_frame(out, {"type": "array", "probe": name, "index": i}, blob)
+
+
+def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    """The ``probe`` frame for what the parent saw of a probe's child, and its arrays."""
     header: dict[str, Any] = {
         "type": "probe",
         "name": name,
@@ -469,9 +628,7 @@ def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict
         elif "status" not in header:
             status, message = _describe_exit(run.wait_status)
             header.update(status=status, message=message)
-    wire.write_frame(out, header)
-    for i, blob in enumerate(blobs):
-        wire.write_frame(out, {"type": "array", "probe": name, "index": i}, blob)
+    return header, blobs
 
 
 def _load_warm_caches(profile: str) -> None:
@@ -594,18 +751,48 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
         wire.write_frame(out, {"type": "done"})
         return
 
-    for i, probe in enumerate(job["probes_list"]):
-        name = probe["name"]
+    def task(i: int, probe: dict[str, Any], folder: str) -> ChildTask:
         timeout = float(probe["timeout"])
         probe_limits = {**limits, "cpu_seconds": max(1, int(timeout * 2 + 1))}
-        ooms_before = _oom_kills()
-        run = _run_child(
-            lambda fd, name=name: _child_run_probe(job, name, fd), probe_limits, timeout, f"{workroot}/probe-{i}"
-        )
-        if run.status is None and _oom_kills() > ooms_before:
+        name = probe["name"]
+        return ChildTask((i, name), lambda fd: _child_run_probe(job, name, fd), probe_limits, timeout, folder)
+
+    again: list[int] = []
+
+    def done(task: ChildTask, run: ChildRun, company: bool) -> None:
+        i, name = task.key
+        if run.status is None and _oom_kills() > run.ooms_before:
             run.status = "memory"
-        _report_probe(out, name, run, limits)
+        header, blobs = _probe_frames(name, run, limits)
+        if company and header.get("status") in DOUBTFUL_BESIDE_OTHERS:
+            again.append(i)  # decided alone, as if the probes had run one at a time
+            return
+        wire.write_frame(out, header)
+        for index, blob in enumerate(blobs):
+            wire.write_frame(out, {"type": "array", "probe": name, "index": index}, blob)
+
+    probes = job["probes_list"]
+    leased = job.get("cpus")
+    cores = [c for c in leased if isinstance(c, int)] if isinstance(leased, list) else []
+    at_once = cores[: max(1, min(_int_or(job.get("probes_at_once"), 1), len(probes)))]
+    tasks = [task(i, p, f"{workroot}/probe-{i}") for i, p in enumerate(probes)]
+    # The first probe runs alone, the rest side by side: a package's first
+    # probe is where shared work is done once (cpp-torch-library-op builds
+    # its extension there, and its later probes, with shorter limits, load it).
+    # Side by side, every probe has one core, as a job of one core gives it
+    # (the first and any run again alone too: they inherit the parent's pin).
+    # A thread pool sized to two cores could sum in another order.
+    if len(at_once) > 1:
+        _pin(at_once[:1])
+    _run_children(tasks[:1], [], done)
+    _run_children(tasks[1:], at_once, done)
+    if again:
+        _run_children([task(i, probes[i], f"{workroot}/probe-{i}-alone") for i in sorted(again)], [], done)
     wire.write_frame(out, {"type": "done"})
+
+
+def _int_or(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
 if __name__ == "__main__":

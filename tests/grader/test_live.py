@@ -43,16 +43,17 @@ def graded_live(code: str, backend: str, *, public: bool = False) -> tuple[list[
         (RAISES_ON_INTEGERS, [PASSED, PASSED, FAILED]),
     ],
 )
-def test_each_probe_is_reported_once_in_the_order_it_ran_with_the_outcome_the_result_gives(backend: str, code: str, outcomes: list[str]) -> None:
+def test_each_probe_is_reported_once_as_it_ends_with_the_outcome_the_result_gives(backend: str, code: str, outcomes: list[str]) -> None:
     seen, passed = graded_live(code, backend)
-    assert [(p.name, p.finished, p.total, p.outcome) for p in seen] == [
-        ("floats", 1, 3, outcomes[0]),
-        ("keeps_float16", 2, 3, outcomes[1]),
-        ("integers", 3, 3, outcomes[2]),
-    ]
+    # The first probe runs alone; the other two may run side by side and end in either order.
+    assert seen[0].name == "floats"
+    assert [(p.finished, p.total) for p in seen] == [(1, 3), (2, 3), (3, 3)]
+    names = ["floats", "keeps_float16", "integers"]
+    assert {p.name: p.outcome for p in seen} == dict(zip(names, outcomes, strict=True))
     # The live line and the stored result agree, probe by probe.
     assert {p.name: p.outcome == PASSED for p in seen} == passed
-    assert [p.status for p in seen] == ["ok" if o != FAILED or code != RAISES_ON_INTEGERS else "error" for o in outcomes]
+    statuses = ["ok" if o != FAILED or code != RAISES_ON_INTEGERS else "error" for o in outcomes]
+    assert {p.name: p.status for p in seen} == dict(zip(names, statuses, strict=True))
     assert [p.at for p in seen] == sorted(p.at for p in seen)
 
 

@@ -50,6 +50,32 @@ def test_a_share_above_one_core_leases_that_many(four_cores: Path) -> None:
         assert set(rest.cpus) - set(two.cpus)  # the two free cores come first
 
 
+def test_spare_cores_are_only_free_ones(four_cores: Path) -> None:
+    with cpus.lease(1.0, spare=2) as wide:
+        assert len(wide.cpus) == 3  # its own core and two spare
+        with cpus.lease(1.0, spare=3) as second:
+            assert len(second.cpus) == 1 and not set(second.cpus) & set(wide.cpus)  # one core left free, and no spare
+            with cpus.lease(1.0, spare=3) as third:
+                assert len(third.cpus) == 1  # oversubscribed: a core in turn, and never a spare
+
+
+def test_spare_cores_come_back_with_the_lease(four_cores: Path) -> None:
+    with cpus.lease(1.0, spare=3) as everything:
+        assert everything.cpus == [0, 1, 2, 3]
+    with cpus.lease(1.0, spare=3) as again:
+        assert again.cpus == [0, 1, 2, 3]
+
+
+def test_probes_at_once_is_every_core_unless_said(four_cores: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SANDBOX_PROBES_AT_ONCE", raising=False)
+    assert cpus.probes_at_once_limit() == 4
+    monkeypatch.setenv("SANDBOX_PROBES_AT_ONCE", "1")
+    assert cpus.probes_at_once_limit() == 1
+    monkeypatch.setenv("SANDBOX_PROBES_AT_ONCE", "two")
+    with pytest.raises(ValueError, match="SANDBOX_PROBES_AT_ONCE must be a whole number"):
+        cpus.probes_at_once_limit()
+
+
 def test_another_process_lease_is_respected(four_cores: Path) -> None:
     # A second worker process on the same host holds cores 0-2 for as long as it runs.
     holder = subprocess.Popen(
@@ -89,3 +115,11 @@ def test_pinning_can_be_turned_off(four_cores: Path, monkeypatch: pytest.MonkeyP
     with cpus.lease(1.0) as lease:
         assert lease.cpus == []
     assert not four_cores.exists()
+
+
+def test_a_bad_probes_at_once_setting_stops_the_backend_at_its_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import SandboxStartError, get_backend
+
+    monkeypatch.setenv("SANDBOX_PROBES_AT_ONCE", "all of them")
+    with pytest.raises(SandboxStartError, match="SANDBOX_PROBES_AT_ONCE must be a whole number of probes, not 'all of them'"):
+        get_backend("a-backend-never-made")

@@ -136,6 +136,22 @@ def test_operations_the_sandbox_never_needs_are_refused(method: str, target: str
     assert not decision.allowed and named in decision.reason
 
 
+@pytest.mark.parametrize(
+    ("body", "allowed", "named"),
+    [
+        ({"Memory": 256 * 1024 * 1024, "MemorySwap": 256 * 1024 * 1024}, True, ""),
+        ({"NanoCpus": 2_000_000_000, "PidsLimit": 512}, True, ""),
+        ({"NanoCpus": int(POLICY.max_cpus * 1e9) + 1, "PidsLimit": 512}, False, "NanoCpus"),
+        ({"NanoCpus": 2_000_000_000, "PidsLimit": POLICY.max_pids + 1}, False, "PidsLimit"),
+        ({"NanoCpus": 2_000_000_000}, False, "NanoCpus and PidsLimit"),
+        ({"NanoCpus": 2_000_000_000, "PidsLimit": 512, "CpusetCpus": "0-63"}, False, "NanoCpus and PidsLimit"),
+    ],
+)
+def test_an_update_changes_memory_or_cpus_and_processes_within_the_policy(body: dict[str, Any], allowed: bool, named: str) -> None:
+    decision = decide("POST", "/v1.41/containers/abc/update", json.dumps(body).encode(), POLICY)
+    assert decision.allowed is allowed and named in decision.reason
+
+
 def test_operations_on_a_container_name_it_for_the_label_check() -> None:
     for method, target in [("POST", "/v1.41/containers/abc/kill"), ("DELETE", "/v1.41/containers/abc?v=False&link=False&force=True")]:
         decision = decide(method, target, b"", POLICY)

@@ -34,9 +34,13 @@ def cores_seen(result: GradeResult) -> set[tuple[int, ...]]:
 
 @pytest.fixture
 def private_leases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Leases of this test alone: another grading process on the host must not change what it sees."""
+    """Leases of this test alone: another grading process on the host must not change what it sees.
+
+    One probe at a time: side by side on spare cores (test_probes_side_by_side.py) each probe has a core of its own.
+    """
     monkeypatch.setattr(cpus, "LOCK_DIR", tmp_path / "leases")
     monkeypatch.delenv("SANDBOX_PIN_CPUS", raising=False)
+    monkeypatch.setenv("SANDBOX_PROBES_AT_ONCE", "1")
 
 
 def test_every_probe_of_a_job_runs_on_one_core(backend: str, private_leases: None) -> None:
@@ -54,8 +58,8 @@ def test_jobs_running_at_once_run_on_different_cores(backend: str, private_lease
     both_leased = threading.Barrier(2, timeout=120)
     lease = cpus.lease
 
-    def lease_then_meet(count: float) -> cpus.CpuLease:
-        held = lease(count)
+    def lease_then_meet(count: float, spare: int = 0) -> cpus.CpuLease:
+        held = lease(count, spare)
         both_leased.wait()
         return held
 
