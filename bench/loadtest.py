@@ -267,6 +267,22 @@ class QueueSampler(threading.Thread):
             self.stopped.wait(1.0)
 
 
+def settle(sampler: QueueSampler, timeout: float) -> float:
+    """Wait until nothing waits in the queues and nothing is being worked on, up to ``timeout``; the seconds waited.
+
+    A stack that has just synced holds a preparation per challenge (the
+    reference run ahead of the first candidate); a service that has been up
+    a while has run them, and the clock should not count them.
+    """
+    started = time.monotonic()
+    quiet = 0
+    while time.monotonic() - started < timeout and quiet < 3:
+        waiting, unacked = sampler.sample()
+        quiet = quiet + 1 if waiting == unacked == 0 else 0
+        time.sleep(1.0)
+    return time.monotonic() - started
+
+
 def discover_slugs(base: str) -> list[str]:
     page = requests.get(base.rstrip("/") + "/", timeout=30)
     page.raise_for_status()
@@ -335,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slugs", default="", help="challenges to use (default: every one in the catalogue)")
     parser.add_argument("--user-prefix", default=f"load-{int(time.time())}-")
     parser.add_argument("--json", default="", help="also write the figures to this file")
+    parser.add_argument(
+        "--settle", type=float, default=0,
+        help="before the clock starts, wait up to this many seconds for the queues to empty (a fresh stack's expectation preparations)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     slugs = [s for s in args.slugs.split(",") if s] or discover_slugs(args.url)
@@ -348,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         c.start()
     clock.all_arrived.wait()
     print(f"{args.candidates + args.readers} candidates signed up; sign-up posts p50/p95/p99 {fmt_ms(stats.auth)} ms", flush=True)
+    if args.settle > 0:
+        waited = settle(QueueSampler(args.redis_url, [q for q in args.queues.split(",") if q], time.monotonic()), args.settle)
+        print(f"queues empty after {waited:.0f} s (expectation preparations of the sync done)", flush=True)
     load_before = load_average()
     started = clock.start(args.duration)
     stop_at = clock.stop_at

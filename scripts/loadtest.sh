@@ -36,4 +36,4 @@ stack_worker_ready "${LOADTEST_WARMUP:-20}"
 
 # The figures of docs/performance.md: 20 candidates running and submitting, 20 more reading, 3 minutes.
 $PY -m bench.loadtest --url "http://127.0.0.1:$web_port" --redis-url "$CELERY_BROKER_URL" --slugs "$slugs" \
-  --candidates 20 --readers 20 --duration 180 --json "$dir/loadtest.json" "$@"
+  --candidates 20 --readers 20 --duration 180 --settle "${LOADTEST_SETTLE:-600}" --json "$dir/loadtest.json" "$@"
