@@ -12,8 +12,9 @@ its inputs change, each tagged with a hash of those inputs:
    the host's pip downloaded (the host's pip knows where the CPU build of
    torch lies; pip inside a build would fetch the CUDA one);
 3. ``mlprep-sandbox:<hash of the base tag, Dockerfile, runner/ and the warm
-   sources>``: the runner, and the TorchInductor cache that the packages
-   asking for one (``warm = ["inductor"]``) filled by running their
+   sources>``: the runner, and the warm caches (TorchInductor's kernels, the
+   compile cache's entries) that the packages asking for one
+   (``warm = ["inductor"]``, ``warm = ["compile"]``) filled by running their
    references (see ``warm.py``). Changing the runner or those packages
    rebuilds only this layer.
 

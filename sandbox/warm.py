@@ -1,16 +1,21 @@
 """Warm compiler caches that sandboxes start with, built once per environment.
 
-Place in the flow: a package that compiles with TorchInductor says
-``warm = ["inductor"]`` in its challenge.toml. When the sandbox environment
-is built (``make sandbox-image``), its reference runs on its probes once and
-the kernels inductor compiled are kept: baked into the Docker image (see
-``image.py`` and ``Dockerfile``) and, for bwrap, in a host folder under
-``~/.cache/mlprep/warm/`` (``MLPREP_MACHINE_CACHE``, outside the clone) that every
-bwrap sandbox binds read-only at ``/opt/warm``.
-The runner copies that cache into the sandbox's private, writable cache
-folder before it reports ready, so a candidate whose code compiles the
+Place in the flow: a package says in its challenge.toml which compiles its
+probes repeat: ``warm = ["inductor"]`` (TorchInductor kernels) and/or
+``warm = ["compile"]`` (the IREE compiles of fixed inputs that its
+probes/common.py sends through ``compile_cache``). When the sandbox
+environment is built (``make sandbox-image``), the references of those
+packages run on their probes once (``runner/warm.py``) and what they
+compiled is kept, in two folders side by side: ``torchinductor/`` and
+``compile/``. They are baked into the Docker image (see ``image.py`` and
+``Dockerfile``) and, for bwrap, kept in a host folder under
+``~/.cache/mlprep/warm/`` (``MLPREP_MACHINE_CACHE``, outside the clone) that
+every bwrap sandbox binds read-only at ``/opt/warm``.
+The runner copies ``torchinductor/`` into the sandbox's private, writable
+cache folder before it reports ready, so a candidate whose code compiles the
 probes' graphs pays a cache load instead of a C++ compile per kernel, and
-nothing a sandbox writes ever reaches the next one.
+nothing a sandbox writes ever reaches the next one. ``compile/`` is read in
+place by the probes (``runner/compile_cache.py``), never written by a sandbox.
 
 This module only reads challenge.toml's ``warm`` key and the reference and
 probe files: it must not import the grader (the grader imports the sandbox).
@@ -42,7 +47,10 @@ HOST_WARM_ROOT = MACHINE_CACHE / "warm"
 KEEP_OTHERS = 3
 # Where a sandbox sees the warm cache (both backends) and where it copies it to.
 SANDBOX_WARM_DIR = "/opt/warm"
-WARMABLE = ("inductor",)
+WARMABLE = ("inductor", "compile")
+# The runner's files that decide what a warm build writes: a change to them
+# must build a new host cache, as it builds a new image.
+WARM_BUILDERS = ("warm.py", "compile_cache.py")
 
 
 @dataclass(frozen=True)
@@ -57,14 +65,19 @@ class WarmSource:
 
 
 def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
-    """Packages under ``challenges_dir`` whose challenge.toml asks for an inductor cache."""
+    """Packages under ``challenges_dir`` whose challenge.toml asks for a warm cache (any of WARMABLE).
+
+    One warm-up fills both caches for every package it runs, so which of
+    them a package names does not change what is built.
+    """
     found = []
     for toml_path in sorted(challenges_dir.glob("*/*/challenge.toml")):
         try:
             meta = tomllib.loads(toml_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue  # the grader's validation names the problem; a warm cache is optional
-        if "inductor" not in (meta.get("warm") or []):
+        warm = meta.get("warm")
+        if not isinstance(warm, list) or not any(name in warm for name in WARMABLE):
             continue
         folder = toml_path.parent
         entry = str(meta.get("entry", "solution.py"))
@@ -122,8 +135,10 @@ def _interpreter() -> str:
 def host_cache_dir(sources: list[WarmSource] | None = None) -> Path:
     """The host folder for this checkout's warm sources and this interpreter (bwrap)."""
     sources = warm_sources() if sources is None else sources
-    key = hashlib.sha256(f"{digest(sources)}\0{os.path.realpath(_interpreter())}".encode()).hexdigest()[:16]
-    return HOST_WARM_ROOT / key
+    h = hashlib.sha256(f"{digest(sources)}\0{os.path.realpath(_interpreter())}".encode())
+    for name in WARM_BUILDERS:
+        h.update(b"\0" + (RUNNER_DIR / name).read_bytes())
+    return HOST_WARM_ROOT / h.hexdigest()[:16]
 
 
 def ready_host_cache() -> Path | None:
@@ -172,10 +187,10 @@ def _build_host_cache(sources: list[WarmSource], folder: Path, log: bool) -> Non
         }
         out = None if log else subprocess.DEVNULL
         subprocess.run(
-            [_interpreter(), "-B", str(RUNNER_DIR / "warm.py"), str(Path(scratch) / "sources"), str(folder / "torchinductor")],
+            [_interpreter(), "-B", str(RUNNER_DIR / "warm.py"), str(Path(scratch) / "sources"), str(folder)],
             env=env, cwd=scratch, check=True, stdout=out, stderr=out,
         )  # fmt: skip
-    # Readable by the sandbox user, who copies it; never writable by it.
+    # Readable by the sandbox user, who copies torchinductor/ and reads compile/; never writable by it.
     for path in [folder, *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     (folder / ".complete").touch()

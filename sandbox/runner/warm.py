@@ -1,28 +1,37 @@
-"""Fill a TorchInductor cache by running packages' references on their probes.
+"""Fill the warm caches by running packages' references on their probes.
 
 Place in the flow: run once when the sandbox environment is built, never
 while grading. ``sandbox/Dockerfile`` runs it inside the image build, so the
-cache is baked into the image; ``sandbox.warm`` runs it on the host for the
-bwrap backend. Either way the runner copies the cache into the sandbox's own
-``TORCHINDUCTOR_CACHE_DIR`` before it says ready, so a probe that compiles
-the same graph as the reference did here loads the kernel instead of running
-g++ on it (about 3-4 s per kernel on this kind of machine).
+caches are baked into the image; ``sandbox.warm`` runs it on the host for the
+bwrap backend. Two caches come out of one run, side by side in WARM_DIR:
 
-    python warm.py SOURCES_DIR CACHE_DIR
+- ``torchinductor/``: the kernels TorchInductor compiled. The runner copies
+  it into the sandbox's own ``TORCHINDUCTOR_CACHE_DIR`` before it says
+  ready, so a probe that compiles the same graph as the reference did here
+  loads the kernel instead of running g++ on it (about 3-4 s per kernel on
+  this kind of machine).
+- ``compile/``: the entries the probes' ``compile_cache.cached`` calls built
+  (IREE's dumps and vmfbs of the probes' fixed programs and models). Every
+  sandbox reads them in place, read-only, at ``/opt/warm/compile``.
+
+    python warm.py SOURCES_DIR WARM_DIR
 
 SOURCES_DIR holds one folder per package with ``solution.py`` (the
 reference), ``probes-*.py`` and, if the package has them, ``common.py`` and
-``given/*.py``. Every probe runs in a forked child, as in the
-runner, so probes that register custom ops cannot collide; a probe that fails
-only costs its cache entries and is reported.
+``given/*.py``. Every probe runs in a forked child, as in the runner, in a
+work folder of its own under one run folder, so probes that register custom
+ops cannot collide and a probe's per-run cache lives where the runner would
+put it; a probe that fails only costs its cache entries and is reported.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -82,7 +91,7 @@ def _probe_names(probes_path: str) -> list[str]:
     return list(probekit.REGISTRY)
 
 
-def _in_child(target: Callable[[], None], timeout: float) -> str:
+def _in_child(target: Callable[[], None], timeout: float, workdir: str) -> str:
     pid = os.fork()
     if pid == 0:
         code = 0
@@ -90,6 +99,10 @@ def _in_child(target: Callable[[], None], timeout: float) -> str:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
+            # As the runner does: the probe's own folder, and its temporary files there.
+            os.makedirs(workdir)
+            os.chdir(workdir)
+            os.environ["TMPDIR"] = tempfile.tempdir = workdir  # tempfile caches what the parent found
             target()
         except BaseException:  # noqa: BLE001 - any failure only costs this probe's entries
             code = 1
@@ -105,13 +118,24 @@ def _in_child(target: Callable[[], None], timeout: float) -> str:
     return "timeout"
 
 
+def _entries(folder: str) -> int:
+    return sum(1 for name in os.listdir(folder) if not name.startswith("."))
+
+
 def main(argv: list[str]) -> int:
-    sources, cache = argv[1], argv[2]
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sources, warm = argv[1], argv[2]
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
-    os.makedirs(cache, exist_ok=True)
+    import compile_cache
+
+    inductor, compiled = os.path.join(warm, "torchinductor"), os.path.join(warm, "compile")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = inductor
+    os.environ[compile_cache.FILL_ENV] = compiled
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.makedirs(inductor, exist_ok=True)
+    os.makedirs(compiled, exist_ok=True)
+    # The probes' work folders: beside each other, as the runner's <work>/probe-N are.
+    workroot = tempfile.mkdtemp(prefix="warm-run-")
     # Imported once in the parent, as the runner does, so children start warm.
     import torch
     import torch._dynamo  # noqa: F401
@@ -123,14 +147,17 @@ def main(argv: list[str]) -> int:
             solution_source = fh.read()
         for probes_file in sorted(f for f in os.listdir(folder) if f.startswith("probes-")):
             path = os.path.join(folder, probes_file)
-            for name in _probe_names(path):
-                started = time.monotonic()
-                status = _in_child(functools.partial(_run_probe, solution_source, path, name), PROBE_SECONDS)
+            for i, name in enumerate(_probe_names(path)):
+                started, before = time.monotonic(), _entries(compiled)
+                workdir = os.path.join(workroot, slug, f"{probes_file[: -len('.py')]}-{i}")
+                status = _in_child(functools.partial(_run_probe, solution_source, path, name), PROBE_SECONDS, workdir)
                 failures += status != "ok"
-                print(f"[warm] {slug} {probes_file} {name}: {status} in {time.monotonic() - started:.1f} s", flush=True)
+                added = _entries(compiled) - before
+                print(f"[warm] {slug} {probes_file} {name}: {status} in {time.monotonic() - started:.1f} s, {added} compile entries", flush=True)
+    shutil.rmtree(workroot, ignore_errors=True)
     # A failed probe leaves a partial cache, which is still correct: inductor
-    # only ever loads an entry whose key matches exactly.
-    print(f"[warm] cache at {cache}, {failures} probe(s) did not finish", flush=True)
+    # only ever loads an entry whose key matches exactly, and so does compile_cache.
+    print(f"[warm] caches at {warm}: {_entries(compiled)} compile entries; {failures} probe(s) did not finish", flush=True)
     return 0
 
 

@@ -131,7 +131,7 @@ def test_an_unknown_warm_cache_is_refused_by_name(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["xla"]')
     err = load_error(package_copy)
     assert_names(err, "challenge.toml", "warm")
-    assert "must list only inductor (got 'xla')" in str(err)
+    assert "must list only inductor, compile (got 'xla')" in str(err)
 
 
 def test_an_inductor_cache_needs_a_runtime_with_torch(package_copy):
@@ -194,6 +194,20 @@ def test_a_bad_rules_table_is_refused_by_name(package_copy, table, field, messag
 def test_an_inductor_cache_is_accepted_for_torch(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["inductor"]')
     assert load_package_dir(package_copy).warm == ("inductor",)
+
+
+@pytest.mark.parametrize("runtime", ["mlir", "onnx"])
+def test_a_compile_cache_is_accepted_where_iree_is(package_copy, runtime):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', f'runtime = "{runtime}"\nwarm = ["compile"]')
+    assert load_package_dir(package_copy).warm == ("compile",)
+
+
+@pytest.mark.parametrize("runtime", ["python", "torch", "tensorflow", "tvm"])
+def test_a_compile_cache_needs_a_runtime_with_iree(package_copy, runtime):
+    edit(package_copy, "challenge.toml", 'runtime = "python"', f'runtime = "{runtime}"\nwarm = ["compile"]')
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", "warm")
+    assert f"a compile cache needs a runtime with IREE's compiler (this package runs in '{runtime}')" in str(err)
 
 
 def test_a_slug_that_is_not_kebab_case_is_refused(package_copy):

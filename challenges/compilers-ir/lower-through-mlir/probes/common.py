@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import tempfile
@@ -9,6 +10,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import compile_cache
 import iree.compiler
 import iree.compiler.ir
 import iree.runtime
@@ -66,6 +68,26 @@ def import_onnx(onnx_path: str, mlir_path: str) -> None:
     main(parse_arguments([onnx_path, "-o", mlir_path]))
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _import_mlir(onnx_path: str, mlir_path: str) -> bytes:
+    import_onnx(onnx_path, mlir_path)
+    return _read(mlir_path)
+
+
+def _compile_vmfb(mlir_path: str, vmfb_path: str, flags: list[str]) -> bytes:
+    iree.compiler.compile_file(mlir_path, output_file=vmfb_path, target_backends=["llvm-cpu"], extra_args=flags)
+    return _read(vmfb_path)
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 def build_artifacts(
     model: nn.Module, example: tuple[torch.Tensor, ...], graph_name: str, iree_flags: Sequence[str] = ()
 ) -> dict[str, str]:
@@ -75,6 +97,12 @@ def build_artifacts(
     "mask"), not "input_0": a verify() that feeds onnxruntime by the names its
     own lower() chose, instead of in the order of ``session.get_inputs()``,
     fails on artifacts it did not make.
+
+    The export runs every time (a tenth of a second); the import and the
+    compile, the same for the same ONNX bytes and flags, come from the
+    platform's compile cache (runner/compile_cache.py, filled when the
+    sandbox environment is built: challenge.toml ``warm = ["compile"]``) when
+    it holds them, else run here. Either way the three files are written.
     """
     workdir = tempfile.mkdtemp(prefix="probe-lowering-")
     paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
@@ -93,13 +121,13 @@ def build_artifacts(
     proto = onnx.load(paths["onnx"])
     proto.graph.name = graph_name  # iree-import-onnx names the function after the graph
     onnx.save(proto, paths["onnx"])
-    import_onnx(paths["onnx"], paths["mlir"])
-    iree.compiler.compile_file(
-        paths["mlir"],
-        output_file=paths["vmfb"],
-        target_backends=["llvm-cpu"],
-        extra_args=[*CPU_FLAGS, *iree_flags],
-    )
+    # The importer reads the graph through the onnx package: its version is an input too.
+    import_key = [onnx.__version__, _read(paths["onnx"])]
+    mlir = compile_cache.cached("iree-import-onnx", import_key, functools.partial(_import_mlir, paths["onnx"], paths["mlir"]))
+    _write(paths["mlir"], mlir)
+    flags = [*CPU_FLAGS, *iree_flags]
+    vmfb = compile_cache.cached("iree-compile-llvm-cpu", [*flags, mlir], functools.partial(_compile_vmfb, paths["mlir"], paths["vmfb"], flags))
+    _write(paths["vmfb"], vmfb)
     return {**paths, "function": graph_name}
 
 

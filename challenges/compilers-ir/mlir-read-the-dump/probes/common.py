@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
 import tempfile
 from typing import Any, NamedTuple
 
+import compile_cache
 import numpy as np
 from iree.compiler.tools import binaries
 
 # ---------------------------------------------------------------- compiling and splitting the dumps
-# (the same code as in the starter's compile_dumps, plus a per-run cache)
+# (the same code as in the starter's compile_dumps, plus the compile caches)
 
 
 class Dump(NamedTuple):
@@ -56,10 +56,12 @@ def split_dumps(text: str) -> list[Dump]:
     return dumps
 
 
-def _cache_dir() -> str | None:
+def _run_dir() -> str | None:
     # Probes of one run share the sandbox's work folder (each probe runs in
-    # <work>/probe-N); the cache lives beside them and dies with the sandbox.
-    # A model compiled by one probe is read again by the next one that needs it.
+    # <work>/probe-N); a per-run cache lives beside them and dies with the
+    # sandbox. A model the platform's cache does not hold (no warm cache was
+    # built, or the program is newer than it) is compiled by the first probe
+    # that needs it and read again by the next one.
     folder = os.path.join(os.path.dirname(os.getcwd()), "mlir-dumps")
     try:
         os.makedirs(folder, exist_ok=True)
@@ -68,15 +70,8 @@ def _cache_dir() -> str | None:
     return folder
 
 
-def compile_dumps(source: str, extra_flags: tuple[str, ...] = ()) -> list[Dump]:
-    """Compile MLIR source with iree-compile and return its IR dumps, in pass order."""
-    flags = (*FLAGS, *extra_flags)
-    key = hashlib.sha256("\0".join((source, *flags)).encode()).hexdigest()[:24]
-    cache = _cache_dir()
-    cached = os.path.join(cache, f"{key}.txt") if cache else None
-    if cached and os.path.exists(cached):
-        with open(cached, encoding="utf-8") as fh:
-            return split_dumps(fh.read())
+def _compile_log(source: str, flags: tuple[str, ...]) -> bytes:
+    """Run iree-compile on ``source`` and return what it printed: the dumps."""
     with tempfile.TemporaryDirectory() as tmp:
         src, out, err = (os.path.join(tmp, name) for name in ("model.mlir", "out.mlir", "dumps.txt"))
         with open(src, "w", encoding="utf-8") as fh:
@@ -86,15 +81,23 @@ def compile_dumps(source: str, extra_flags: tuple[str, ...] = ()) -> list[Dump]:
                 [binaries.find_tool("iree-compile"), src, *flags, "-o", out],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fh, check=False,
             )  # fmt: skip
-        with open(err, encoding="utf-8") as fh:
-            text = fh.read()
-        if done.returncode != 0:
-            raise RuntimeError(f"iree-compile failed ({done.returncode}): {text[-2000:]}")
-        if cached:
-            with open(cached + ".part", "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(cached + ".part", cached)
-    return split_dumps(text)
+        with open(err, "rb") as fh:
+            log = fh.read()
+    if done.returncode != 0:
+        raise RuntimeError(f"iree-compile failed ({done.returncode}): {log[-2000:].decode('utf-8', 'replace')}")
+    return log
+
+
+def compile_dumps(source: str, extra_flags: tuple[str, ...] = ()) -> list[Dump]:
+    """Compile MLIR source with iree-compile and return its IR dumps, in pass order.
+
+    The probes' programs are fixed, so their dumps come from the platform's
+    compile cache (runner/compile_cache.py, filled when the sandbox
+    environment is built), else from this run's cache, else from iree-compile.
+    """
+    flags = (*FLAGS, *extra_flags)
+    log = compile_cache.cached("iree-compile-dumps", [*flags, source], lambda: _compile_log(source, flags), run_dir=_run_dir())
+    return split_dumps(log.decode("utf-8"))
 
 
 # ---------------------------------------------------------------- calling the candidate
