@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from grader import load_package_dir
 from grader.execute import execute
 from sandbox import get_backend
 from sandbox import warm as warm_module
@@ -27,8 +28,12 @@ from sandbox.backend import Backend
 from sandbox.bwrap import BwrapBackend
 from sandbox.environment import RUNNER_DIR, sandbox_env
 from sandbox.runner import compile_cache
-from sandbox.warm import host_cache_dir, warm_sources
+from sandbox.warm import ensure_host_cache, host_cache_dir, warm_sources
 from tests.helpers import package_with
+
+REPO = Path(__file__).resolve().parents[2]
+COMPILERS = REPO / "challenges" / "compilers-ir"
+COMPILE_PACKAGES = ("find-the-broken-pass", "lower-through-mlir", "mlir-read-the-dump")
 
 
 def _never_built() -> bytes:
@@ -158,6 +163,13 @@ def test_two_probes_writing_the_same_run_entry_at_once_both_succeed(read_dir: Pa
 
 
 # ---------------------------------------------------------------- the warm build and its keys
+
+
+def test_the_compile_packages_ask_for_the_cache_and_are_warmed() -> None:
+    slugs = {source.slug for source in warm_sources()}
+    for slug in COMPILE_PACKAGES:
+        assert load_package_dir(COMPILERS / slug).warm == ("compile",)
+        assert slug in slugs
 
 
 def test_the_warm_build_fills_compile_beside_torchinductor(tmp_path: Path) -> None:
@@ -290,3 +302,56 @@ def test_a_submission_cannot_write_the_compile_cache(backend: str, tmp_path: Pat
         "unchanged": True,
     }
     assert sorted(p.name for p in (warm / "compile").iterdir()) == [compile_cache.key("demo", ["text"])]
+
+
+# One probe on find-the-broken-pass: a real case, the reference's search,
+# then every dump compiled and judged, as a linear scan would; it reports
+# the answer, the compile counts and what the cache did.
+FBP_PROBE = '''
+import compile_cache
+from probekit import probe
+from probe_common import CachedCompileAndRun, observe
+
+FUSION = "iree-dispatch-creation-elementwise-op-fusion @main"
+
+
+@probe(category="bisect")
+def served_from_the_cache(solution):
+    """The hidden probe bisect_fusion_swap, then every dump compiled."""
+    from given.pipeline import build_case
+
+    seen = observe(solution, "gelu_colmean", 12, bug="swap", at=(FUSION, 0), seed=18, budgeted=True)
+    case = build_case("gelu_colmean", 12, bug="swap", at=(FUSION, 0), seed=18)
+    scan = CachedCompileAndRun()
+    broken = [i for i, (_, ir) in enumerate(case.passes) if not solution.is_good(scan(ir, case.inputs), case.expected)]
+    return {"observed": seen, "first_changed": broken[:1], "scan_calls": scan.calls, "cache": dict(compile_cache.counts)}
+'''
+
+
+def _fbp_run(backend: Backend, tmp_path: Path) -> dict[str, Any]:
+    folder = tmp_path / "compilers-ir" / "find-the-broken-pass"
+    shutil.copytree(COMPILERS / "find-the-broken-pass", folder)
+    (folder / "probes" / "public.py").write_text(FBP_PROBE)
+    package = load_package_dir(folder)
+    run = execute(package, package.reference_code.encode(), public=True, backend=backend)
+    probe = run.probes["served_from_the_cache"]
+    assert probe.status == "ok", probe
+    observation: dict[str, Any] = probe.observation
+    return observation
+
+
+@pytest.mark.slow
+def test_find_the_broken_pass_is_served_from_the_warm_cache_with_the_same_observation(backend: str, tmp_path: Path) -> None:
+    if backend == "bwrap":
+        warm_dir = ensure_host_cache(log=False)
+        assert warm_dir is not None and any((warm_dir / "compile").iterdir())
+    warm = _fbp_run(_backend(backend, warm_dir if backend == "bwrap" else None), tmp_path / "warm")
+    cold = _fbp_run(_backend("bwrap", None), tmp_path / "cold")
+    # The same answer and compile count either way: only the work is skipped.
+    assert warm["observed"] == cold["observed"]
+    assert warm["observed"]["answer_pass"] == warm["observed"]["planted_pass"]
+    assert warm["first_changed"] == cold["first_changed"] == [warm["observed"]["planted"]]
+    assert warm["scan_calls"] == cold["scan_calls"] > warm["observed"]["compiles"]
+    # Warm: the case's two dump logs, the reference's compiles and every dump of the scan were entries.
+    assert warm["cache"]["built"] == 0 and warm["cache"]["platform"] > 2
+    assert cold["cache"]["platform"] == 0 and cold["cache"]["built"] > 2
