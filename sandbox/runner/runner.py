@@ -96,15 +96,9 @@ def _kill_strays() -> None:
     """
     if not SWEEP_STRAYS:
         return
-    me = os.getpid()
     for _ in range(3):
         found = False
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            pid = int(entry)
-            if pid in (1, me) or pid == os.getppid():
-                continue
+        for pid in _other_processes():
             try:
                 os.kill(pid, signal.SIGKILL)
                 found = True
@@ -113,6 +107,12 @@ def _kill_strays() -> None:
         if not found:
             return
         time.sleep(0.01)
+
+
+def _other_processes() -> list[int]:
+    """Every process /proc shows except init (pid 1), this runner and its parent."""
+    mine = {1, os.getpid(), os.getppid()}
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and int(entry) not in mine]
 
 
 # ---------------------------------------------------------------- child side
@@ -390,10 +390,7 @@ class Child:
         self.fds.clear()
         self._close_pidfd()
         if not self.exited:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _end_group(self.pid)
             os.kill(self.pid, signal.SIGKILL) if _alive(self.pid) else None
             _, self.run.wait_status = os.waitpid(self.pid, 0)
             self.run.duration = time.monotonic() - self.started
@@ -422,12 +419,9 @@ def _stray_outside(groups: set[int]) -> bool:
     """
     if not SWEEP_STRAYS:
         return False
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in (1, me, os.getppid()):
-            continue
+    for pid in _other_processes():
         try:
-            if os.getpgid(int(entry)) not in groups:
+            if os.getpgid(pid) not in groups:
                 return True
         except (ProcessLookupError, PermissionError):
             continue
@@ -569,8 +563,8 @@ def _parse_child_frames(data: bytes | bytearray, budget: int) -> list[tuple[dict
     return list(wire.read_frames(io.BytesIO(bytes(data)), budget))
 
 
-def _report_probe(out: io.BufferedWriter, name: str, run: ChildRun, limits: dict[str, Any]) -> None:
-    header, blobs = _probe_frames(name, run, limits)
+def _report_probe(out: io.BufferedWriter, name: str, header: dict[str, Any], blobs: list[bytes]) -> None:
+    """Write a probe's frame and its arrays (``_probe_frames``) to the stream."""
     wire.write_frame(out, header)
     for i, blob in enumerate(blobs):
         wire.write_frame(out, {"type": "array", "probe": name, "index": i}, blob)
@@ -767,9 +761,7 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
         if company and header.get("status") in DOUBTFUL_BESIDE_OTHERS:
             again.append(i)  # decided alone, as if the probes had run one at a time
             return
-        wire.write_frame(out, header)
-        for index, blob in enumerate(blobs):
-            wire.write_frame(out, {"type": "array", "probe": name, "index": index}, blob)
+        _report_probe(out, name, header, blobs)
 
     probes = job["probes_list"]
     leased = job.get("cpus")
