@@ -61,6 +61,17 @@ RECORD_STATES = """
 """
 
 
+@pytest.fixture
+def worker_extra_env() -> dict[str, str]:
+    """Probes one at a time: count-slowly's probes all sleep alike, and side by side on spare cores two end together in either order.
+
+    These tests watch the lines of a grading that runs one probe at a time
+    (what a busy worker does); probes side by side, and their lines as they
+    end, are tests/sandbox/test_probes_side_by_side.py's and tests/grader/test_live.py's.
+    """
+    return {"SANDBOX_PROBES_AT_ONCE": "1"}
+
+
 def test_a_submit_shows_each_probe_as_it_finishes_before_the_verdict(
     live_server: Any,
     settings: Any,
