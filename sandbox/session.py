@@ -186,7 +186,9 @@ class RunnerSandbox(Sandbox):
         """
         probes = max((len(job.get("probes_list") or ()) for job in jobs), default=0)
         base = max(1, math.ceil(self.limits.cpus))
-        spare = max(0, min(cpus.probes_at_once_limit(), probes) - base)
+        # The runner runs a job's first probe alone (the work the others share,
+        # such as a build, happens there), so only the rest can go side by side.
+        spare = max(0, min(cpus.probes_at_once_limit(), probes - 1) - base)
         cores = cpus.lease(self.limits.cpus, spare=spare)
         if len(cores.cpus) <= base:
             return cores, 1

@@ -47,6 +47,7 @@ import selectors
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import traceback
 import types
@@ -138,6 +139,10 @@ def _child_setup(result_fd: int, output_fd: int, limits: dict[str, Any], workdir
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)
     os.environ["TMPDIR"] = workdir
+    # The profile's imports (tensorflow among them) already asked tempfile for its
+    # folder in the parent, which fixed it to /tmp: without this, TMPDIR above
+    # would not move a probe's temporary files into its own folder.
+    tempfile.tempdir = workdir
     sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), write_through=True, errors="replace")
     sys.stderr = sys.stdout
 

@@ -17,6 +17,8 @@ import pytest
 from grader.grade import GradeResult
 from grader.package import Package
 from sandbox import cpus
+from sandbox.backend import SandboxLimits
+from sandbox.session import RunnerSandbox
 from tests.helpers import grade, package_with
 
 needs_two_cores = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a host with two cores")
@@ -155,3 +157,30 @@ def test_side_by_side_grades_as_one_at_a_time(backend: str, tmp_path: Path, priv
     assert {n: by_name[f"acts_{n}"].passed for n in KINDS} == {n: n in passing for n in KINDS}
     # The two memory probes each fit the sandbox alone, not together: side by
     # side one was killed by the limit and ran again alone, and both passed.
+
+
+class _Widened:
+    """Just what ``RunnerSandbox._lease`` reads of its sandbox: the job's CPU share, and ``widen``."""
+
+    def __init__(self) -> None:
+        self.limits = SandboxLimits(wall_seconds=10, memory_mb=256, cpus=1.0)
+        self.widened: list[int] = []
+
+    def widen(self, cores: int) -> bool:
+        self.widened.append(cores)
+        return True
+
+
+@needs_two_cores
+@pytest.mark.parametrize(("probes", "side_by_side"), [(1, 1), (2, 1), (3, 2)])
+def test_spare_cores_are_asked_only_for_probes_after_the_first(probes: int, side_by_side: int, private_leases: None) -> None:
+    # The first probe runs alone: a two-probe job has nothing to run beside
+    # another, and must leave the other core to the next grading.
+    sandbox = _Widened()
+    job = {"probes_list": [{"name": f"p{i}", "timeout": 1.0} for i in range(probes)]}
+    cores, at_once = RunnerSandbox._lease(sandbox, [job])  # type: ignore[arg-type]
+    try:
+        assert (at_once, len(cores.cpus)) == (side_by_side, side_by_side)
+        assert sandbox.widened == ([side_by_side] if side_by_side > 1 else [])
+    finally:
+        cores.release()
