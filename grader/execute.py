@@ -21,6 +21,7 @@ from typing import Any
 from grader.errors import PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
+from grader.sandbox_profile import sandbox_profile
 from grader.source_rules import Violation, rule_violations
 from sandbox import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
 from sandbox.errors import SandboxNotReady
@@ -94,7 +95,7 @@ def execute(
         return execute_series(package, [code], public=public, backend=backend)[0]
     backend = backend or get_backend()
     names = {s.name for s in package.probes(public)}
-    return run_jobs(backend, package.runtime, sandbox_limits(package, public), [probes_job(package, code, public)], names, on_probe)[0]
+    return run_jobs(backend, sandbox_profile(package), sandbox_limits(package, public), [probes_job(package, code, public)], names, on_probe)[0]
 
 
 def execute_series(
@@ -157,7 +158,7 @@ def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None 
     limits = dataclasses.replace(each[0], wall_seconds=max(x.wall_seconds for x in each), stream_bytes=max(x.stream_bytes for x in each))
     results: list[Execution] = []
     while len(results) < len(jobs):
-        results.extend(run_jobs(backend, package.runtime, limits, jobs[len(results) :], names))
+        results.extend(run_jobs(backend, sandbox_profile(package), limits, jobs[len(results) :], names))
     return results
 
 

@@ -26,11 +26,12 @@ from typing import Any
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec, parse_probe_file
 from grader.source_rules import SourceRules
-from sandbox.runner.profiles import PRELOADS, PROFILES
+from sandbox.runner.profiles import PRELOADS, PROFILES, VARIANT_OF
 from sandbox.warm import WARMABLE
 
-# A package's runtime is the sandbox profile it runs in.
-RUNTIMES = tuple(PROFILES)
+# A package's runtime is the sandbox profile it runs in, or the one whose
+# lighter variant it runs in (grader/sandbox_profile.py).
+RUNTIMES = tuple(p for p in PROFILES if p not in VARIANT_OF)
 DIFFICULTIES = ("warm-up", "easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ENTRY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")

@@ -44,6 +44,7 @@ from grader.errors import PackageError
 from grader.execute import Execution, run_job
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
+from grader.sandbox_profile import sandbox_profile
 from sandbox import Backend, SandboxLimits, get_backend
 from sandbox.runner.codec import encode_observation
 from sandbox.runner.profiles import PIDS_LIMIT
@@ -271,7 +272,8 @@ def run_sandboxed_checks(
             continue
         items.append(item)
     backend = backend or get_backend()
+    profile = sandbox_profile(package)
     for batch in _batches(items):
-        ran = run_job(backend, package.runtime, _limits(package, len(batch)), _job(package, batch), {f"check_{i}" for i in range(len(batch))})
+        ran = run_job(backend, profile, _limits(package, len(batch)), _job(package, batch), {f"check_{i}" for i in range(len(batch))})
         _read(ran, batch, result.outcomes)
     return result

@@ -23,7 +23,7 @@ source scripts/throwaway-stack.sh mlprep-loadtest  # from the repository root, w
 # (web/accounts/throttle.py) that would stop the eleventh. A running service (LOADTEST_URL) needs the same.
 export SIGNUPS_PER_IP=100000
 export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
-export SANDBOX_POOL="${SANDBOX_POOL:-python=1,torch=1}"
+export SANDBOX_POOL="${SANDBOX_POOL:-python=1,torch=1,torch-eager=1}"
 # The challenges the candidates use (python and torch profiles: what most of the catalogue is).
 slugs="${LOADTEST_SLUGS:-implement-engine-execute,autotune-tiled-matmul,custom-autograd-function,fp16-stable-softmax}"
 
