@@ -97,7 +97,7 @@ class Stack:
             "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/0",
             "GRADER_CACHE_DIR": str(self.cache),
             "SANDBOX_BACKEND": os.environ.get("SANDBOX_BACKEND", "bwrap"),
-            "SANDBOX_POOL": os.environ.get("SANDBOX_POOL", "python=1,torch=1,torch-eager=1,tensorflow=1"),
+            "SANDBOX_POOL": os.environ.get("SANDBOX_POOL", "python=1,torch=1,torch-eager=1,tensorflow=1,onnx=1,tvm=1,mlir=1"),
             "PYTHONPATH": str(REPO),
         }
         os.environ.update({k: v for k, v in self.env.items() if k != "PYTHONPATH"})

@@ -10,7 +10,7 @@ mkdir -p var/log var/run
 export DJANGO_SETTINGS_MODULE=web.config.settings
 export SANDBOX_BACKEND="${SANDBOX_BACKEND:-bwrap}"
 # Warm sandboxes per worker process, by runtime profile (set SANDBOX_POOL=0 for cold starts).
-export SANDBOX_POOL="${SANDBOX_POOL:-python=1,torch=1,torch-eager=1,tensorflow=1}"
+export SANDBOX_POOL="${SANDBOX_POOL:-python=1,torch=1,torch-eager=1,tensorflow=1,onnx=1,tvm=1,mlir=1}"
 export PYTHONPATH="$PWD"
 # A secret key of this installation, made once and kept out of git (var/ is ignored).
 [ -s var/secret_key ] || (umask 077 && $PY -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key)
