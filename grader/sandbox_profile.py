@@ -8,7 +8,7 @@ profile is what the runner imports before it waits for a job
 The torch profile imports TorchDynamo up front: custom ops, dispatch modes,
 fake tensors, ``torch.func``, ``torch.compile`` and ``torch.export`` all reach
 for it, and a profile without it would make every forked probe import it
-again (1-2 s each). That costs about 1.2 s of CPU at every sandbox start,
+again (1-2 s each). That costs about 1 s of CPU at every sandbox start (0.9-1.2 s measured),
 and a sandbox is never reused, so on a busy worker it is a good part of each
 grading. A torch package whose own code (reference, starter, probes, checks,
 given modules) names none of those APIs runs in ``torch-eager`` instead.
