@@ -156,9 +156,10 @@ def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None 
     jobs = [probes_job(package, run.code, run.public, run.only) for run in runs]
     each = [sandbox_limits(package, public) for public in kinds]
     limits = dataclasses.replace(each[0], wall_seconds=max(x.wall_seconds for x in each), stream_bytes=max(x.stream_bytes for x in each))
+    profile = sandbox_profile(package)
     results: list[Execution] = []
     while len(results) < len(jobs):
-        results.extend(run_jobs(backend, sandbox_profile(package), limits, jobs[len(results) :], names))
+        results.extend(run_jobs(backend, profile, limits, jobs[len(results) :], names))
     return results
 
 

@@ -92,6 +92,11 @@ def probes_at_once_limit() -> int:
         raise ValueError(f"SANDBOX_PROBES_AT_ONCE must be a whole number of probes, not {raw!r}") from None
 
 
+def cores_for(share: float) -> int:
+    """How many cores a job with a CPU share of ``share`` is leased: at least one, a core for each started one."""
+    return max(1, math.ceil(share))
+
+
 def lease(share: float, spare: int = 0) -> CpuLease:
     """Lease as many cores as a CPU share of ``share`` needs (at least one), free ones first.
 
@@ -102,7 +107,7 @@ def lease(share: float, spare: int = 0) -> CpuLease:
     if not pinning_enabled():
         return CpuLease([], [])
     cpus = allowed_cpus()
-    want = min(len(cpus), max(1, math.ceil(share)))
+    want = min(len(cpus), cores_for(share))
     with _turn_lock:
         turn = next(_turn)
     # Start at a different core for each process and each job, so that leases

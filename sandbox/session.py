@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import threading
 import time
 from abc import abstractmethod
@@ -185,7 +184,7 @@ class RunnerSandbox(Sandbox):
         them (quota, process limit); a backend that cannot gives them back.
         """
         probes = max((len(job.get("probes_list") or ()) for job in jobs), default=0)
-        base = max(1, math.ceil(self.limits.cpus))
+        base = cpus.cores_for(self.limits.cpus)
         # The runner runs a job's first probe alone (the work the others share,
         # such as a build, happens there), so only the rest can go side by side.
         spare = max(0, min(cpus.probes_at_once_limit(), probes - 1) - base)
