@@ -43,6 +43,16 @@ def test_the_challenge_page_says_the_typical_time_once_it_is_known(challenge: Ch
     assert 'id="typical-wait"' in page and "about 7 s for a Submit" in page
 
 
+def test_a_grading_faster_than_half_a_second_is_not_said_as_0_s(challenge: Challenge, user: User, client: Client) -> None:
+    client.force_login(user)
+    for seconds in (0.3, 0.4, 0.45):
+        _submission(user, challenge, seconds=seconds)
+    for seconds in (0.5, 0.6, 1.4):
+        _submission(user, challenge, kind="run", seconds=seconds)
+    page = client.get(reverse("challenge-detail", args=[challenge.slug])).content.decode()
+    assert "about 1 s for a Run, under a second for a Submit" in page and "about 0 s" not in page
+
+
 def test_a_queued_submission_knows_how_many_are_ahead_of_it(challenge: Challenge, user: User, other_user: User, settings: Any) -> None:
     first = _submission(other_user, challenge)
     _submission(other_user, challenge, status=Status.RUNNING)  # holds a worker, not a place in line

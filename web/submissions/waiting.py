@@ -29,6 +29,11 @@ class TypicalGrading:
     seconds: float  # median from queued to verdict
     count: int  # gradings the median is over
 
+    @property
+    def phrase(self) -> str:
+        """How the page says it: "about 7 s", or "under a second" where a whole number of seconds would read "0 s"."""
+        return "under a second" if self.seconds < 0.5 else f"about {int(self.seconds + 0.5)} s"
+
 
 def typical_grading(challenge: Challenge) -> dict[str, TypicalGrading]:
     """{kind: median seconds from submission to verdict} over the challenge's recent gradings (kinds with enough only)."""
