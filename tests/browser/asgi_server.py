@@ -4,7 +4,8 @@ It replaces pytest-django's WSGI live server for tests/browser (conftest.py
 names it ``live_server``, with the same ``url``), so the pages are served the
 way ``make up`` serves them and the interview's keystroke sockets work.
 Static files come from the app folders (Django's ASGIStaticFilesHandler,
-each read whole: see ``_static_files_in_memory``), as the WSGI live server
+each read whole and closed in its worker thread: see
+``_static_files_in_memory``), as the WSGI live server
 did. It shares the test database as the WSGI server did: a file, so tests
 needing the server's writes use transactional_db.
 """
@@ -22,27 +23,28 @@ HOST = "127.0.0.1"
 
 
 def _static_files_in_memory(application: Any) -> Any:
-    """Django's ASGIStaticFilesHandler, answering with the file's bytes instead of the open file.
+    """Django's ASGIStaticFilesHandler, answering with the file's bytes, read and closed in the thread that opened it.
 
-    A page left while one of its static files is being sent makes Django's
-    ASGI handler cancel the send and never close the response, so the open
-    file is only closed by the garbage collector, and pytest fails the test
-    that happens to be running then on the ResourceWarning. Static files
-    here are small; reading each whole and closing it at once removes the
-    open file from the race.
+    A page left while one of its static files is on its way makes Django's
+    ASGI handler cancel the request's task. Where the file was still open at
+    that moment (being sent, or in a FileResponse that ``serve`` had just
+    returned from its worker thread to an awaiter that was cancelled
+    meanwhile) nothing closes it but the garbage collector, and pytest fails
+    whichever test is running then on the ResourceWarning. So ``serve``,
+    which runs in the worker thread, reads the file whole and closes it
+    before it returns: no open file ever leaves that function. Static files
+    here are small.
     """
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
     from django.http import HttpResponse
 
     class InMemory(ASGIStaticFilesHandler):  # type: ignore[misc]
-        async def get_response_async(self, request: Any) -> Any:
-            response = await super().get_response_async(request)
+        def serve(self, request: Any) -> Any:
+            response = super().serve(request)
             if not response.streaming:
                 return response
-            content = response.streaming_content
             try:
-                # Under ASGI the handler hands the file over as an async iterator.
-                body = b"".join([part async for part in content] if hasattr(content, "__aiter__") else content)
+                body = b"".join(response.streaming_content)
             finally:
                 response.close()
             whole = HttpResponse(body, status=response.status_code)
