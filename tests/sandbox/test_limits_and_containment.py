@@ -73,7 +73,7 @@ def test_cpu_burn_in_many_threads_is_time_limit(backend: str) -> None:
     assert_still_grades(backend)
 
 
-def test_memory_hog_is_memory_limit(backend: str) -> None:
+def test_memory_hog_is_memory_limit(backend: str, tmp_path: Path) -> None:
     result = grade(
         """
         def add(a, b):
@@ -83,6 +83,8 @@ def test_memory_hog_is_memory_limit(backend: str) -> None:
                 hog[-1][::4096] = b"x" * len(hog[-1][::4096])
         """,
         backend=backend,
+        # A minute per probe: filling 256 MB must never race the fixture's 3 s on a loaded machine (it did, as time_limit).
+        package=patient_add_numbers(tmp_path),
     )
     assert result.verdict == "memory_limit", result.to_dict()
     assert_still_grades(backend)
