@@ -95,7 +95,9 @@ class Package:
     version: str = ""
     # Compiler caches the sandbox environment pre-fills from this package's
     # reference (sandbox/warm.py): "inductor" (TorchInductor's kernels) and
-    # "compile" (the IREE compiles its probes send through compile_cache).
+    # "compile" (the IREE compiles its probes send through compile_cache);
+    # "torch-headers" asks for torch's ATen.h precompiled for the candidates'
+    # own C++ extensions (sandbox/runner/torch_headers.py).
     warm: tuple[str, ...] = ()
     # Library modules the runner imports once before it forks the probes
     # (sandbox/runner/profiles.py: PRELOADS); only "inductor" exists.
@@ -358,6 +360,8 @@ def _parse_warm(f: _Fields, runtime: str) -> tuple[str, ...]:
             raise f._fail("warm", f"must list only {', '.join(WARMABLE)} (got '{name}')")
     if "inductor" in warm and "torch" not in PROFILES[runtime]:
         raise f._fail("warm", f"an inductor cache needs a runtime with torch (this package runs in '{runtime}')")
+    if "torch-headers" in warm and "torch" not in PROFILES[runtime]:
+        raise f._fail("warm", f"precompiled torch headers need a runtime with torch (this package runs in '{runtime}')")
     # The compile cache's entries are IREE's compiles, keyed on its version: a runtime without IREE has none to reuse.
     if "compile" in warm and "iree.compiler" not in PROFILES[runtime]:
         raise f._fail("warm", f"a compile cache needs a runtime with IREE's compiler (this package runs in '{runtime}')")

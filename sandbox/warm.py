@@ -3,11 +3,14 @@
 Place in the flow: a package says in its challenge.toml which compiles its
 probes repeat: ``warm = ["inductor"]`` (TorchInductor kernels) and/or
 ``warm = ["compile"]`` (the IREE compiles of fixed inputs that its
-probes/common.py sends through ``compile_cache``). When the sandbox
-environment is built (``make sandbox-image``), the references of those
-packages run on their probes once (``runner/warm.py``) and what they
-compiled is kept, in two folders side by side: ``torchinductor/`` and
-``compile/``. They are baked into the Docker image (see ``image.py`` and
+probes/common.py sends through ``compile_cache``); a package whose
+candidates build C++ extensions says ``warm = ["torch-headers"]`` (torch's
+ATen.h, precompiled for their g++: ``runner/torch_headers.py``). When the
+sandbox environment is built (``make sandbox-image``), the references of
+the inductor and compile packages run on their probes once
+(``runner/warm.py``) and what they compiled is kept, in folders side by
+side: ``torchinductor/``, ``compile/`` and, if a package asks, ``pch/``.
+They are baked into the Docker image (see ``image.py`` and
 ``Dockerfile``) and, for bwrap, kept in a host folder under
 ``~/.cache/mlprep/warm/`` (``MLPREP_MACHINE_CACHE``, outside the clone) that
 every bwrap sandbox binds read-only at ``/opt/warm``.
@@ -15,7 +18,8 @@ The runner copies ``torchinductor/`` into the sandbox's private, writable
 cache folder before it reports ready, so a candidate whose code compiles the
 probes' graphs pays a cache load instead of a C++ compile per kernel, and
 nothing a sandbox writes ever reaches the next one. ``compile/`` is read in
-place by the probes (``runner/compile_cache.py``), never written by a sandbox.
+place by the probes (``runner/compile_cache.py``), ``pch/`` by g++ (the
+runner puts it on ``CPATH``); a sandbox writes neither.
 
 This module only reads challenge.toml's ``warm`` key and the reference and
 probe files: it must not import the grader (the grader imports the sandbox).
@@ -47,10 +51,13 @@ HOST_WARM_ROOT = MACHINE_CACHE / "warm"
 KEEP_OTHERS = 3
 # Where a sandbox sees the warm cache (both backends) and where it copies it to.
 SANDBOX_WARM_DIR = "/opt/warm"
-WARMABLE = ("inductor", "compile")
+WARMABLE = ("inductor", "compile", "torch-headers")
+# The kinds whose caches come from running a package's reference on its probes;
+# "torch-headers" is built once for the environment, whoever asks for it.
+RUNS_PROBES = ("inductor", "compile")
 # The runner's files that decide what a warm build writes: a change to them
 # must build a new host cache, as it builds a new image.
-WARM_BUILDERS = ("warm.py", "compile_cache.py")
+WARM_BUILDERS = ("warm.py", "compile_cache.py", "torch_headers.py")
 
 
 @dataclass(frozen=True)
@@ -62,13 +69,15 @@ class WarmSource:
     probes: tuple[tuple[str, bytes], ...]
     common: bytes | None = None  # probes/common.py, imported by the probes as probe_common
     given: tuple[tuple[str, bytes], ...] = ()  # given/<name>.py, imported as given.<name>
+    kinds: tuple[str, ...] = RUNS_PROBES  # what its challenge.toml's warm names (of WARMABLE)
 
 
 def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
     """Packages under ``challenges_dir`` whose challenge.toml asks for a warm cache (any of WARMABLE).
 
-    One warm-up fills both caches for every package it runs, so which of
-    them a package names does not change what is built.
+    One warm-up fills both probe-made caches (RUNS_PROBES) for every package
+    it runs, so which of them a package names does not change what is built;
+    a package naming only "torch-headers" has its probes left alone.
     """
     found = []
     for toml_path in sorted(challenges_dir.glob("*/*/challenge.toml")):
@@ -95,29 +104,40 @@ def warm_sources(challenges_dir: Path = CHALLENGES_DIR) -> list[WarmSource]:
                 probes,
                 common.read_bytes() if common.is_file() else None,
                 given,
+                tuple(name for name in WARMABLE if name in warm),
             )
         )
     return found
 
 
 def digest(sources: list[WarmSource]) -> str:
+    """What the warm build makes of ``sources``: a new value builds a new image and host cache."""
     h = hashlib.sha256()
     for source in sources:
-        parts = [source.slug.encode(), source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)]
-        parts.append(b"common\0" + source.common if source.common is not None else b"")
-        parts += [b"given\0" + n.encode() + b"\0" + d for n, d in source.given]
+        parts = [source.slug.encode(), b"kinds\0" + "\0".join(source.kinds).encode()]
+        if set(source.kinds) & set(RUNS_PROBES):
+            # Only a package whose probes run is read by the build: another's edits must not rebuild every cache.
+            parts += [source.solution, *(n.encode() + b"\0" + d for n, d in source.probes)]
+            parts.append(b"common\0" + source.common if source.common is not None else b"")
+            parts += [b"given\0" + n.encode() + b"\0" + d for n, d in source.given]
         for part in parts:
             h.update(len(part).to_bytes(8, "big") + part)
     return h.hexdigest()[:16]
 
 
 def stage(sources: list[WarmSource], target: Path) -> None:
-    """Write the sources as runner/warm.py reads them: ``<slug>/solution.py``, ``<slug>/probes-*.py``, ``<slug>/common.py``, ``<slug>/given/*.py``."""
+    """Write the sources as runner/warm.py reads them.
+
+    ``<slug>/solution.py``, ``<slug>/probes-*.py``, ``<slug>/common.py``,
+    ``<slug>/given/*.py``, and ``<slug>/warm-kinds``: the kinds the package
+    asks for, one per line.
+    """
     target.mkdir(parents=True, exist_ok=True)
     for source in sources:
         folder = target / source.slug
         folder.mkdir()
         (folder / "solution.py").write_bytes(source.solution)
+        (folder / "warm-kinds").write_text("".join(f"{kind}\n" for kind in source.kinds), encoding="utf-8")
         for name, data in source.probes:
             (folder / name).write_bytes(data)
         if source.common is not None:

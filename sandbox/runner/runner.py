@@ -60,6 +60,7 @@ if HERE not in sys.path:
 
 import codec  # noqa: E402  (after the path fix: this file runs as a script)
 import given_modules  # noqa: E402  (after the path fix: this file runs as a script)
+import torch_headers  # noqa: E402
 import wire  # noqa: E402
 from profiles import PRELOADS, PROFILES  # noqa: E402
 
@@ -631,15 +632,19 @@ def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dic
 
 
 def _load_warm_caches(profile: str) -> None:
-    """Copy the environment's warm TorchInductor cache into this sandbox's own.
+    """Copy the environment's warm TorchInductor cache into this sandbox's own; point g++ at the precompiled torch headers.
 
     The warm cache (sandbox/warm.py) is read-only and shared; the copy is
     private and writable, because inductor writes locks and new entries next
     to the ones it reads. It is small (the kernels of a few packages), and it
     is copied before the ready frame, off the grading path of a warm pool.
     """
+    if "torch" not in PROFILES.get(profile, ()):
+        return
+    # The precompiled torch headers are read in place: nothing to copy, only g++ to point at them.
+    torch_headers.enable()
     source, target = "/opt/warm/torchinductor", os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if "torch" not in PROFILES.get(profile, ()) or not target or not os.path.isdir(source):
+    if not target or not os.path.isdir(source):
         return
     with contextlib.suppress(OSError):
         shutil.copytree(source, target, dirs_exist_ok=True)

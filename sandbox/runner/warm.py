@@ -3,7 +3,7 @@
 Place in the flow: run once when the sandbox environment is built, never
 while grading. ``sandbox/Dockerfile`` runs it inside the image build, so the
 caches are baked into the image; ``sandbox.warm`` runs it on the host for the
-bwrap backend. Two caches come out of one run, side by side in WARM_DIR:
+bwrap backend. Two caches come out of the probes' runs, side by side in WARM_DIR:
 
 - ``torchinductor/``: the kernels TorchInductor compiled. The runner copies
   it into the sandbox's own ``TORCHINDUCTOR_CACHE_DIR`` before it says
@@ -14,11 +14,16 @@ bwrap backend. Two caches come out of one run, side by side in WARM_DIR:
   (IREE's dumps and vmfbs of the probes' fixed programs and models). Every
   sandbox reads them in place, read-only, at ``/opt/warm/compile``.
 
+A third, ``pch/``, comes from no probe: torch's ATen.h precompiled for g++
+(``torch_headers.py``), built once if any package asks for "torch-headers".
+Each package's ``warm-kinds`` file says what it asks for; only packages
+asking for "inductor" or "compile" have their probes run.
+
     python warm.py SOURCES_DIR WARM_DIR
 
 SOURCES_DIR holds one folder per package with ``solution.py`` (the
 reference), ``probes-*.py`` and, if the package has them, ``common.py`` and
-``given/*.py``. Every probe runs in a forked child, as in the runner, in a
+``given/*.py``, and ``warm-kinds``. Every probe runs in a forked child, as in the runner, in a
 work folder of its own under one run folder, so probes that register custom
 ops cannot collide and a probe's per-run cache lives where the runner would
 put it; a probe that fails only costs its cache entries and is reported.
@@ -36,6 +41,8 @@ import time
 from collections.abc import Callable
 
 PROBE_SECONDS = 300
+# The kinds whose caches come from running the reference on the probes (sandbox/warm.py's RUNS_PROBES).
+RUNS_PROBES = ("inductor", "compile")
 
 
 def _install_given(probes_path: str) -> None:
@@ -122,6 +129,33 @@ def _entries(folder: str) -> int:
     return sum(1 for name in os.listdir(folder) if not name.startswith("."))
 
 
+def _kinds(folder: str) -> set[str]:
+    """What the package asks the warm build for (its ``warm-kinds``; without one, the probes' caches)."""
+    try:
+        with open(os.path.join(folder, "warm-kinds"), encoding="utf-8") as fh:
+            return {line.strip() for line in fh if line.strip()}
+    except FileNotFoundError:
+        return set(RUNS_PROBES)
+
+
+def _build_torch_headers(warm: str) -> bool:
+    """Precompile torch's headers into ``<warm>/pch``; a failure is reported, and only costs candidates the speed-up."""
+    import subprocess
+
+    import torch_headers
+
+    started = time.monotonic()
+    try:
+        written = torch_headers.build(warm)
+    except (subprocess.CalledProcessError, OSError, StopIteration, TypeError) as exc:
+        detail = exc.stderr[-2000:] if isinstance(exc, subprocess.CalledProcessError) else repr(exc)
+        print(f"[warm] torch headers: failed: {detail}", flush=True)
+        return False
+    sizes = ", ".join(f"{os.path.relpath(path, warm)} {os.path.getsize(path) / 1e6:.0f} MB" for path in written)
+    print(f"[warm] torch headers: {sizes} in {time.monotonic() - started:.1f} s", flush=True)
+    return True
+
+
 def main(argv: list[str]) -> int:
     sources, warm = argv[1], argv[2]
     here = os.path.dirname(os.path.abspath(__file__))
@@ -141,8 +175,13 @@ def main(argv: list[str]) -> int:
     import torch._dynamo  # noqa: F401
 
     failures = 0
-    for slug in sorted(os.listdir(sources)):
+    slugs = sorted(os.listdir(sources))
+    if any("torch-headers" in _kinds(os.path.join(sources, slug)) for slug in slugs):
+        failures += not _build_torch_headers(warm)
+    for slug in slugs:
         folder = os.path.join(sources, slug)
+        if not _kinds(folder) & set(RUNS_PROBES):
+            continue
         with open(os.path.join(folder, "solution.py"), encoding="utf-8") as fh:
             solution_source = fh.read()
         for probes_file in sorted(f for f in os.listdir(folder) if f.startswith("probes-")):
@@ -157,7 +196,7 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(workroot, ignore_errors=True)
     # A failed probe leaves a partial cache, which is still correct: inductor
     # only ever loads an entry whose key matches exactly, and so does compile_cache.
-    print(f"[warm] caches at {warm}: {_entries(compiled)} compile entries; {failures} probe(s) did not finish", flush=True)
+    print(f"[warm] caches at {warm}: {_entries(compiled)} compile entries; {failures} probe(s) or build(s) did not finish", flush=True)
     return 0
 
 

@@ -131,7 +131,7 @@ def test_an_unknown_warm_cache_is_refused_by_name(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["xla"]')
     err = load_error(package_copy)
     assert_names(err, "challenge.toml", "warm")
-    assert "must list only inductor, compile (got 'xla')" in str(err)
+    assert "must list only inductor, compile, torch-headers (got 'xla')" in str(err)
 
 
 def test_an_inductor_cache_needs_a_runtime_with_torch(package_copy):
