@@ -34,10 +34,10 @@ import shlex
 import subprocess
 import tempfile
 
-# Where every sandbox finds the precompiled headers: sandbox/warm.py's
-# SANDBOX_WARM_DIR (which the runner cannot import) and this folder's name.
-READ_DIR = "/opt/warm/pch"
+# The folder of the warm caches the headers go into, and where every sandbox
+# finds it: under sandbox/warm.py's SANDBOX_WARM_DIR (which the runner cannot import).
 FOLDER = "pch"
+READ_DIR = f"/opt/warm/{FOLDER}"
 # Headers precompiled, as the candidates' sources include them.
 HEADERS = ("ATen/ATen.h",)
 # The compiler load_inline runs in a sandbox: the starter sets CXX=g++ (c++

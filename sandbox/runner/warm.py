@@ -175,13 +175,13 @@ def main(argv: list[str]) -> int:
     import torch._dynamo  # noqa: F401
 
     failures = 0
-    slugs = sorted(os.listdir(sources))
-    if any("torch-headers" in _kinds(os.path.join(sources, slug)) for slug in slugs):
+    kinds = {slug: _kinds(os.path.join(sources, slug)) for slug in sorted(os.listdir(sources))}
+    if any("torch-headers" in asked for asked in kinds.values()):
         failures += not _build_torch_headers(warm)
-    for slug in slugs:
-        folder = os.path.join(sources, slug)
-        if not _kinds(folder) & set(RUNS_PROBES):
+    for slug, asked in kinds.items():
+        if not asked & set(RUNS_PROBES):
             continue
+        folder = os.path.join(sources, slug)
         with open(os.path.join(folder, "solution.py"), encoding="utf-8") as fh:
             solution_source = fh.read()
         for probes_file in sorted(f for f in os.listdir(folder) if f.startswith("probes-")):
