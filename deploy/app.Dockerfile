@@ -27,6 +27,9 @@ COPY challenges challenges
 # collectstatic needs none of the production checks (no Redis at build time,
 # no real key): the base settings, with a throwaway key.
 RUN DJANGO_SETTINGS_MODULE=web.config.settings SECRET_KEY=build-only python manage.py collectstatic --noinput \
- && /usr/sbin/useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep
+ && /usr/sbin/useradd --system --home /app mlprep && mkdir -p /var/cache/mlprep && chown mlprep /var/cache/mlprep \
+ && find / -xdev -type f -perm /6000 -exec chmod ug-s {} +
+# No setuid or setgid program is left (su, mount, passwd...): with no-new-privileges they could not raise
+# privileges anyway, and without them a container that lost that option still cannot (issue 28).
 USER mlprep
 EXPOSE 8000

@@ -5,6 +5,7 @@ FROM ${OS_IMAGE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 \
  && rm -rf /var/lib/apt/lists/* && mkdir -p /var/lib/postgresql/data && chown -R postgres:postgres /var/lib/postgresql
+COPY password-rules.sh /usr/local/lib/mlprep/password-rules.sh
 COPY postgres-entrypoint.sh /usr/local/bin/postgres-entrypoint.sh
 ENV PATH=/usr/lib/postgresql/15/bin:/usr/bin:/bin PGDATA=/var/lib/postgresql/data
 USER postgres

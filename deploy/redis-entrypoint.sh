@@ -2,7 +2,8 @@
 # Start Redis with a password: requirepass from REDIS_PASSWORD, written to a
 # config file only the redis user can read, so it never shows in `ps`.
 set -eu
-: "${REDIS_PASSWORD:?set REDIS_PASSWORD (see .env.example)}"
+. /usr/local/lib/mlprep/password-rules.sh
+refuse_weak_password REDIS_PASSWORD
 umask 077
 conf=/tmp/redis.conf
 printf 'requirepass %s\n' "$REDIS_PASSWORD" > "$conf"

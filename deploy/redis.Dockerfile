@@ -10,5 +10,6 @@ EXPOSE 6379
 # The password comes from REDIS_PASSWORD at start, through a config file
 # readable by redis only (not the command line, which `ps` shows); without
 # one the server does not start.
+COPY password-rules.sh /usr/local/lib/mlprep/password-rules.sh
 COPY redis-entrypoint.sh /usr/local/bin/redis-entrypoint.sh
 ENTRYPOINT ["/usr/local/bin/redis-entrypoint.sh"]

@@ -67,7 +67,14 @@ class RunOutcome:
     # output cap nor the candidate's code sent (an operator, the OOM killer of
     # the host, a dying engine): a platform failure, graded again.
     killed_externally: bool = False
+    # The stream ended while the sandbox still ran (``outlives_its_stream``): lost on the way, graded again.
+    stream_lost: bool = False
+    # The caller's ``stop`` was set while the job ran: the sandbox was killed and the job has no result (a Cancel).
+    cancelled: bool = False
 
+
+#: How often a running job looks at its ``stop`` event (``Sandbox.run``).
+STOP_POLL_SECONDS = 0.5
 
 #: Sees each frame of a running job as it arrives: its header and its blob (None when it has none).
 #: For a spectator of the run (the grader's live progress); what it does changes nothing in the run.
@@ -81,11 +88,14 @@ class Sandbox(ABC):
     limits: SandboxLimits
 
     @abstractmethod
-    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None, stop: threading.Event | None = None) -> RunOutcome:
         """Send ``job`` (sources included), collect the stream, destroy.
 
         ``on_frame``, if given, is called in the caller's thread with each of
         the job's frames after ``ready``, in order, while the job still runs.
+        ``stop``, if given and set while the job runs, ends it within about
+        ``STOP_POLL_SECONDS``: the sandbox is killed and the outcome is
+        ``cancelled`` (the candidate's Cancel).
         """
 
     def run_series(self, jobs: list[dict[str, Any]], on_frame: FrameWatcher | None = None) -> list[RunOutcome]:
@@ -116,6 +126,14 @@ class Sandbox(ABC):
     @abstractmethod
     def alive(self) -> bool:
         """Whether the sandbox is still running (a warm one may have died)."""
+
+    def stream_ended(self) -> bool:
+        """Whether its stream has already ended (the runner exited, or a launcher restart cut the attach).
+
+        Such a sandbox can take no job. Unlike :meth:`alive`, this asks no
+        engine: the pool calls it on every warm sandbox every few seconds.
+        """
+        return False
 
     def log_fields(self) -> dict[str, Any]:
         """What names this sandbox in log lines (its pid, its container)."""

@@ -3,7 +3,8 @@
 Each sandbox is a container of the sandbox image (``sandbox/image.py``) with
 no network, a read-only root file system, a size-capped tmpfs ``/tmp`` (the
 only writable place: the runner writes the job's sources there), uid 65534,
-every capability dropped, ``no-new-privileges``, limits on pids, memory (swap
+every capability dropped, ``no-new-privileges``, the sandboxes' seccomp
+allowlist (``seccomp.py``, the same policy bwrap installs), limits on pids, memory (swap
 included, so no swap) and CPU, no core dumps, and an init process that reaps
 orphans. stdin/stdout are attached through the engine's socket: the job goes
 in on stdin, the runner's frames come back on stdout (demultiplexed from the
@@ -24,8 +25,10 @@ import os
 import socket
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
+from sandbox import seccomp
 from sandbox.backend import Backend, SandboxLimits, SandboxStartError
 from sandbox.environment import SANDBOX_UID, sandbox_env
 from sandbox.labels import LABEL, LABEL_PROFILE, LABEL_WORKER
@@ -44,14 +47,61 @@ def _worker_id() -> str:
     return f"{socket.gethostname()}:{owner_token()}"
 
 
+# How long an exited sandbox container of another host's worker is left for its worker to read its exit state.
+EXITED_GRACE_SECONDS = 600
+
+
+def _exited_long_ago(container: Any, now: float) -> bool:
+    """Whether ``container`` stopped (exited or dead) more than EXITED_GRACE_SECONDS ago."""
+    state = container.attrs.get("State") or {}
+    if state.get("Status") not in ("exited", "dead"):
+        return False
+    finished = str(state.get("FinishedAt") or "")
+    try:
+        when = datetime.fromisoformat(finished[:26].rstrip("Z") + "+00:00").timestamp() if finished else 0.0
+    except ValueError:
+        when = 0.0
+    return when > 0 and now - when > EXITED_GRACE_SECONDS
+
+
+def sandbox_containers(client: Any) -> list[Any]:
+    """Every sandbox container, stopped ones included, each inspected on its own.
+
+    docker-py's full listing inspects every container it lists and raises
+    NotFound when one is removed in between (its own worker destroying it at
+    the end of a grading): the sweep then failed for another worker's
+    ordinary work. A container gone meanwhile is skipped.
+    """
+    import docker  # the engine's client, imported where the backend is used (as DockerBackend does)
+
+    found = []
+    for listed in client.containers.list(all=True, sparse=True, filters={"label": LABEL}):
+        try:
+            found.append(client.containers.get(listed.id))
+        except docker.errors.NotFound:
+            continue
+    return found
+
+
 def remove_stale_containers(client: Any) -> int:
-    """Remove sandbox containers whose worker (on this host) no longer runs."""
+    """Remove sandbox containers whose worker no longer runs.
+
+    A worker on this host is looked up by its owner token. One on another host
+    (a compose worker replaced by an upgrade gets a new hostname) cannot be:
+    its sandboxes stop by themselves once its attach ends (StdinOnce, see
+    DockerSandbox), and are removed here once they have been stopped for
+    EXITED_GRACE_SECONDS, whoever started them.
+    """
     removed = 0
     host = socket.gethostname()
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
+    now = time.time()
+    for container in sandbox_containers(client):
         owner = container.labels.get(LABEL_WORKER, "")
         owner_host, _, owner_process = owner.rpartition(":")
-        if owner_host != host or owner_alive(owner_process) is True:
+        if owner_host == host:
+            if owner_alive(owner_process) is True:
+                continue
+        elif not _exited_long_ago(container, now):
             continue
         # Already gone, or being removed by the engine: either way not ours to fix.
         with contextlib.suppress(Exception):
@@ -77,7 +127,10 @@ class DockerSandbox(RunnerSandbox):
             "command": [profile],
             "stdin_open": True,
             "tty": False,
-            "detach": True,
+            # Not detached: docker-py then asks for StdinOnce, so the engine closes the runner's stdin when our one
+            # attach ends (this worker exits or dies, the launcher restarts): the runner reads EOF and exits, and no
+            # sandbox outlives the worker that could use it, whatever host that worker ran on (issue 28).
+            "detach": False,
             "network_mode": "none",
             "read_only": True,
             # exec: compiled extensions (load_inline, inductor) are dlopen'ed from /tmp;
@@ -85,7 +138,7 @@ class DockerSandbox(RunnerSandbox):
             "tmpfs": {"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777", "/dev/shm": "rw,nosuid,nodev,size=64m"},
             "user": uid,
             "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
+            "security_opt": seccomp.docker_security_options(),  # our allowlist, not the engine's default (sandbox/seccomp.py)
             "pids_limit": limits.pids,
             "mem_limit": limits.memory_mb * 1024 * 1024,
             "memswap_limit": limits.memory_mb * 1024 * 1024,
@@ -166,7 +219,8 @@ class DockerSandbox(RunnerSandbox):
         return True
 
     def alive(self) -> bool:
-        if self._destroyed:
+        # A running container whose attach was cut (a launcher or engine restart) can take no job: not alive.
+        if self._destroyed or self.stream.eof.is_set():
             return False
         try:
             self.container.reload()
@@ -221,6 +275,24 @@ class DockerSandbox(RunnerSandbox):
         except Exception:  # noqa: BLE001 - the engine cannot say: blame nobody, grade what came back
             return False
 
+    def outlives_its_stream(self) -> bool:
+        # A kill through the engine also ends the stream, and the container may take a moment to stop (on a loaded
+        # host, seconds): that is a kill from outside, said as such, not a lost stream.
+        if self.killed_from_outside(None):
+            return False
+        # docker-init stops the container once the runner exits; give it a moment to, then ask the engine.
+        deadline = time.monotonic() + 3.0
+        while True:
+            try:
+                self.container.reload()
+            except Exception:  # noqa: BLE001 - gone, or the engine cannot say: not provably lost
+                return False
+            if self.container.status != "running":
+                return False
+            if time.monotonic() >= deadline:
+                return True
+            time.sleep(0.2)
+
     def kill_all(self) -> None:
         with contextlib.suppress(Exception):  # already stopped
             self.container.kill()
@@ -256,8 +328,12 @@ class DockerBackend(Backend):
             import docker
 
             self.client = docker.from_env(version="auto", timeout=120)
-            self.client.ping()
         except Exception as exc:  # no engine, no socket, no permission
+            raise SandboxStartError(f"the Docker engine is not reachable: {exc}") from exc
+        try:
+            self.client.ping()
+        except Exception as exc:
+            self.client.close()
             raise SandboxStartError(f"the Docker engine is not reachable: {exc}") from exc
         from sandbox.image import image_tag
 
@@ -265,6 +341,7 @@ class DockerBackend(Backend):
         try:
             self.client.images.get(self.image)
         except Exception as exc:
+            self.client.close()  # a backend that never started keeps no connection to the engine
             raise SandboxStartError(f"the sandbox image {self.image} is missing: run `make sandbox-image`") from exc
         self.runtime = os.environ.get("SANDBOX_DOCKER_RUNTIME") or None
         self.sweep()

@@ -42,7 +42,8 @@ def _docker() -> tuple[bool, str, dict[str, Any]]:
             client.images.get(image)
         except Exception:  # noqa: BLE001 - docker.errors.ImageNotFound or an API error: not ready either way
             return False, f"the sandbox image {image} is missing: run `make sandbox-image`", {"image": image}
-        containers = len(client.containers.list(filters={"label": "mlprep.sandbox"}))
+        # Sparse: a count needs no inspection, which fails on a container removed meanwhile.
+        containers = len(client.containers.list(sparse=True, filters={"label": "mlprep.sandbox"}))
         return True, "engine and image ready", {"image": image, "sandbox_containers": containers}
     finally:
         client.close()

@@ -193,10 +193,13 @@ def main(argv: list[str] | None = None) -> int:
         print(image_tag())
         return 0
     client = _client()
-    tag = ensure_image(client)
-    print(tag)
-    prune_old_tags(client, IMAGE_REPO, tag)
-    prune_old_tags(client, BASE_REPO, base_tag())
+    try:
+        tag = ensure_image(client)
+        print(tag)
+        prune_old_tags(client, IMAGE_REPO, tag)
+        prune_old_tags(client, BASE_REPO, base_tag())
+    finally:
+        client.close()
     warm.ensure_host_cache()
     return 0
 

@@ -28,11 +28,15 @@ import logging
 import os
 import pwd
 import select
+import signal
 import socket
 import socketserver
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import quote
+
+import h11
 
 from sandbox.labels import LABEL
 from sandbox.launcher_policy import Decision, Policy, decide, split_target
@@ -41,7 +45,9 @@ log = logging.getLogger("sandbox.launcher")
 
 MAX_HEAD_BYTES = 64 * 1024
 MAX_BODY_BYTES = 1024 * 1024  # a create body is about 2 KiB
-_HOP_HEADERS = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding"}
+# The worker's headers the engine gets (the rest are dropped; Host, Connection, Upgrade, Content-Type and
+# Content-Length are the launcher's own).
+_FORWARDED_HEADERS = {b"user-agent", b"accept"}
 
 
 class _EngineConnection(http.client.HTTPConnection):
@@ -86,62 +92,68 @@ class LauncherServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
 
 
 class _Handler(socketserver.BaseRequestHandler):
+    """One connection, one request: read it strictly (h11), ask the policy, forward what was checked, relay the answer.
+
+    Both directions go through h11, a kept HTTP/1.1 library, so nothing that
+    its parser does not accept (bare CR or LF in a header, two Content-Lengths,
+    a body past its length, a second request behind the first) ever reaches
+    the engine. The request the engine gets is written anew from the checked
+    parts: the method, the target and body as the policy read them, and only
+    the headers the Docker SDK needs. An attach switches to raw bytes only
+    once the engine has answered ``101 Switching Protocols``; any other answer
+    ends the connection, so no bytes the worker sends after the head can be
+    read by the engine as a request of their own.
+    """
+
     server: LauncherServer
     request: socket.socket
 
     def handle(self) -> None:
         self.request.settimeout(60)
+        worker = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
         try:
-            head, rest = self._read_head()
-        except (OSError, ValueError) as exc:
+            received = self._read_request(worker)
+        except h11.RemoteProtocolError as exc:
             self._answer(400, f"bad request: {exc}")
             return
-        request_line, *header_lines = head.decode("latin-1").split("\r\n")
-        parts = request_line.split(" ")
-        if len(parts) != 3:
-            self._answer(400, "bad request line")
+        except _TooLarge as exc:
+            self._refuse(exc.method, exc.target, str(exc), status=exc.status)
             return
-        method, target, _version = parts
-        headers = [tuple(line.split(":", 1)) for line in header_lines if ":" in line]
-        names = {name.strip().lower(): value.strip() for name, value in headers}
-        if "transfer-encoding" in names:
-            self._refuse(method, target, "chunked request bodies are not accepted", status=411)
+        except OSError:
             return
-        try:
-            length = int(names.get("content-length", "0") or 0)
-        except ValueError:
-            self._answer(400, "bad Content-Length")
+        if received is None:
             return
-        if not 0 <= length <= MAX_BODY_BYTES:
-            self._refuse(method, target, f"a request body of {length} bytes is more than the sandbox ever sends", status=413)
-            return
-        body = rest
-        while len(body) < length:
-            chunk = self.request.recv(length - len(body))
-            if not chunk:
-                return
-            body += chunk
-        body = body[:length]
-
+        request, body = received
+        method, target = request.method.decode("ascii"), request.target.decode("ascii")
         decision = decide(method, target, body, self.server.policy)
         if decision.allowed and decision.container is not None:
             decision = self._check_label(decision)
         if not decision.allowed:
             self._refuse(method, target, decision.reason, status=404 if decision.reason.startswith("no such") else 403)
             return
-        self._forward(method, target, [(n.strip(), v.strip()) for n, v in headers], body, decision)
+        self._forward(worker, method, request, decision)
 
-    def _read_head(self) -> tuple[bytes, bytes]:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            if len(data) > MAX_HEAD_BYTES:
-                raise ValueError("request head too large")
-            chunk = self.request.recv(65536)
-            if not chunk:
-                raise ValueError("connection closed before the request head ended")
-            data += chunk
-        head, _, rest = data.partition(b"\r\n\r\n")
-        return head, rest
+    def _read_request(self, worker: h11.Connection) -> tuple[h11.Request, bytes] | None:
+        """The request and its whole body, or None if the worker went away first."""
+        request: h11.Request | None = None
+        body = bytearray()
+        while True:
+            event = worker.next_event()
+            if event is h11.NEED_DATA:
+                worker.receive_data(self.request.recv(65536))
+            elif isinstance(event, h11.Request):
+                if event.http_version != b"1.1":  # the Docker SDK speaks HTTP/1.1 and nothing else
+                    raise h11.RemoteProtocolError(f"HTTP/{event.http_version.decode('ascii', 'replace')} is not spoken here")
+                request = event
+                _refuse_oversized(event)
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage) and request is not None:
+                return request, bytes(body)
+            elif isinstance(event, h11.ConnectionClosed):
+                return None
+            else:  # PAUSED before the end of a request cannot happen for a server; treat anything else as malformed
+                raise h11.RemoteProtocolError(f"unexpected {type(event).__name__}")
 
     def _check_label(self, decision: Decision) -> Decision:
         assert decision.container is not None
@@ -154,7 +166,9 @@ class _Handler(socketserver.BaseRequestHandler):
 
     def _refuse(self, method: str, target: str, reason: str, *, status: int) -> None:
         path, _ = split_target(target)
-        log.warning("refused %s %s: %s", method, path, reason, extra={"event": "launcher.refused", "method": method, "path": path, "reason": reason})
+        # The event is in the line itself too: operators grep plain-text logs for it (README: Deploying).
+        extra = {"event": "launcher.refused", "method": method, "path": path, "reason": reason}
+        log.warning("launcher.refused %s %s: %s", method, path, reason, extra=extra)
         self._answer(status, f"refused by the sandbox launcher: {reason}")
 
     def _answer(self, status: int, message: str) -> None:
@@ -164,7 +178,7 @@ class _Handler(socketserver.BaseRequestHandler):
         with contextlib.suppress(OSError):
             self.request.sendall(head.encode() + body)
 
-    def _forward(self, method: str, target: str, headers: list[tuple[str, str]], body: bytes, decision: Decision) -> None:
+    def _forward(self, worker: h11.Connection, method: str, request: h11.Request, decision: Decision) -> None:
         engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             engine.connect(self.server.engine)
@@ -172,27 +186,66 @@ class _Handler(socketserver.BaseRequestHandler):
             engine.close()
             self._answer(502, f"the Docker engine is not reachable: {exc}")
             return
-        kept = [(n, v) for n, v in headers if n.lower() not in _HOP_HEADERS and n.lower() != "content-length"]
+        to_engine = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+        headers: list[tuple[bytes, bytes]] = [(b"Host", b"docker")]
+        headers += [(name, value) for name, value in request.headers if name.lower() in _FORWARDED_HEADERS]
         if decision.upgrade:
-            kept += [("Connection", "Upgrade"), ("Upgrade", "tcp")]
+            headers += [(b"Connection", b"Upgrade"), (b"Upgrade", b"tcp")]
         else:
-            kept.append(("Connection", "close"))  # one checked request per connection, never a second unchecked one
-        if body or method in {"POST", "PUT"}:
-            kept.append(("Content-Length", str(len(body))))
-        head = f"{method} {target} HTTP/1.1\r\n" + "".join(f"{n}: {v}\r\n" for n, v in kept) + "\r\n"
+            headers.append((b"Connection", b"close"))  # one checked request per connection, never a second unchecked one
+        if decision.body:
+            headers += [(b"Content-Type", b"application/json"), (b"Content-Length", str(len(decision.body)).encode())]
+        elif method in {"POST", "PUT"}:
+            headers.append((b"Content-Length", b"0"))
         try:
-            engine.sendall(head.encode("latin-1") + body)
-            self._pipe(engine, both_ways=decision.upgrade)
+            out = to_engine.send(h11.Request(method=method, target=decision.target, headers=headers)) or b""
+            if decision.body:
+                out += to_engine.send(h11.Data(data=decision.body)) or b""
+            out += to_engine.send(h11.EndOfMessage()) or b""
+            engine.settimeout(None)  # a wait or an event stream lasts as long as the sandbox
+            engine.sendall(out)
+            if self._relay_answer(worker, to_engine, engine) and decision.upgrade:
+                self._pipe(engine, worker.trailing_data[0], to_engine.trailing_data[0])
+        except (OSError, h11.ProtocolError) as exc:
+            log.warning("launcher: the exchange with the engine broke off: %s", exc, extra={"event": "launcher.engine_error"})
         finally:
             with contextlib.suppress(OSError):
                 engine.close()
 
-    def _pipe(self, engine: socket.socket, *, both_ways: bool) -> None:
-        """Copy the engine's answer to the worker; for an attach, the worker's bytes to the engine too."""
+    def _relay_answer(self, worker: h11.Connection, to_engine: h11.Connection, engine: socket.socket) -> bool:
+        """Relay the engine's answer through h11 on both sides; True once the engine switched protocols (an attach)."""
+        self.request.settimeout(None)
+        while True:
+            event = to_engine.next_event()
+            if event is h11.NEED_DATA:
+                to_engine.receive_data(engine.recv(65536))
+                continue
+            if event is h11.PAUSED:  # after a 101: what follows is the attach's raw stream
+                return True
+            if isinstance(event, h11.ConnectionClosed):
+                return False
+            if isinstance(event, h11.InformationalResponse):
+                self.request.sendall(worker.send(event) or b"")  # after a 101, h11 pauses next
+                continue
+            if isinstance(event, h11.Response):
+                # One answer per connection: the worker's side closes after it.
+                kept = [(n, v) for n, v in event.headers if n.lower() != b"connection"] + [(b"connection", b"close")]
+                event = h11.Response(status_code=event.status_code, headers=kept, reason=event.reason, http_version=b"1.1")
+            assert isinstance(event, h11.Event)
+            self.request.sendall(worker.send(event) or b"")
+            if isinstance(event, h11.EndOfMessage):
+                return False
+
+    def _pipe(self, engine: socket.socket, from_worker: bytes, from_engine: bytes) -> None:
+        """After the engine switched protocols: copy the attach's bytes both ways until the engine ends it."""
         client = self.request
         client.settimeout(None)
         engine.settimeout(None)
-        sockets = [engine, client] if both_ways else [engine]
+        if from_engine:
+            client.sendall(from_engine)
+        if from_worker:
+            engine.sendall(from_worker)
+        sockets = [engine, client]
         while sockets:
             readable, _, _ = select.select(sockets, [], [], 3600)
             if not readable:
@@ -214,6 +267,22 @@ class _Handler(socketserver.BaseRequestHandler):
                     return
 
 
+class _TooLarge(Exception):
+    def __init__(self, method: str, target: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.method, self.target, self.status = method, target, status
+
+
+def _refuse_oversized(request: h11.Request) -> None:
+    """Refuse a chunked body, or one longer than a sandbox ever sends, before reading it."""
+    method, target = request.method.decode("ascii", "replace"), request.target.decode("ascii", "replace")
+    for name, value in request.headers:
+        if name == b"transfer-encoding":
+            raise _TooLarge(method, target, "chunked request bodies are not accepted", 411)
+        if name == b"content-length" and int(value) > MAX_BODY_BYTES:
+            raise _TooLarge(method, target, f"a request body of {int(value)} bytes is more than the sandbox ever sends", 413)
+
+
 def _owner_uid(owner: str) -> int:
     """The uid of a user name or numeric id."""
     return int(owner) if owner.isdigit() else pwd.getpwnam(owner).pw_uid
@@ -226,9 +295,20 @@ def serve(listen: str, engine: str, policy: Policy, owner: str | None) -> None:
     os.chmod(listen, 0o660)
     if owner:
         os.chown(listen, _owner_uid(owner), os.getgid())
-    log.info("sandbox launcher listening", extra={"event": "launcher.started", "listen": listen, "image": policy.image})
+    log.info("launcher.started: listening on %s", listen, extra={"event": "launcher.started", "listen": listen, "image": policy.image})
+
+    def stop(signum: int, _frame: object) -> None:
+        # serve_forever runs on this thread; shutdown() waits for it, so ask from another one.
+        log.info("launcher.stopped: %s", signal.Signals(signum).name, extra={"event": "launcher.stopped"})
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     with server:
         server.serve_forever()
+    # Attaches still running are daemon threads: the sandboxes they carry end with their worker's stream.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(listen)
 
 
 def main(argv: list[str] | None = None) -> int:

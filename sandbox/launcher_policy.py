@@ -29,11 +29,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, quote, unquote, urlencode
 
 from sandbox.environment import BASE_ENV, PASSTHROUGH_ENV, SANDBOX_UID
 from sandbox.labels import LABEL, LABEL_PROFILE, LABEL_WORKER
 from sandbox.runner.profiles import PROFILES
+from sandbox.seccomp import docker_security_options
 
 MIB = 1024 * 1024
 _VERSION_PREFIX = re.compile(r"^/v1\.\d+(?=/)")
@@ -46,7 +47,7 @@ class Policy:
 
     image: str
     runtimes: frozenset[str] = frozenset()  # OCI runtimes the worker may ask for (e.g. runsc); empty: the engine's default only
-    max_memory_mb: int = 16384  # the largest memory_mb a package may set (grader/package.py)
+    max_memory_mb: int = 16384  # the largest memory_mb a package may set (grader/package_load.py)
     max_pids: int = 4096
     max_cpus: float = 16.0
     max_tmpfs_mb: int = 8192
@@ -56,12 +57,19 @@ class Policy:
 
 @dataclass(frozen=True)
 class Decision:
-    """Whether a request may go to the engine; ``container`` names the one whose label must be checked first."""
+    """Whether a request may go to the engine; ``container`` names the one whose label must be checked first.
+
+    ``body`` and ``target`` are what the launcher forwards in place of what it
+    received: the checked JSON and request target written out again, so the
+    engine decodes exactly what was checked.
+    """
 
     allowed: bool
     reason: str = ""
     container: str | None = None
     upgrade: bool = False  # an attach: after the engine's answer, bytes flow both ways
+    body: bytes = b""
+    target: str = ""  # the request target as checked, written out again
 
     @staticmethod
     def refuse(reason: str) -> Decision:
@@ -116,6 +124,20 @@ def split_target(target: str) -> tuple[str, dict[str, list[str]]]:
     return _VERSION_PREFIX.sub("", unquote(path)), parse_qs(query, keep_blank_values=True)
 
 
+def checked_target(target: str) -> str:
+    """The target written out again from what :func:`split_target` read: the version prefix, the path, the query.
+
+    The launcher forwards this, never the raw target, so the engine's URL parser
+    reads the path and parameters the policy read (no ``;`` separators, stray
+    escapes or fragments that the two parsers could split differently).
+    """
+    raw_path = target.partition("?")[0]
+    prefix = _VERSION_PREFIX.match(unquote(raw_path))
+    path, query = split_target(target)
+    rebuilt = (prefix.group(0) if prefix else "") + quote(path, safe="/:@-._~")
+    return rebuilt + ("?" + urlencode(query, doseq=True) if query else "")
+
+
 def decide(method: str, target: str, body: bytes, policy: Policy) -> Decision:
     """May this request go to the engine? (The label of a named container is checked by the caller.)"""
     path, query = split_target(target)
@@ -129,13 +151,14 @@ def decide(method: str, target: str, body: bytes, policy: Policy) -> Decision:
         if body and operation not in {"create", "update"}:
             return Decision.refuse(f"{operation}: a request body is not allowed")
         groups = match.groupdict()
+        checked = b""
         try:
             if operation == "image" and groups["image"] != policy.image:
                 return Decision.refuse(f"image: only the sandbox image {policy.image} may be looked up, not {groups['image']}")
-            if operation == "create":
-                check_create(_json(body), policy)
-            if operation == "update":
-                check_update(_json(body), policy)
+            if operation in {"create", "update"}:
+                parsed = strict_json(body)
+                (check_create if operation == "create" else check_update)(parsed, policy)
+                checked = canonical_json(parsed)
             if operation == "list":
                 _require_filter(query, "label", LABEL, "list")
             if operation == "events":
@@ -143,26 +166,72 @@ def decide(method: str, target: str, body: bytes, policy: Policy) -> Decision:
                 containers = filters.get("container", [])
                 if len(containers) != 1:
                     raise Refused("events: name exactly one container (filters={'container': [id]})")
-                return Decision(True, container=containers[0])
+                return Decision(True, container=containers[0], target=checked_target(target))
         except Refused as exc:
             return Decision.refuse(str(exc))
-        return Decision(True, container=groups.get("id"), upgrade=operation == "attach")
+        return Decision(True, container=groups.get("id"), upgrade=operation == "attach", body=checked, target=checked_target(target))
     return Decision.refuse(f"{method} {path} is not an operation the sandbox needs")
 
 
-def _json(body: bytes) -> Any:
+MAX_JSON_DEPTH = 8  # a create body nests 4 deep (HostConfig.LogConfig.Config, Ulimits[i])
+
+
+def strict_json(body: bytes) -> Any:
+    """``body`` parsed as the engine would read it, refused wherever the two readers could disagree.
+
+    Python's ``json`` keeps the last of two equal keys; the engine's Go decoder
+    fills a struct field from every key that matches it, and matches keys
+    case-insensitively (``hostconfig``, ``HOSTCONFIG``, even with a Kelvin
+    sign or a long s in place of a k or an s). A body with ``HostConfig`` twice was checked on its last
+    copy and run with the first one merged in: a privileged container with
+    the host's root bound. So a key that equals another of its object once
+    case-folded is refused at every depth, as are NaN and infinities (Go
+    refuses them, Python reads them), nesting deeper than any sandbox needs,
+    and anything but UTF-8.
+    """
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, str] = {}
+        for key, _ in pairs:
+            folded = key.casefold()
+            if folded in seen:
+                raise Refused(f"the request body names {json.dumps(seen[folded])} twice (as {json.dumps(key)}): every key once")
+            seen[folded] = key
+        return dict(pairs)
+
+    def constant(name: str) -> Any:
+        raise Refused(f"the request body holds {name}, which is not JSON")
+
     try:
-        return json.loads(body or b"null")
-    except ValueError:
+        text = body.decode("utf-8") if body else "null"
+        parsed = json.loads(text, object_pairs_hook=unique, parse_constant=constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        if isinstance(exc, Refused):
+            raise
         raise Refused("the request body is not JSON") from None
+    except RecursionError:
+        raise Refused(f"the request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    if _depth(parsed) > MAX_JSON_DEPTH:
+        raise Refused(f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
+    return parsed
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def canonical_json(value: Any) -> bytes:
+    """The checked body written out again (ASCII only, one form per value): what the launcher forwards, never the raw bytes."""
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 def _filters(query: Mapping[str, list[str]]) -> dict[str, list[str]]:
     raw = query.get("filters", ["{}"])
-    try:
-        parsed = json.loads(raw[0]) if len(raw) == 1 else None
-    except ValueError:
-        parsed = None
+    parsed = strict_json(raw[0].encode("utf-8")) if len(raw) == 1 else None
     if not isinstance(parsed, dict):
         raise Refused("filters must be one JSON object")
     result: dict[str, list[str]] = {}
@@ -185,8 +254,8 @@ _CREATE_FIXED: dict[str, Any] = {
     "Hostname": None, "Domainname": None, "ExposedPorts": None, "Volumes": None, "Entrypoint": None,
     "WorkingDir": None, "NetworkingConfig": None, "MacAddress": None, "StopSignal": None, "Healthcheck": None,
     "StopTimeout": None, "Runtime": None,
-    "User": f"{SANDBOX_UID}:{SANDBOX_UID}", "Tty": False, "OpenStdin": True, "StdinOnce": False,
-    "AttachStdin": False, "AttachStdout": False, "AttachStderr": False,
+    "User": f"{SANDBOX_UID}:{SANDBOX_UID}", "Tty": False, "OpenStdin": True, "StdinOnce": True,
+    "AttachStdin": True, "AttachStdout": True, "AttachStderr": True,
 }  # fmt: skip
 _CREATE_CHECKED = {"Image", "Cmd", "Env", "Labels", "HostConfig", "NetworkDisabled"}
 
@@ -194,7 +263,7 @@ _HOST_FIXED: dict[str, Any] = {
     "NetworkMode": "none",
     "ReadonlyRootfs": True,
     "CapDrop": ["ALL"],
-    "SecurityOpt": ["no-new-privileges"],
+    "SecurityOpt": docker_security_options(),  # the sandboxes' seccomp allowlist, byte for byte
     "Init": True,
     "LogConfig": {"Type": "none", "Config": {}},
 }
@@ -258,6 +327,8 @@ def _check_host(host: Any, policy: Policy) -> None:
         raise Refused(f"create: HostConfig field(s) not allowed: {', '.join(sorted(unknown))}")
     for key, required in _HOST_FIXED.items():
         if host.get(key) != required:
+            if key == "SecurityOpt":  # the profile is 4 kB of JSON: named, not quoted
+                raise Refused("create: HostConfig.SecurityOpt must be no-new-privileges and the sandboxes' seccomp allowlist (sandbox/seccomp.py)")
             raise Refused(f"create: HostConfig.{key} must be {json.dumps(required)}, not {json.dumps(host.get(key))}")
     _check_memory(host, policy, "create: HostConfig")
     pids = _positive_int(host.get("PidsLimit"))

@@ -74,6 +74,7 @@ class PooledBackend(Backend):
 
     def _refill_loop(self) -> None:
         while not self._closed:
+            self._drop_ended()
             wanted = None
             with self._lock:
                 for profile, size in self.sizes.items():
@@ -101,6 +102,22 @@ class PooledBackend(Backend):
                     sandbox.destroy()
                     return
                 self._ready[wanted].append(sandbox)
+
+    def _drop_ended(self) -> None:
+        """Destroy warm sandboxes whose stream has ended, so the counts health reports are true and they are replaced now.
+
+        A launcher or engine restart cuts every warm sandbox's attach at once;
+        without this they sat in the pool, counted ready, until a grading took
+        each and found it dead.
+        """
+        with self._lock:
+            ended = [sandbox for queue in self._ready.values() for sandbox in queue if sandbox.stream_ended()]
+            for profile, queue in self._ready.items():
+                self._ready[profile] = deque(sandbox for sandbox in queue if sandbox not in ended)
+        for sandbox in ended:
+            self.stats["dead"] += 1
+            log.warning("warm sandbox lost its stream; replaced", extra={"event": "sandbox.lost", **sandbox.log_fields()})
+            sandbox.destroy()
 
     def start(self, profile: str, limits: SandboxLimits) -> Sandbox:
         if profile in self.sizes:
@@ -156,5 +173,10 @@ class PooledBackend(Backend):
                 while queue:
                     with contextlib.suppress(Exception):
                         queue.popleft().destroy()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread() and self._pid == os.getpid():
+            # Let it finish what it was doing (destroying sandboxes whose stream ended; a start it was waiting on
+            # was destroyed above) before the backend under it closes: its engine connections would outlive the client.
+            thread.join(30.0)
         self.inner.close()
 

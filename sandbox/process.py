@@ -116,7 +116,7 @@ class ProcessSandbox(RunnerSandbox):
         return {"sandbox_pid": self.proc.pid if self.proc else None}
 
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None and not self._destroyed
+        return self.proc is not None and self.proc.poll() is None and not self._destroyed and not self.stream.eof.is_set()
 
     def send_job(self, line: bytes, *, more: bool = False) -> None:
         assert self.proc is not None and self.proc.stdin is not None

@@ -27,8 +27,9 @@ from abc import abstractmethod
 from typing import Any
 
 from sandbox import cpus
-from sandbox.backend import FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
+from sandbox.backend import STOP_POLL_SECONDS, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError
 from sandbox.errors import SandboxNotReady
+from sandbox.runner.wire import EXIT_NO_JOB
 from sandbox.stream import StreamBuffer
 from sandbox.teardown import destroy_soon
 
@@ -89,6 +90,19 @@ class RunnerSandbox(Sandbox):
         """For a run that ended without "done", not by our kill nor the memory limit: whether something outside killed it."""
         return False
 
+    def stream_ended(self) -> bool:
+        return self.stream.eof.is_set()
+
+    def outlives_its_stream(self) -> bool:
+        """After the stream ended without "done": whether the sandbox still runs, so the stream was lost, not ended.
+
+        The runner's output is its stream: when the runner dies, the sandbox
+        stops with it. A sandbox still running after its stream ended lost the
+        stream on the way (a launcher or engine restart cut an attach): the
+        platform's failure, which the candidate's code cannot cause.
+        """
+        return False
+
     def job_limits(self) -> dict[str, Any]:
         """Limits the runner must enforce itself because the backend cannot."""
         return {}
@@ -131,10 +145,12 @@ class RunnerSandbox(Sandbox):
         log.info("sandbox ready", extra={"event": "sandbox.ready", "profile": self.profile, **self.log_fields()})
         return header
 
-    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
-        return self.run_series([job], on_frame)[0]
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None, stop: threading.Event | None = None) -> RunOutcome:
+        return self.run_series([job], on_frame, stop)[0]
 
-    def run_series(self, jobs: list[dict[str, Any]], on_frame: FrameWatcher | None = None) -> list[RunOutcome]:
+    def run_series(
+        self, jobs: list[dict[str, Any]], on_frame: FrameWatcher | None = None, stop: threading.Event | None = None
+    ) -> list[RunOutcome]:
         """Run ``jobs`` one after another in this sandbox, then destroy it; one outcome per job that ran.
 
         For trusted code only (see :meth:`Sandbox.run_series`). Each job has
@@ -163,7 +179,7 @@ class RunnerSandbox(Sandbox):
                     # another line instead of ending after this job's "done".
                     "another_follows": more,
                 }
-                outcome, end = self._run_one(line, position + 1, more=more, on_frame=on_frame)
+                outcome, end = self._run_one(line, position + 1, more=more, on_frame=on_frame, stop=stop)
                 head = b"" if position == 0 else bytes(self.stream.buffer[:ready_end])
                 stream = head + bytes(self.stream.buffer[start:end])
                 outcomes.append(dataclasses.replace(outcome, stream=stream))
@@ -196,7 +212,9 @@ class RunnerSandbox(Sandbox):
         cores.release()
         return cpus.lease(self.limits.cpus), 1
 
-    def _run_one(self, job: dict[str, Any], count: int, *, more: bool, on_frame: FrameWatcher | None = None) -> tuple[RunOutcome, int | None]:
+    def _run_one(
+        self, job: dict[str, Any], count: int, *, more: bool, on_frame: FrameWatcher | None = None, stop: threading.Event | None = None
+    ) -> tuple[RunOutcome, int | None]:
         """Send one job, the ``count``-th in this sandbox, and wait for its ``done``.
 
         Returns its outcome (the stream left empty) and where its frames end in
@@ -211,25 +229,33 @@ class RunnerSandbox(Sandbox):
             pass  # the runner died; the stream tells what it managed to say
         # The "done" frame, not the exit, ends a run: tearing down the
         # namespaces or the container costs time nobody needs to wait for.
-        if on_frame is None:
+        if on_frame is None and stop is None:
             done = self.stream.wait_for_done(self.limits.wall_seconds, count)
         else:
-            done = self._watch(on_frame, seen, t0 + self.limits.wall_seconds, count)
-        timed_out = not done and not self.stream.eof.is_set()
-        if timed_out or self.stream.overflow:
+            done = self._watch(on_frame, seen, t0 + self.limits.wall_seconds, count, stop)
+        cancelled = not done and stop is not None and stop.is_set()
+        timed_out = not done and not cancelled and not self.stream.eof.is_set()
+        stream_lost = not done and not timed_out and not cancelled and not self.stream.overflow and self.outlives_its_stream()
+        if timed_out or cancelled or self.stream.overflow or stream_lost:
             self.kill()
         exit_code = None
         if not done:
             exit_code = self.wait_stopped()
             self.pump.join(5.0)
+            # A runner that found its stdin closed before the job came never ran it: the stream was cut on the way.
+            stream_lost = stream_lost or (not timed_out and not cancelled and exit_code == EXIT_NO_JOB)
         run_ms = int((time.monotonic() - t0) * 1000)
         oom_killed = self.oom_killed(done)
-        killed_externally = not done and not oom_killed and not self._killed_by_us and self.killed_from_outside(exit_code)
+        killed_externally = stream_lost or (
+            not done and not cancelled and not oom_killed and not self._killed_by_us and self.killed_from_outside(exit_code)
+        )
         log.info(
             "sandbox run finished",
             extra={
                 "event": "sandbox.finished", "profile": self.profile, **self.log_fields(), "done": done, "exit_code": exit_code,
-                "timed_out": timed_out, "oom_killed": oom_killed, "killed_externally": killed_externally, "run_ms": run_ms,
+                "timed_out": timed_out, "oom_killed": oom_killed, "killed_externally": killed_externally, "stream_lost": stream_lost,
+                "cancelled": cancelled,
+                "run_ms": run_ms,
                 "job_in_sandbox": count,
             },
         )  # fmt: skip
@@ -242,10 +268,12 @@ class RunnerSandbox(Sandbox):
             stderr_tail=self.stderr_text(),
             run_ms=run_ms,
             killed_externally=killed_externally,
+            stream_lost=stream_lost,
+            cancelled=cancelled,
         )
         return outcome, self.stream.end_of("done", count) if done else None
 
-    def _watch(self, on_frame: FrameWatcher, seen: int, deadline: float, count: int) -> bool:
+    def _watch(self, on_frame: FrameWatcher | None, seen: int, deadline: float, count: int, stop: threading.Event | None = None) -> bool:
         """Wait for the ``count``-th ``done`` as ``wait_for_done`` does, giving ``on_frame`` each whole frame on the way.
 
         The watcher runs here, in the caller's thread, between frames: the
@@ -254,25 +282,35 @@ class RunnerSandbox(Sandbox):
         a spectator (live progress), the run and its outcome do not depend on it.
         (An exception a signal raises while the watcher runs, such as Celery's
         soft time limit, is dropped with it; the run then ends by its own wall
-        clock, which is shorter than the task's limits.)
+        clock, which is shorter than the task's limits.) With ``stop``, the
+        wait looks at it every ``STOP_POLL_SECONDS`` and ends (False) once it
+        is set.
         """
         watcher: FrameWatcher | None = on_frame
         while True:
+            now = time.monotonic()
+            until = deadline if stop is None else min(deadline, now + STOP_POLL_SECONDS)
             if watcher is None:
-                return self.stream.wait_for_done(max(deadline - time.monotonic(), 0.0), count)
-            frames = self.stream.frames_after(seen, max(deadline - time.monotonic(), 0.0))
-            seen += len(frames)
-            for header, blob in frames:
-                if header is None:
-                    watcher = None  # not JSON: the grader's decoding stops there too
-                    break
-                try:
-                    watcher(header, blob)
-                except Exception:
-                    log.exception("a frame watcher failed; the run goes on without it", extra={"event": "sandbox.watcher_failed"})
-                    watcher = None
-                    break
-            if self.stream.end_of("done", count) is not None:
-                return True
-            if not frames:
+                if self.stream.wait_for_done(max(until - now, 0.0), count):
+                    return True
+            else:
+                frames = self.stream.frames_after(seen, max(until - now, 0.0))
+                seen += len(frames)
+                for header, blob in frames:
+                    if header is None:
+                        watcher = None  # not JSON: the grader's decoding stops there too
+                        break
+                    try:
+                        watcher(header, blob)
+                    except Exception:
+                        log.exception("a frame watcher failed; the run goes on without it", extra={"event": "sandbox.watcher_failed"})
+                        watcher = None
+                        break
+                if self.stream.end_of("done", count) is not None:
+                    return True
+            if stop is not None and stop.is_set():
+                return False  # cancelled
+            if watcher is not None and frames:
+                continue
+            if self.stream.eof.is_set() or time.monotonic() >= deadline:
                 return False  # EOF or the wall clock, before "done"

@@ -13,5 +13,6 @@ mkdir -p "$wheels"
 echo "async-timeout>=4.0.3" > "$wheels/extra.txt"
 .venv/bin/python -m pip download --quiet --disable-pip-version-check -r "$wheels/extra.txt" -d "$wheels"
 cp requirements.txt "$wheels/requirements.txt"
+# The images are tagged MLPREP_TAG (default latest; .env may set it): a test stack builds its own tag.
 # The secrets are interpolated into every service even for a build; none is baked into an image.
 SECRET_KEY=build-only POSTGRES_PASSWORD=build-only REDIS_PASSWORD=build-only docker-compose build

@@ -4,6 +4,9 @@ Runs docker-compose on a throwaway project (its own name, volumes, a fresh
 .env made by scripts/compose-env.sh's rules, a free port), then checks, in
 order, and prints one line per step with its time:
 
+0. the images: no setuid or setgid program in the app image; the Postgres
+   and Redis images refuse to start with a default, short or missing
+   password (deploy/password-rules.sh), before a volume could keep it;
 1. every service healthy; the worker runs as a non-root user and has no
    Docker socket; the launcher refuses what a compromised worker would try
    (a privileged container) from inside the worker container;
@@ -12,9 +15,15 @@ order, and prints one line per step with its time:
    made through the API, is graded accepted;
 3. the worker is scaled to two replicas, both answer;
 4. a burst of submissions is queued, Redis is restarted while they wait,
-   and every one ends graded, each exactly once (attempts == 1), none lost.
+   and every one ends graded, each exactly once (attempts == 1), none lost;
+5. an upgrade as the README does it (the app's services recreated, the
+   launcher among them) with a burst in flight: every one ends accepted,
+   none charged to the candidate as a fault.
 
-Finally the project is taken down with its volumes (``--keep`` leaves it up).
+Finally the project is taken down with its volumes (``--keep`` leaves it up;
+a 20 s stop timeout: the workers' long grace is for upgrades, not for this),
+and no sandbox container of its workers may be left running: they stop with
+their worker's attach (StdinOnce), and the check removes what is left.
 Exit status 0 only if every step passed. Needs the images of
 ``scripts/build-app-image.sh`` and ``make sandbox-image``; takes a few minutes.
 """
@@ -29,6 +38,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -103,7 +113,10 @@ def wait_graded(stack: Stack, token: str, urls: list[str], timeout: float) -> li
     def all_done() -> bool:
         for url in urls:
             if url not in done:
-                body = stack.api("GET", url, token)
+                try:
+                    body = stack.api("GET", url, token)
+                except (urllib.error.URLError, OSError):
+                    return False  # web is being recreated (an upgrade): ask again
                 if body.get("done"):
                     done[url] = body
         return len(done) == len(urls)
@@ -124,7 +137,7 @@ def write_env(folder: Path, port: int) -> Path:
         key = line.split("=", 1)[0]
         value = {
             "SECRET_KEY": secrets.token_hex(32), "POSTGRES_PASSWORD": secrets.token_hex(24), "REDIS_PASSWORD": secrets.token_hex(24),
-            "WEB_PORT": str(port), "SANDBOX_POOL": "python=1",
+            "WEB_PORT": str(port), "SANDBOX_POOL": "python=1", "MLPREP_TAG": TAG,
         }.get(key)  # fmt: skip
         lines.append(f"{key}={value}" if value is not None and not line.startswith("#") else line)
     env.write_text("\n".join(lines) + "\n")
@@ -142,6 +155,34 @@ def step(name: str) -> Any:
         return run
 
     return wrap
+
+
+# The images scripts/build-app-image.sh built, under the tag the stack runs (docker-compose.yml's MLPREP_TAG).
+TAG = os.environ.get("MLPREP_TAG") or "latest"
+APP_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE = (f"mlprep-{name}:{TAG}" for name in ("app", "postgres", "redis"))
+
+
+def docker_run(
+    image: str, *command: str, env: dict[str, str] | None = None, entrypoint: str | None = None, user: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A throwaway container of ``image`` (no network, removed after), as ``docker run`` gives it."""
+    args = ["docker", "run", "--rm", "--network", "none", *([f"--user={user}"] if user else [])]
+    args += [f"--env={key}={value}" for key, value in (env or {}).items()]
+    args += [f"--entrypoint={entrypoint}"] if entrypoint else []
+    return subprocess.run([*args, image, *command], capture_output=True, text=True, timeout=120)
+
+
+@step("images: no setuid program in the app image; Postgres and Redis refuse weak passwords on first start")
+def images_hardened() -> None:
+    # As root: the image's own user may not list every folder (/etc/ssl/private), and find then fails.
+    found = docker_run(APP_IMAGE, "/", "-xdev", "-type", "f", "-perm", "/6000", entrypoint="find", user="0")
+    if found.returncode != 0 or found.stdout.strip():
+        raise CheckFailed(f"setuid/setgid programs in {APP_IMAGE}: {found.stdout.split()[:10]} {found.stderr[-300:]}")
+    for image, name in ((POSTGRES_IMAGE, "POSTGRES_PASSWORD"), (REDIS_IMAGE, "REDIS_PASSWORD")):
+        for weak, says in (("mlprep", "a default password"), ("short1", "too weak"), ("", "not set")):
+            started = docker_run(image, env={name: weak} if weak else None)
+            if started.returncode == 0 or f"refusing to start: {name} is {says}" not in started.stderr:
+                raise CheckFailed(f"{image} with {name}={weak!r}: exit {started.returncode}, {started.stderr[-300:]!r}")
 
 
 @step("stack up, every service healthy")
@@ -210,12 +251,7 @@ def scale_workers(stack: Stack) -> None:
 
 @step(f"{BURST} submissions queued, Redis restarted mid-queue, each graded exactly once")
 def restart_redis_mid_queue(stack: Stack, tokens: list[str]) -> None:
-    code = reference_code()
-    sent = []
-    for i in range(BURST):
-        token = tokens[i % len(tokens)]
-        created = stack.api("POST", f"/api/v1/challenges/{CHALLENGE}/submissions/", token, {"kind": "submit", "code": code})
-        sent.append((token, created["url"], created["id"]))
+    sent = queue_burst(stack, tokens)
     waiting = sum(1 for token, url, _ in sent if not stack.api("GET", url, token).get("done"))
     if waiting == 0:
         raise CheckFailed("every submission was graded before Redis restarted: nothing was mid-queue")
@@ -232,6 +268,92 @@ def restart_redis_mid_queue(stack: Stack, tokens: list[str]) -> None:
         raise CheckFailed(f"grading attempts per submission after the restart: {counts} (each must be graded exactly once)")
 
 
+class Outage:
+    """While in its block, asks /healthz twice a second; ``longest``: the longest run of seconds web did not answer."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.longest = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        down_since: float | None = None
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self.stack.healthy():
+                down_since = None
+            else:
+                down_since = now if down_since is None else down_since
+                self.longest = max(self.longest, now - down_since)
+            self._stop.wait(0.5)
+
+    def __enter__(self) -> Outage:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def worker_ids() -> set[str]:
+    """The container ids (12 characters: a container's hostname) of every worker of the project, running or not."""
+    out = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"label=com.docker.compose.project={PROJECT}", "--filter", "label=com.docker.compose.service=worker"],
+        capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    return {line[:12] for line in out.split()}
+
+
+def queue_burst(stack: Stack, tokens: list[str]) -> list[tuple[str, str, int]]:
+    sent = []
+    for i in range(BURST):
+        token = tokens[i % len(tokens)]
+        created = stack.api("POST", f"/api/v1/challenges/{CHALLENGE}/submissions/", token, {"kind": "submit", "code": reference_code()})
+        sent.append((token, created["url"], created["id"]))
+    return sent
+
+
+@step(f"an upgrade (web, worker, beat and launcher recreated) with {BURST} submissions in flight: all accepted")
+def upgrade_mid_queue(stack: Stack, tokens: list[str], workers: set[str]) -> None:
+    workers |= worker_ids()
+    sent = queue_burst(stack, tokens)
+    # What README's `docker-compose up -d` does after a new image: recreates the application's services. Workers
+    # finish what they hold (warm shutdown); what waits in Redis goes to the new ones; a grading cut by the
+    # launcher's restart is a platform fault, graded again.
+    outage = Outage(stack)
+    with outage:
+        stack.compose("up", "-d", "--force-recreate", "--no-deps", "--scale", "worker=2", "launcher", "worker", "web", "beat")
+        wait_for("web to answer again", stack.healthy, 600, every=1)
+    print(f"     web did not answer for {outage.longest:.0f} s while it was recreated", flush=True)
+    results = [wait_graded(stack, token, [url], 900)[0] for token, url, _ in sent]
+    workers |= worker_ids()
+    wrong = [(r["verdict"], r.get("message", "")[:200]) for r in results if r["verdict"] != "accepted"]
+    if wrong:
+        raise CheckFailed(f"{len(wrong)} of {BURST} submissions in flight through the upgrade were not accepted: {wrong}")
+
+
+def no_sandbox_left(workers: set[str]) -> int:
+    """After `down`: wait for the sandboxes of the project's workers to stop, remove them; how many were still running."""
+
+    def ours(state: str | None = None) -> list[str]:
+        args = ["docker", "ps", "-a", "--filter", "label=mlprep.sandbox", "--format", '{{.ID}} {{.State}} {{.Label "mlprep.worker"}}']
+        rows = [line.split() for line in subprocess.run(args, capture_output=True, text=True, check=False).stdout.splitlines()]
+        return [row[0] for row in rows if len(row) == 3 and row[2].split(":")[0] in workers and (state is None or row[1] == state)]
+
+    # A sandbox whose worker went mid-job (down's 20 s stop timeout) finishes that job, bounded by its package's
+    # wall clock, then reads the end of its stdin and exits; an idle one exits at once.
+    deadline = time.monotonic() + 300
+    while ours("running") and time.monotonic() < deadline:
+        time.sleep(2)
+    running = len(ours("running"))
+    leftovers = ours()
+    if leftovers:
+        subprocess.run(["docker", "rm", "-f", *leftovers], capture_output=True, check=False)
+    return running
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="leave the stack up at the end")
@@ -240,20 +362,30 @@ def main() -> int:
     port = free_port()
     stack = Stack(write_env(folder, port), port)
     started = time.monotonic()
+    workers: set[str] = set()
     try:
-        stack.compose("down", "-v", "--remove-orphans", check=False)
+        stack.compose("down", "-v", "--remove-orphans", "-t", "20", check=False)
+        images_hardened()
         bring_up(stack)
         worker_confined(stack)
         _, tokens = first_grading(stack)
         scale_workers(stack)
         restart_redis_mid_queue(stack, tokens)
+        upgrade_mid_queue(stack, tokens, workers)
     except CheckFailed as exc:
         print(f"FAIL {exc}", file=sys.stderr)
         print(stack.compose("logs", "--no-color", "--tail", "40", check=False).stdout[-6000:], file=sys.stderr)
         return 1
     finally:
         if not args.keep:
-            stack.compose("down", "-v", "--remove-orphans", check=False)
+            workers |= worker_ids()
+            stack.compose("down", "-v", "--remove-orphans", "-t", "20", check=False)
+            still_running = no_sandbox_left(workers)
+    if not args.keep:
+        if still_running:
+            print(f"FAIL {still_running} sandbox container(s) of the stack's workers still ran 300 s after `down`", file=sys.stderr)
+            return 1
+        print("ok   no sandbox container left after `down`", flush=True)
     print(f"compose-check passed in {time.monotonic() - started:.0f} s (port {port}, project {PROJECT})")
     return 0
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import io
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,21 +166,30 @@ def _load_npy(blob: bytes) -> Any:
     the bytes that follow it.
     """
     buf = io.BytesIO(blob)
-    version = np.lib.format.read_magic(buf)
-    if version == (1, 0):
-        shape, _, dtype = np.lib.format.read_array_header_1_0(buf)
-    elif version == (2, 0):
-        shape, _, dtype = np.lib.format.read_array_header_2_0(buf)
-    else:
-        raise ValueError(f".npy format version {version[0]}.{version[1]} is not one np.save writes here")
-    if dtype.hasobject:
-        raise ValueError("object arrays are not observations")
-    declared = math.prod(shape) * dtype.itemsize
-    held = len(blob) - buf.tell()
-    if declared != held:
-        raise ValueError(f"its header declares {declared} bytes of data, the blob holds {held}")
-    buf.seek(0)
-    return np.load(buf, allow_pickle=False)
+    # numpy parses the header with ast.literal_eval, which CPython 3.11 does not make safe across threads
+    # ("SystemError: AST constructor recursion depth mismatch" when validation's two lanes decode at once).
+    with AST_LOCK:
+        version = np.lib.format.read_magic(buf)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(buf)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(buf)
+        else:
+            raise ValueError(f".npy format version {version[0]}.{version[1]} is not one np.save writes here")
+        if dtype.hasobject:
+            raise ValueError("object arrays are not observations")
+        declared = math.prod(shape) * dtype.itemsize
+        held = len(blob) - buf.tell()
+        if declared != held:
+            raise ValueError(f"its header declares {declared} bytes of data, the blob holds {held}")
+        buf.seek(0)
+        return np.load(buf, allow_pickle=False)
+
+
+# CPython 3.11 keeps the AST constructor's recursion depth per interpreter, not per thread: two threads that
+# parse at once can fail with "SystemError: AST constructor recursion depth mismatch". Every ast.parse and
+# literal_eval of the worker's threads (validation grades on two) holds this lock.
+AST_LOCK = threading.Lock()
 
 
 def _decode_array(v: dict[str, Any], blobs: list[bytes]) -> TaggedArray:

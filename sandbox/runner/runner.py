@@ -3,7 +3,8 @@
 Place in the flow: a sandbox backend starts ``python runner.py PROFILE`` in a
 fresh sandbox; the runner pre-imports the profile's heavy modules, writes a
 ``ready`` frame, then reads a job (one JSON line on stdin), runs
-each probe in a child process forked from itself, and streams frames (see
+each probe in a child process forked from itself (what the child does is
+``child.py``; this file is the supervisor), and streams frames (see
 ``wire.py``) on its stdout: one ``probe`` frame per probe (plus ``array``
 frames, the observation encoded by ``codec.py``), or one ``syntax_error``
 frame, then ``done``. A job marked ``another_follows`` (only the trusted
@@ -40,17 +41,12 @@ import contextlib
 import ctypes
 import io
 import json
-import linecache
 import os
-import resource
 import selectors
 import shutil
 import signal
 import sys
-import tempfile
 import time
-import traceback
-import types
 import warnings
 from typing import Any
 
@@ -58,8 +54,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import codec  # noqa: E402  (after the path fix: this file runs as a script)
-import given_modules  # noqa: E402  (after the path fix: this file runs as a script)
+import child  # noqa: E402  (after the path fix: this file runs as a script)
+import host_load  # noqa: E402
 import torch_headers  # noqa: E402
 import wire  # noqa: E402
 from profiles import PRELOADS, PROFILES  # noqa: E402
@@ -74,7 +70,17 @@ KEEP_OUTPUT_BYTES = 8 * 1024
 # it, or a MemoryError or abort it caused, lands on whichever process asked
 # for the page): it runs again alone, and that run is its result.
 DOUBTFUL_BESIDE_OTHERS = frozenset({"memory", "killed", "crashed"})
-SEED = 0
+# A probe whose cores other processes took while it ran gets that time back at its deadline (host_load.py), until
+# its wall clock reaches LOAD_STRETCH times its limit. Given back only in steps of at least LOAD_STEP of the limit,
+# so the /proc reads happen a few times per probe at most. A probe stopped by that backstop before it had its limit
+# of its own time (the host left it less than a fifth of its cores) is reported "overloaded": the platform's
+# failure, graded again, never a time limit.
+LOAD_STRETCH = host_load.LOAD_STRETCH
+LOAD_STEP = host_load.LOAD_STEP
+# Once a probe has run out of its time, the probes after it share one more of that probe's limit (issue 29): code
+# that never ends costs about two probe limits instead of every probe's, and code slow on one input still gets its
+# other probes run. A probe not started before that time is spent, or cut short by its end, is "stopped".
+MIN_STOPPED_START = 0.05
 
 
 def _make_undumpable() -> None:
@@ -117,159 +123,6 @@ def _other_processes() -> list[int]:
     return [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and int(entry) not in mine]
 
 
-# ---------------------------------------------------------------- child side
-
-
-def _child_setup(result_fd: int, output_fd: int, limits: dict[str, Any], workdir: str) -> None:
-    os.setpgid(0, 0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(output_fd, 1)
-    os.dup2(output_fd, 2)
-    keep = sorted({0, 1, 2, result_fd})
-    for low, high in zip(keep, [*keep[1:], 65536], strict=True):
-        os.closerange(low + 1, high)
-    cpu = int(limits.get("cpu_seconds", 10))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    fsize = int(limits.get("file_bytes", 64 * 1024 * 1024))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    if limits.get("address_space_bytes"):
-        space = int(limits["address_space_bytes"])
-        resource.setrlimit(resource.RLIMIT_AS, (space, space))
-    os.makedirs(workdir, exist_ok=True)
-    os.chdir(workdir)
-    os.environ["TMPDIR"] = workdir
-    # The profile's imports (tensorflow among them) already asked tempfile for its
-    # folder in the parent, which fixed it to /tmp: without this, TMPDIR above
-    # would not move a probe's temporary files into its own folder.
-    tempfile.tempdir = workdir
-    sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), write_through=True, errors="replace")
-    sys.stderr = sys.stdout
-
-
-def _seed_everything() -> None:
-    import random
-
-    random.seed(SEED)
-    np = sys.modules.get("numpy")
-    if np is not None:
-        np.random.seed(SEED)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(SEED)
-    tf = sys.modules.get("tensorflow")
-    if tf is not None:
-        tf.random.set_seed(SEED)
-
-
-def _import_source(name: str, path: str, source: str) -> types.ModuleType:
-    """Import ``source`` as module ``name`` from memory, as if it were the file ``path``.
-
-    The sources come from the job held in the parent's memory, not from the
-    files in /tmp/work/job: a probe's code could rewrite those files for the next
-    probe. The files exist only for ``inspect`` and tracebacks, and linecache
-    is primed so tracebacks show the submitted lines even if they were changed.
-    """
-    module = types.ModuleType(name)
-    module.__file__ = path
-    linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
-    sys.modules[name] = module
-    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - this is the sandbox
-    return module
-
-
-def _visible_traceback(exc: BaseException, solution_path: str, show_probe: bool, given_dir: str = "") -> str:
-    """The traceback limited to frames of the candidate's file, of the given modules (the candidate reads them) and of public probes."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    given_prefix = f"{given_dir}/" if given_dir else None
-
-    def shown(filename: str) -> bool:
-        if filename == solution_path or (show_probe and filename.endswith("probes.py")):
-            return True
-        return given_prefix is not None and filename.startswith(given_prefix)
-
-    lines = traceback.format_list([f for f in frames if shown(f.filename)])
-    lines += traceback.format_exception_only(type(exc), exc)
-    text = "".join(lines).replace(solution_path, "solution.py")
-    if given_prefix is not None:
-        text = text.replace(given_prefix, "given/")
-    return text[-4000:]
-
-
-def _child_run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
-    out = os.fdopen(result_fd, "wb")
-    solution_path = job["solution"]
-    try:
-        _seed_everything()
-        if job["sources"].get("given"):
-            # The package's given/*.py, importable as given.<name> by the solution, probe_common and the probes.
-            given_modules.install(job["sources"]["given"], job["given_dir"])
-        solution = _import_source("solution", solution_path, job["sources"]["solution"])
-        import probekit
-
-        probekit.REGISTRY.clear()
-        if "common" in job["sources"]:
-            # The package's probes/common.py: what both probe files share, imported by them as probe_common.
-            _import_source("probe_common", job["common"], job["sources"]["common"])
-        _import_source("probes", job["probes"], job["sources"]["probes"])
-        fn = probekit.REGISTRY.get(name)
-        if fn is None:
-            raise LookupError(f"probe {name!r} is not registered")
-        value = fn(solution)
-        blobs: list[bytes] = []
-        tree = codec.encode_observation(value, blobs)
-        size = sum(len(b) for b in blobs) + len(json.dumps(tree))
-        if size > int(job["limits"]["observation_bytes"]):
-            # Refuse here, before the bytes cross a pipe and double in memory.
-            wire.write_frame(out, {"type": "too_large", "bytes": size})
-            return
-    except MemoryError:
-        wire.write_frame(out, {"type": "memory"})
-        return
-    except codec.ObservationError as exc:
-        wire.write_frame(out, {"type": "bad_observation", "message": str(exc)[:2000]})
-        return
-    except BaseException as exc:  # noqa: BLE001 - SystemExit included: any escape is the observation
-        wire.write_frame(
-            out,
-            {
-                "type": "exception",
-                "exc_type": type(exc).__name__,
-                "message": str(exc)[:2000],
-                "traceback": _visible_traceback(exc, solution_path, bool(job.get("public")), job.get("given_dir", "")),
-            },
-        )
-        return
-    wire.write_frame(out, {"type": "observation", "tree": tree, "arrays": len(blobs)})
-    for blob in blobs:
-        wire.write_frame(out, {"type": "array"}, blob)
-
-
-def _child_syntax_check(job: dict[str, Any], result_fd: int) -> None:
-    out = os.fdopen(result_fd, "wb")
-    path = job["solution"]
-    source = job["sources"]["solution"]
-    try:
-        compile(source, path, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        wire.write_frame(
-            out,
-            {
-                "type": "syntax_error",
-                "message": str(exc.msg)[:500],
-                "line": exc.lineno,
-                "offset": exc.offset,
-                "text": (exc.text or "")[:500],
-            },
-        )
-        return
-    except (ValueError, MemoryError, RecursionError) as exc:
-        wire.write_frame(out, {"type": "syntax_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
-        return
-    wire.write_frame(out, {"type": "ok"})
-
-
 # ---------------------------------------------------------------- parent side
 
 
@@ -284,6 +137,7 @@ class ChildRun:
         self.wait_status = 0
         self.duration = 0.0
         self.ooms_before = 0  # the sandbox's OOM kills when the child started (_oom_kills)
+        self.capped = False  # given less than its own limit: the time the probes after a time-out share was ending
 
 
 class Child:
@@ -312,7 +166,7 @@ class Child:
                 if cpu is not None:
                     with contextlib.suppress(OSError, ValueError):
                         os.sched_setaffinity(0, {cpu})
-                _child_setup(w_res, w_out, limits, workdir)
+                child.setup(w_res, w_out, limits, workdir)
                 target(w_res)
             except BaseException:  # noqa: BLE001 - the child must never return into the parent's code
                 code = 70
@@ -339,8 +193,10 @@ class Child:
             self.pidfd = os.pidfd_open(pid)
             sel.register(self.pidfd, selectors.EVENT_READ, (self, "exit"))
         self.exited = False
+        self.timeout = timeout
         self.deadline = self.started + timeout
         self.company = False  # another child ran at some moment of this one's run
+        self.cores = host_load.CoreShare(pid, {cpu} if cpu is not None else _affinity())
 
     @property
     def poll_seconds(self) -> float:
@@ -384,9 +240,34 @@ class Child:
             return True
         if now >= self.deadline:
             if not self.exited:
-                self.run.status = "timeout"
+                if self._give_back_the_hosts_share(now):
+                    return False
+                # Its own time is the wall clock less what others took: a probe that got its limit of it ran out of
+                # its own time; one stopped by the backstop before it did was starved by the host (not a verdict).
+                # Unless the sandbox's own processes burned the limit's CPU on its cores meanwhile: a fork bomb or a
+                # pool of busy threads waits mostly for itself, and on a loaded host "others" then looks large, but
+                # what it was given, it spent: that is the candidate's time, never a load fault retried forever.
+                own = (now - self.started) - self.cores.taken_by_others()
+                spent = max(own, self.cores.sandbox_used())
+                self.run.status = "timeout" if spent >= (1 - 2 * LOAD_STEP) * self.timeout else "overloaded"
             return True
         return False
+
+    def _give_back_the_hosts_share(self, now: float) -> bool:
+        """At the deadline: move it by the time other processes took on this child's cores since it started, if any.
+
+        The limit is the candidate's time, not the host's: a probe slowed by
+        other sandboxes or jobs on its cores ends when its own time is up,
+        with a wall-clock backstop at LOAD_STRETCH times the limit.
+        """
+        backstop = self.started + LOAD_STRETCH * self.timeout
+        if self.deadline >= backstop:
+            return False
+        owed = self.cores.not_yet_given_back()
+        if owed <= 0 or owed < LOAD_STEP * self.timeout:
+            return False
+        self.deadline = min(backstop, max(now, self.deadline) + owed)
+        return True
 
     def close(self) -> None:
         """Stop watching; kill and reap the child if it is still running."""
@@ -441,7 +322,7 @@ class ChildTask:
         self.key, self.target, self.limits, self.timeout, self.workdir = key, target, limits, timeout, workdir
 
 
-def _run_children(tasks: list[ChildTask], cpus: list[int], on_done: Any) -> None:
+def _run_children(tasks: list[ChildTask], cpus: list[int], on_done: Any, admit: Any = None) -> None:
     """Run ``tasks`` in forked children, as many at once as ``cpus`` has cores (one at a time with none or one).
 
     Each child side by side runs on a core of its own; ``on_done(task,
@@ -451,7 +332,10 @@ def _run_children(tasks: list[ChildTask], cpus: list[int], on_done: Any) -> None
     always was; side by side, a child's own process group is, and the
     sandbox is swept whenever no child runs. A process that escaped its
     group ends the side-by-side run: the children running finish, the
-    sandbox is swept, and the rest run one at a time.
+    sandbox is swept, and the rest run one at a time. ``admit(task)``, when
+    given, is asked as each task is about to start: the time to give it (at
+    most its own), or None not to start it (``on_done`` then gets a run whose
+    status is "stopped").
     """
     pending = list(tasks)
     running: dict[Child, tuple[ChildTask, int]] = {}
@@ -463,8 +347,15 @@ def _run_children(tasks: list[ChildTask], cpus: list[int], on_done: Any) -> None
         while pending or running:
             while pending and free and (side_by_side or not running):
                 task = pending.pop(0)
+                timeout = task.timeout if admit is None else admit(task)
+                if timeout is None:
+                    stopped = ChildRun()
+                    stopped.status = "stopped"
+                    on_done(task, stopped, False)
+                    continue
                 slot = free.pop(0)
-                child = Child(task.target, task.limits, task.timeout, task.workdir, sel, cores[slot] if side_by_side else None)
+                child = Child(task.target, task.limits, timeout, task.workdir, sel, cores[slot] if side_by_side else None)
+                child.run.capped = timeout < task.timeout
                 child.company = bool(running)
                 for other in running:
                     other.company = True
@@ -515,6 +406,14 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _affinity() -> set[int]:
+    """The cores this process may run on (the job's lease), or none where the kernel does not say."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return set()
 
 
 def _oom_kills() -> int:
@@ -576,6 +475,10 @@ def _report_probe(out: io.BufferedWriter, name: str, header: dict[str, Any], blo
         wire.write_frame(out, {"type": "array", "probe": name, "index": i}, blob)
 
 
+STOPPED_MESSAGE = "not run: an earlier probe ran out of its time, and the time the probes after it share was spent"
+CUT_SHORT_MESSAGE = "stopped: an earlier probe ran out of its time, and the time the probes after it share ran out while this one ran"
+
+
 def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
     """The ``probe`` frame for what the parent saw of a probe's child, and its arrays."""
     header: dict[str, Any] = {
@@ -586,8 +489,12 @@ def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dic
         "output_bytes": run.output_total,
     }
     blobs: list[bytes] = []
-    if run.status == "timeout":
+    if run.status == "stopped" or (run.status == "timeout" and run.capped):
+        header.update(status="stopped", message=STOPPED_MESSAGE if run.status == "stopped" else CUT_SHORT_MESSAGE)
+    elif run.status == "timeout":
         header.update(status="timeout", message="time limit exceeded")
+    elif run.status == "overloaded":
+        header.update(status="overloaded", message="the host's other work took most of this probe's time: not a verdict, graded again")
     elif run.status == "memory":
         header.update(status="memory", message="killed by the memory limit")
     elif run.status == "output_limit":
@@ -708,7 +615,7 @@ def main(argv: list[str]) -> int:
     while True:
         line = sys.stdin.buffer.readline(MAX_JOB_BYTES)
         if not line:
-            return 0
+            return int(wire.EXIT_NO_JOB)  # the trusted side went away before a job came
         job = json.loads(line)
         base = str(job["limits"].get("workdir", "/tmp/work"))
         workroot = base if served == 0 else f"{base}-{served}"
@@ -739,7 +646,7 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
     job["given_dir"] = f"{job_dir}/given"
     _write_given(job["sources"].get("given") or {}, job["given_dir"])
 
-    check = _run_child(lambda fd: _child_syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
+    check = _run_child(lambda fd: child.syntax_check(job, fd), limits, float(limits.get("syntax_seconds", 10)), f"{workroot}/syntax")
     frames = []
     try:
         frames = _parse_child_frames(check.result, 64 * 1024)
@@ -750,8 +657,11 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
         wire.write_frame(out, {"type": "done"})
         return
     if not frames or frames[0][0].get("type") != "ok":
+        # The check only compiles the source (none of the candidate's code runs, and CPython bounds what compile()
+        # folds), so a check that ended without a word was ended from outside: its time ran out on a loaded host, or
+        # something killed it. That is the platform's failure, never the candidate's syntax error (issue 28).
         _, message = _describe_exit(check.wait_status)
-        wire.write_frame(out, {"type": "syntax_error", "message": f"the code could not be compiled ({message})"})
+        wire.write_frame(out, {"type": "fault", "message": f"the syntax check ended without a result ({message})"})
         wire.write_frame(out, {"type": "done"})
         return
 
@@ -759,14 +669,24 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
         timeout = float(probe["timeout"])
         probe_limits = {**limits, "cpu_seconds": max(1, int(timeout * 2 + 1))}
         name = probe["name"]
-        return ChildTask((i, name), lambda fd: _child_run_probe(job, name, fd), probe_limits, timeout, folder)
+        return ChildTask((i, name), lambda fd: child.run_probe(job, name, fd), probe_limits, timeout, folder)
 
     again: list[int] = []
+    # When the time the probes after a time-out share ends (MIN_STOPPED_START); None until a probe runs out of its own.
+    shared_until: list[float] = []
+
+    def admit(task: ChildTask) -> float | None:
+        if not shared_until:
+            return float(task.timeout)
+        left = shared_until[0] - time.monotonic()
+        return min(float(task.timeout), left) if left > MIN_STOPPED_START else None
 
     def done(task: ChildTask, run: ChildRun, company: bool) -> None:
         i, name = task.key
         if run.status is None and _oom_kills() > run.ooms_before:
             run.status = "memory"
+        if run.status == "timeout" and not run.capped and not shared_until:
+            shared_until.append(time.monotonic() + float(task.timeout))
         header, blobs = _probe_frames(name, run, limits)
         if company and header.get("status") in DOUBTFUL_BESIDE_OTHERS:
             again.append(i)  # decided alone, as if the probes had run one at a time
@@ -786,10 +706,10 @@ def _run_job(out: io.BufferedWriter, job: dict[str, Any], workroot: str) -> None
     # A thread pool sized to two cores could sum in another order.
     if len(at_once) > 1:
         _pin(at_once[:1])
-    _run_children(tasks[:1], [], done)
-    _run_children(tasks[1:], at_once, done)
+    _run_children(tasks[:1], [], done, admit)
+    _run_children(tasks[1:], at_once, done, admit)
     if again:
-        _run_children([task(i, probes[i], f"{workroot}/probe-{i}-alone") for i in sorted(again)], [], done)
+        _run_children([task(i, probes[i], f"{workroot}/probe-{i}-alone") for i in sorted(again)], [], done, admit)
     wire.write_frame(out, {"type": "done"})
 
 

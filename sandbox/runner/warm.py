@@ -62,31 +62,31 @@ def _install_given(probes_path: str) -> None:
 
 def _import_common(probes_path: str) -> None:
     """The package's probes/common.py, if it has one, as the runner provides it (probe_common)."""
-    import runner
+    import child
 
     common = os.path.join(os.path.dirname(probes_path), "common.py")
     if os.path.exists(common):
         with open(common, encoding="utf-8") as fh:
-            runner._import_source("probe_common", "/tmp/work/job/probe_common.py", fh.read())
+            child.import_source("probe_common", "/tmp/work/job/probe_common.py", fh.read())
 
 
 def _run_probe(solution_source: str, probes_path: str, name: str) -> None:
+    import child
     import probekit
-    import runner
 
-    runner._seed_everything()
+    child.seed_everything()
     _install_given(probes_path)
-    solution = runner._import_source("solution", "/tmp/work/job/solution.py", solution_source)
+    solution = child.import_source("solution", "/tmp/work/job/solution.py", solution_source)
     probekit.REGISTRY.clear()
     _import_common(probes_path)
     with open(probes_path, encoding="utf-8") as fh:
-        runner._import_source("probes", "/tmp/work/job/probes.py", fh.read())
+        child.import_source("probes", "/tmp/work/job/probes.py", fh.read())
     probekit.REGISTRY[name](solution)
 
 
 def _probe_names(probes_path: str) -> list[str]:
+    import child
     import probekit
-    import runner
 
     probekit.REGISTRY.clear()
     _install_given(probes_path)
@@ -94,7 +94,7 @@ def _probe_names(probes_path: str) -> list[str]:
     with open(probes_path, encoding="utf-8") as fh:
         source = fh.read()
     # Registering probes only defines functions: nothing compiles yet.
-    runner._import_source("probes", probes_path, source)
+    child.import_source("probes", probes_path, source)
     return list(probekit.REGISTRY)
 
 

@@ -20,6 +20,10 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 MAX_HEADER_BYTES = 4 * 1024 * 1024
+# The runner's exit status when its stdin ends where a job was due: the trusted side went away (a launcher or
+# engine restart cut the attach), so the job never arrived. Candidate code runs only in the runner's children and
+# cannot make the runner itself exit with it (the runner is undumpable: no child can ptrace it).
+EXIT_NO_JOB = 75  # EX_TEMPFAIL
 
 
 class WireError(ValueError):

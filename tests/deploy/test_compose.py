@@ -65,6 +65,10 @@ def test_the_compose_file_is_valid_and_complete(tmp_path: Path) -> None:
     launcher = services["launcher"]
     assert launcher["network_mode"] == "none" and launcher["read_only"] is True and launcher["cap_drop"] == ["ALL"]
     assert launcher["command"][:3] == ["python", "-m", "sandbox.launcher"]
+    # The application's own services hold no capability and gain none (issue 28); the worker's shutdown waits for its gradings.
+    for name in ("web", "worker", "beat"):
+        assert services[name]["cap_drop"] == ["ALL"] and services[name]["security_opt"] == ["no-new-privileges"], name
+    assert worker["stop_grace_period"] in ("11m", "11m0s", 660, "660s")
     assert "gunicorn" in " ".join(services["web"]["command"])
     assert services["web"]["environment"]["DATABASE_URL"].startswith("postgres://")
     assert services["web"]["environment"]["CELERY_BROKER_URL"].startswith("redis://")

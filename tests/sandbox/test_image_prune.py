@@ -37,6 +37,7 @@ def client(repo: str) -> Iterator[Any]:
     for img in client.images.list(name=repo):
         for tag in img.tags:
             client.images.remove(tag, force=True)
+    client.close()
 
 
 def build(client: Any, repo: str, tag: str, parent: str = image.OS_IMAGE) -> str:

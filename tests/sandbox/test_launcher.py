@@ -24,9 +24,11 @@ from sandbox import SandboxLimits
 from sandbox.labels import LABEL, LABEL_PROFILE, LABEL_WORKER
 from sandbox.launcher import LauncherServer
 from sandbox.launcher_policy import Policy, check_create, decide
+from sandbox.seccomp import docker_security_options
 from tests.helpers import add_numbers, real_backends
 
 IMAGE = "mlprep-sandbox:test"
+SECURITY = docker_security_options()
 POLICY = Policy(image=IMAGE)
 
 
@@ -37,7 +39,7 @@ def sandbox_create_body(**host_changes: Any) -> dict[str, Any]:
 
     api = docker.APIClient(version="1.41")
     host = api.create_host_config(
-        network_mode="none", read_only=True, cap_drop=["ALL"], security_opt=["no-new-privileges"], init=True,
+        network_mode="none", read_only=True, cap_drop=["ALL"], security_opt=docker_security_options(), init=True,
         tmpfs={"/tmp": "rw,exec,nosuid,nodev,size=256m,mode=1777", "/dev/shm": "rw,nosuid,nodev,size=64m"},
         pids_limit=128, mem_limit=1024**3, memswap_limit=1024**3, nano_cpus=10**9,
         ulimits=[Ulimit(name="core", soft=0, hard=0), Ulimit(name="nofile", soft=1024, hard=1024)],
@@ -45,10 +47,11 @@ def sandbox_create_body(**host_changes: Any) -> dict[str, Any]:
     )  # fmt: skip
     host.update(host_changes)
     body = api.create_container_config(
-        IMAGE, ["torch"], stdin_open=True, tty=False, detach=True, user="65534:65534",
+        IMAGE, ["torch"], stdin_open=True, tty=False, detach=False, user="65534:65534",
         environment={"PATH": "/opt/venv/bin:/usr/bin:/bin", "HOME": "/tmp"},
         labels={LABEL: "1", LABEL_WORKER: "host:123", LABEL_PROFILE: "torch"}, host_config=host,
     )  # fmt: skip
+    api.close()  # it built the body only; no connection is kept
     return json.loads(json.dumps(body))
 
 
@@ -71,6 +74,9 @@ def test_the_sandboxs_own_container_is_allowed() -> None:
         ({"ReadonlyRootfs": False}, "ReadonlyRootfs"),
         ({"CapDrop": []}, "CapDrop"),
         ({"SecurityOpt": ["no-new-privileges", "seccomp=unconfined"]}, "SecurityOpt"),
+        ({"SecurityOpt": ["no-new-privileges"]}, "SecurityOpt"),  # the engine's default profile, which allows io_uring
+        # Our profile with one call more: the launcher compares the whole profile, not its first lines.
+        ({"SecurityOpt": [SECURITY[0], SECURITY[1].replace('"getpid",', '"getpid","io_uring_setup",')]}, "SecurityOpt"),
         ({"Memory": 64 * 1024**3, "MemorySwap": 64 * 1024**3}, "Memory"),
         ({"MemorySwap": -1}, "MemorySwap"),
         ({"PidsLimit": -1}, "PidsLimit"),
@@ -197,6 +203,7 @@ def test_the_worker_grades_through_the_launcher_without_the_engines_socket(launc
         assert wrong.verdict == "wrong_answer"
     finally:
         backend.close()
+        backend.client.close()  # a backend of the test's own: its connections are not left to GC
 
 
 @needs_docker
@@ -248,7 +255,7 @@ def test_a_compromised_worker_gets_nothing_else_and_each_refusal_is_logged(launc
 
 
 def test_the_policy_copy_is_not_shared() -> None:
-    # check_create never changes the body it checks (the launcher forwards the bytes it received).
+    # check_create never changes the body it checks (the launcher forwards that body, written out again).
     body = sandbox_create_body()
     before = copy.deepcopy(body)
     check_create(body, POLICY)
@@ -293,5 +300,6 @@ def test_a_submission_is_graded_under_gvisor_through_the_launcher(tmp_path: Path
             sandbox.destroy()
     finally:
         backend.close()
+        backend.client.close()  # a backend of the test's own: its connections are not left to GC
         server.shutdown()
         server.server_close()

@@ -53,6 +53,43 @@ def test_sleep_forever_is_time_limit(backend: str) -> None:
     assert set(statuses(result).values()) == {"time_limit"}
 
 
+def test_code_that_never_ends_costs_two_probe_limits_not_every_probes(backend: str) -> None:
+    """After the first probe runs out of its time, the probes after it share one more of its limit (issue 29): each
+    is cut short when that is spent (side by side, both run at once) or not started (one at a time, the third);
+    all three are time limits."""
+    result = grade("import time\n\ndef add(a, b):\n    time.sleep(3600)\n", backend=backend)
+    runs = {p.name: p for p in result.probes}
+    assert [p.name for p in result.probes] == ["floats", "keeps_float16", "integers"]
+    assert {p.status for p in result.probes} == {"time_limit"}
+    assert [runs[n].details.get("runner_status") for n in ("floats", "keeps_float16", "integers")] == ["timeout", "stopped", "stopped"]
+    assert runs["keeps_float16"].message.startswith("stopped: an earlier probe ran out of its time")
+    later = runs["integers"]
+    assert later.message.startswith("stopped: an earlier probe") or (later.message.startswith("not run: an earlier probe") and later.duration_ms == 0)
+    assert_still_grades(backend)
+
+
+def test_a_cancel_kills_the_sandbox_and_ends_the_grading_at_once(backend: str) -> None:
+    """The candidate's Cancel (issue 29): a grading of code that never ends, stopped a second in, raises
+    GradingCancelled instead of waiting out its probes' limits; the sandbox is gone and the next grading is right."""
+    import threading
+
+    from grader import grade_submission
+    from grader.errors import GradingCancelled
+    from sandbox import get_backend
+    from tests.helpers import add_numbers
+
+    stop = threading.Event()
+    timer = threading.Timer(1.0, stop.set)
+    timer.start()
+    try:
+        with pytest.raises(GradingCancelled):
+            forever = "import time\n\ndef add(a, b):\n    time.sleep(3600)\n"
+            grade_submission(add_numbers(), forever, public=False, backend=get_backend(backend), stop=stop)
+    finally:
+        timer.cancel()
+    assert_still_grades(backend)
+
+
 def test_cpu_burn_in_many_threads_is_time_limit(backend: str) -> None:
     result = grade(
         """
@@ -173,6 +210,20 @@ CALLS = {
     "mount(tmpfs)": (165, b"none", b"/tmp", b"tmpfs", 0, 0),
     "userfaultfd(0)": (323, 0),
     "kexec_load": (246, 0, 0, 0, 0),
+    "io_uring_setup(1, NULL)": (425, 1, 0),
+    "io_uring_register(-1)": (427, -1, 0, 0, 0),
+    "fsopen(NULL)": (430, 0, 0),
+    "fspick(-1, NULL)": (433, -1, 0, 0),
+    "open_tree(-1, NULL)": (428, -1, 0, 0),
+    "move_mount(NULL)": (429, -1, 0, -1, 0, 0),
+    "mount_setattr(NULL)": (442, -1, 0, 0, 0, 0),
+    "request_key(NULL)": (249, 0, 0, 0, 0),
+    "name_to_handle_at(NULL)": (303, -100, b"/", 0, 0, 0),
+    "process_vm_readv(self, nothing)": (310, os.getpid(), 0, 0, 0, 0, 0),
+    "pidfd_getfd(-1)": (438, -1, 0, 0),
+    "modify_ldt(read 0 bytes)": (154, 0, 0, 0),
+    "personality(READ_IMPLIES_EXEC)": (135, 0x0400000),
+    "socket(AF_VSOCK)": (41, 40, 1, 0),
 }
 
 def attempt(args):
@@ -191,20 +242,12 @@ def add(a, b):
 
 
 def test_kernel_attack_surface_is_refused(backend: str) -> None:
-    # New namespaces, the keyring, eBPF, perf events, ptrace, mounts, io_uring: the
-    # usual first steps of a kernel privilege escalation. Docker's default seccomp
-    # profile refuses them; bwrap's filter is sandbox/seccomp.py.
+    # New namespaces, the keyring, eBPF, perf events, ptrace, mounts and the new mount API, io_uring: the
+    # usual first steps of a kernel privilege escalation. Both backends install the one allowlist of
+    # sandbox/seccomp.py (Docker's own 20.10 default would let io_uring through).
     result = grade(KERNEL_ATTACK_SURFACE, backend=backend)
     assert result.verdict == "accepted", [p.message for p in result.probes if not p.passed]
     assert_still_grades(backend)
-
-
-def test_io_uring_is_refused_by_the_bwrap_filter() -> None:
-    # Docker refuses io_uring from its 25.0 default profile on; Debian's 20.10 still allows it
-    # (docs/sandboxing.md says so). bwrap's filter refuses it.
-    code = KERNEL_ATTACK_SURFACE.replace('"kexec_load": (246, 0, 0, 0, 0),', '"io_uring_setup(1, NULL)": (425, 1, 0),')
-    result = grade(code, backend="bwrap")
-    assert result.verdict == "accepted", [p.message for p in result.probes if not p.passed]
 
 
 def test_threads_and_subprocesses_still_work_under_the_filter(backend: str) -> None:

@@ -9,11 +9,13 @@ sandbox/cgroups.py removes the groups of workers that died without cleaning up.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,9 @@ from sandbox import cgroups
 from sandbox.docker import DockerSandbox
 from sandbox.errors import SandboxStartError
 from sandbox.process import ProcessSandbox
+from sandbox.runner.wire import EXIT_NO_JOB
 from sandbox.session import RunnerSandbox
+from sandbox.teardown import finish_destroys
 from tests.helpers import grade, patient_add_numbers, real_backends
 
 HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
@@ -180,3 +184,100 @@ def test_grading_starts_one_more_sandbox_when_the_first_hangs_before_ready(monke
     with pytest.raises(PlatformError, match="did not become ready"):
         grade_submission(add_numbers(), HONEST, public=False, backend=fake)
     assert fake.starts == 2
+
+
+@pytest.mark.parametrize("backend", real_backends())
+def test_a_syntax_check_that_ends_without_a_result_is_a_platform_error(backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Compiling the source runs none of the candidate's code: a check cut short (its time spent on a loaded host, a kill)
+    is the platform's failure. It used to read "Syntax error: the code could not be compiled (killed by SIGKILL)" for
+    code that compiles, and counted as one of the candidate's Submits (issue 28)."""
+    package = patient_add_numbers(tmp_path)
+    grade(HONEST, backend=backend, package=package)  # expectations cached first
+    original = RunnerSandbox.run
+
+    def run_with_no_time_to_compile(self: RunnerSandbox, job: dict[str, Any]) -> Any:
+        # The check's time runs out, as under load: a millisecond for a source that takes tens of them to compile.
+        long_source = job["sources"]["solution"] + "".join(f"padding_{i} = {i}\n" for i in range(40_000))
+        job = {**job, "sources": {**job["sources"], "solution": long_source}, "limits": {**job["limits"], "syntax_seconds": 0.001}}
+        return original(self, job)
+
+    monkeypatch.setattr(RunnerSandbox, "run", run_with_no_time_to_compile)
+    with pytest.raises(PlatformError, match=r"platform fault: the syntax check ended without a result"):
+        grade(HONEST, backend=backend, package=package)
+    monkeypatch.setattr(RunnerSandbox, "run", original)
+    broken = grade("def add(a, b)\n    return a + b\n", backend=backend, package=package)
+    assert broken.verdict == "syntax_error"  # a real syntax error is still the candidate's
+
+
+@pytest.mark.skipif("docker" not in real_backends(), reason="the Docker engine does not answer (CI always has it)")
+def test_a_stream_lost_while_the_container_runs_is_a_platform_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A launcher or engine restart cuts the attach while the container runs on: the grading is retried, never
+    `runtime_error` ("the probe's process crashed"), as it was graded when a launcher restart cut every warm sandbox."""
+    import socket
+
+    package = patient_add_numbers(tmp_path)
+    grade(HONEST, backend="docker", package=package)  # expectations cached first
+    original = DockerSandbox.run
+
+    def run_with_the_stream_cut(self: DockerSandbox, job: dict[str, Any]) -> Any:
+        self.sock.shutdown(socket.SHUT_RDWR)  # what a dying launcher does to the worker's end
+        assert self.stream.eof.wait(10)
+        assert not self.alive()  # a pool would drop it rather than hand it out
+        return original(self, job)
+
+    monkeypatch.setattr(DockerSandbox, "run", run_with_the_stream_cut)
+    with pytest.raises(PlatformError, match=r"stream was lost while it ran"):
+        grade(HONEST, backend="docker", package=package)
+
+
+@pytest.mark.skipif("docker" not in real_backends(), reason="the Docker engine does not answer (CI always has it)")
+def test_after_a_launcher_restart_the_warm_pool_grades_correct_code_as_accepted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Warm sandboxes started through a launcher lose their streams when it restarts (issue 28: the next gradings got
+    runtime_error 0): the pool drops them, and the grading on a fresh sandbox is accepted."""
+    import docker
+
+    from grader import grade_submission
+    from sandbox.docker import DockerBackend
+    from sandbox.image import image_tag
+    from sandbox.pool import PooledBackend
+
+    package = patient_add_numbers(tmp_path)
+    listen = tmp_path / "launcher.sock"
+    command = [sys.executable, "-m", "sandbox.launcher", "--listen", str(listen), "--image", os.environ.get("SANDBOX_IMAGE") or image_tag()]
+    repo = Path(__file__).resolve().parents[2]
+
+    def start_launcher() -> subprocess.Popen[bytes]:
+        listen.unlink(missing_ok=True)
+        process = subprocess.Popen(command, cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)}, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not listen.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert listen.exists()
+        return process
+
+    launcher = start_launcher()
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{listen}")
+    pool = PooledBackend(DockerBackend(), {"python": 2})
+    try:
+        assert pool.fill(120)
+        warm = [sandbox.container.id for sandbox in pool._ready["python"]]  # type: ignore[attr-defined]
+        launcher.kill()  # as an upgrade or a crash does: its attaches die with it
+        launcher.wait()
+        # Their stdin closed with the attach (StdinOnce): the runners exit saying no job came, no warm container keeps running.
+        engine = docker.DockerClient(base_url="unix:///var/run/docker.sock", version="auto")
+        try:
+            assert [engine.api.wait(container, timeout=60)["StatusCode"] for container in warm] == [EXIT_NO_JOB] * len(warm)
+        finally:
+            engine.close()
+        launcher = start_launcher()
+        for _ in range(2):
+            result = grade_submission(package, HONEST.encode(), public=False, backend=pool)
+            assert result.verdict == "accepted", result.message
+        assert pool.stats["dead"] >= 2
+    finally:
+        pool.close()
+        atexit.unregister(pool.close)  # closed here, against a launcher that is gone by the interpreter's exit
+        finish_destroys(60)  # the destroys of the sandboxes the pool dropped, before their client goes
+        pool.inner.client.close()  # type: ignore[attr-defined]  # its connections to the killed launcher, which GC would report in another test
+        launcher.kill()
+        launcher.wait()

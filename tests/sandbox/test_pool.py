@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,6 +51,22 @@ def test_a_dead_warm_sandbox_is_never_handed_out(pooled: PooledBackend) -> None:
     result = grade_submission(package, package.reference_code, public=False, backend=pooled)
     assert result.verdict == "accepted"
     assert pooled.stats["dead"] == 1
+
+
+def test_a_warm_sandbox_whose_stream_ended_is_replaced_before_any_grading_finds_it(pooled: PooledBackend) -> None:
+    """A launcher restart cuts every warm sandbox's stream at once: the pool drops them within seconds, so the
+    ready counts health reports stay true, and starts new ones."""
+    with pooled._lock:
+        victim = pooled._ready["python"][0]
+    victim.kill_all()  # the runner dies; its stream ends
+    assert victim.stream.eof.wait(30)  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and pooled.stats["dead"] == 0:
+        time.sleep(0.2)
+    assert pooled.stats["dead"] == 1 and pooled.stats["warm"] == 0  # found by the pool, not by a grading
+    with pooled._lock:
+        assert all(sandbox is not victim for sandbox in pooled._ready["python"])
+    assert pooled.fill(120), "a new warm sandbox replaces it"
 
 
 def test_the_jobs_memory_limit_replaces_the_pools_default(pooled: PooledBackend, tmp_path: Path) -> None:
