@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from grader.errors import GraderError, InvalidSubmission, PackageError, PlatformError
 from grader.grade import GradeResult, ProbeResult, grade_submission
-from grader.package import Package, discover_packages, load_package_dir, package_from_files
+from grader.package import Package
+from grader.package_load import discover_packages, load_package_dir, package_from_files
 from grader.verdicts import Verdict
 
 __all__ = [

@@ -6,6 +6,15 @@
     python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount | --carry-over REV]
                                                     grade mutants of the reference on the hidden probes
                                                     and report the survivors (grader/mutants.py)
+    python -m grader signatures PACKAGE_DIR [--write] [--leave-one-out]
+                                                    grade the shipped wrong solutions and record how each
+                                                    fails (grader/diagnose.py); or measure the diagnosis
+    python -m grader diagnose PACKAGE_DIR FILE      grade FILE on the hidden probes and name the known
+                                                    mistake its failures look like
+    python -m grader solutions PACKAGE_DIR [--as-edits]
+                                                    list which shipped solutions are mostly the reference;
+                                                    --as-edits keeps those as solutions/<name>.patch
+                                                    (grader/solution_edits.py)
 
 The web app's ``manage.py grade`` and ``manage.py check_challenges`` wrap the
 same functions; this entry point exists so that a coach can work on a
@@ -21,11 +30,17 @@ import json
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
+from grader.diagnose import leave_one_out, library, nearest, signature
+from grader.diagnose import record_problems as diagnosis_record_problems
 from grader.feedback import candidate_view
 from grader.grade import grade_submission
 from grader.mutants import TARGET_SCORE, Outcome, carry_over_record, files_at, record_problems, recount_record, run_mutants, write_record
-from grader.package import MUTANTS_RECORD, discover_packages, load_package_dir
+from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD
+from grader.package_load import discover_packages, load_package_dir
+from grader.signatures import grade_wrong_solutions, write_signatures
+from grader.solution_edits import edit_of, worth_an_edit
 from grader.validate import validate_all, validate_jobs
 from sandbox.errors import AppError
 
@@ -58,15 +73,31 @@ def main(argv: list[str] | None = None) -> int:
         "--carry-over",
         metavar="REV",
         help=f"run nothing: carry the {MUTANTS_RECORD} of git revision REV over changes no mutant's grading reads "
-        "(statement, starter, solutions, hints, [rules])",
+        "(statement, starter, solutions, coverage table, hints, [rules])",
     )
+    signatures = sub.add_parser("signatures", help="record how each shipped wrong solution fails (the diagnosis library)")
+    signatures.add_argument("package", type=Path)
+    signatures.add_argument("--jobs", type=int, default=None, help="gradings at once (default: GRADER_VALIDATE_JOBS, else the cores, at most 4)")
+    signatures.add_argument("--write", action="store_true", help=f"write the package's {SIGNATURES_RECORD}")
+    signatures.add_argument(
+        "--leave-one-out", action="store_true", help="grade nothing: diagnose each recorded wrong solution with a library without it"
+    )
+    solutions_cmd = sub.add_parser("solutions", help="keep the shipped solutions that are mostly the reference as edits of it")
+    solutions_cmd.add_argument("package", type=Path)
+    solutions_cmd.add_argument("--as-edits", action="store_true", help="write solutions/<name>.patch in place of each such .py")
+    diagnose_cmd = sub.add_parser("diagnose", help="grade one file on the hidden probes and name the known mistake it looks like")
+    diagnose_cmd.add_argument("package", type=Path)
+    diagnose_cmd.add_argument("file", type=Path)
     args = parser.parse_args(argv)
 
     try:
         if args.command == "check":
             folders = args.packages or discover_packages(ROOT / "challenges")
             failed = 0
-            for report in validate_all(folders, remember=not args.fresh):
+            repository = (ROOT / "challenges").resolve()
+            # The repository's packages must hold a coverage table; a coach's own package elsewhere may.
+            required = all(Path(f).resolve().is_relative_to(repository) for f in folders)
+            for report in validate_all(folders, remember=not args.fresh, require_coverage=required):
                 print(f"{'PASS' if report.ok else 'FAIL'} {report.name}")
                 for line in report.lines:
                     print(f"    {line}")
@@ -74,17 +105,25 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if failed else 0
         if args.command == "mutants":
             return _mutants(args)
+        if args.command == "signatures":
+            return _signatures(args)
+        if args.command == "solutions":
+            return _solutions(args)
         package = load_package_dir(args.package)
         try:
             code = args.file.read_bytes()
         except OSError as exc:
             print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
-        result = grade_submission(package, code, public=args.public)
+        result = grade_submission(package, code, public=getattr(args, "public", False))
     except AppError as exc:
         # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.command == "diagnose":
+        print(f"{result.verdict.label}: {result.score:g}% ({result.message})")
+        print(_diagnosis_line(result.diagnosis))
+        return 0
     if args.as_candidate:
         print(json.dumps(candidate_view(result.to_dict()), indent=2))
     elif args.json:
@@ -100,6 +139,76 @@ def main(argv: list[str] | None = None) -> int:
         for hint in result.hints:
             if hint["tier"] == 1:
                 print(f"  hint: {hint['text']}")
+    return 0
+
+
+def _diagnosis_line(diagnosis: dict[str, Any] | None) -> str:
+    if not diagnosis:
+        return "no known mistake looks like it"
+    how = "the same failures as" if diagnosis["exact"] else f"{diagnosis['similarity']:.0%} like"
+    lines = [
+        f"{how} solutions/{name}.py (family {family}):\n  {text or '(no diagnosis written for it)'}"
+        for name, family, text in zip(diagnosis["solutions"], diagnosis["families"], diagnosis["texts"], strict=True)
+    ]
+    return "\n".join(lines)
+
+
+def _solutions(args: argparse.Namespace) -> int:
+    """``solutions``: which whole solution files are mostly the reference; with --as-edits, each becomes a .patch."""
+    folder: Path = args.package
+    package = load_package_dir(folder)
+    reference = package.reference_code
+    kept: dict[str, bytes] = {}
+    for solution in package.solutions:
+        whole = folder / "solutions" / f"{solution.name}.py"
+        if not whole.is_file():
+            continue  # an edit already
+        code = whole.read_bytes().decode("utf-8")
+        if not worth_an_edit(reference, code):
+            print(f"  whole  solutions/{solution.name}.py (not mostly the reference)")
+            continue
+        patch = edit_of(reference, code, reference_path=f"reference/{package.entry}", solution_path=f"solutions/{solution.name}.py")
+        print(f"  edit   solutions/{solution.name}.py: {len(code.splitlines())} lines -> a {len(patch.splitlines())}-line patch")
+        if args.as_edits:
+            (folder / "solutions" / f"{solution.name}.patch").write_text(patch, encoding="utf-8")
+            whole.unlink()
+            kept[solution.name] = code.encode("utf-8")
+    if kept:
+        again = load_package_dir(folder)
+        changed = [name for name, code in kept.items() if again.solution_code(name) != code]
+        if changed:
+            print(f"error: the edits of {', '.join(changed)} do not give back their files", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _signatures(args: argparse.Namespace) -> int:
+    """``signatures``: grade and (with --write) record; or, with --leave-one-out, measure the record."""
+    package = load_package_dir(args.package)
+    if args.leave_one_out:
+        problems = diagnosis_record_problems(package)
+        if problems:
+            print("the record does not hold: " + "; ".join(problems), file=sys.stderr)
+            return 1
+        held = leave_one_out(package)
+        for h in held:
+            matched = f"{', '.join(k.name for k in h.matched.matches)} ({h.matched.similarity:.2f})" if h.matched else "-"
+            print(f"  {h.outcome:6} {h.name:40} family {h.family:30} -> {matched}")
+        counts = {o: sum(h.outcome == o for h in held) for o in ("right", "none", "wrong")}
+        known = library(package)
+        named = sum(1 for k in known if (found := nearest(k.failed, known)) is not None and k.family in found.families)
+        print(
+            f"{package.slug}: {len(held)} wrong solutions of {len({k.family for k in known})} mistakes; graded as candidates, "
+            f"{named} named their own; left out one at a time: " + ", ".join(f"{n} {o}" for o, n in counts.items())
+        )
+        return 0
+    jobs = args.jobs if args.jobs is not None else validate_jobs()
+    results = grade_wrong_solutions(package, jobs=jobs)
+    for name, result in results.items():
+        failed = ", ".join(f"{p} {k}" for p, k in sorted((signature(result) or {}).items()))
+        print(f"  {name}: {result['verdict']} {result['score']:g}; {failed or 'no failure'}")
+    if args.write:
+        print(f"wrote {write_signatures(args.package, package, results)}", file=sys.stderr)
     return 0
 
 

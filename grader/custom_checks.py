@@ -65,13 +65,23 @@ def run_check(package: Package, spec: ProbeSpec, actual: Any, expected: Any) -> 
     A custom check may return a CheckResult, (passed, message) or a truth
     value; or (passed, message, report) where report is a dict of numpy
     arrays, at least ``ratio`` (each element's error over the bound the check
-    allows it), for the page's heat-map (``grader/error_report.py``).
+    allows it), for the page's heat-map (``grader/error_report.py``). A
+    CheckResult (or any object with ``passed``, ``message`` and ``details``,
+    as a sandboxed check's is read) may say how it failed in
+    ``details["reason"]``, a short kebab-case word (``write-past-buffer``,
+    ``copy-inside-k``): the diagnosis (grader/diagnose.py) tells apart two
+    mistakes one check fails for different reasons. The candidate never sees
+    it: a hidden probe's custom check still reads "does not pass this
+    probe's check".
     """
     if spec.check in BUILTIN_CHECKS:
         return check(actual, expected, mode=spec.check, rtol=spec.rtol, atol=spec.atol)
     outcome = custom_check(package, spec.check)(actual, expected)
     if isinstance(outcome, CheckResult):
         return outcome
+    if hasattr(outcome, "passed") and hasattr(outcome, "message"):
+        details = getattr(outcome, "details", None)
+        return CheckResult(bool(outcome.passed), str(outcome.message), dict(details) if isinstance(details, dict) else {})
     if isinstance(outcome, tuple) and len(outcome) == 3:
         result = CheckResult(bool(outcome[0]), str(outcome[1]))
         if not result.passed:

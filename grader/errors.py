@@ -52,3 +52,13 @@ class PackageError(GraderError):
 
 class PlatformError(GraderError):
     """The grading platform failed; retry. Not the candidate's fault."""
+
+
+class GradingCancelled(GraderError):
+    """The candidate cancelled the grading while it ran: the sandbox was killed, and there is no result to judge."""
+
+
+class HostLoadError(PlatformError):
+    """The host's other work, not the code, decided the run: its probes were refused as overloaded, or the wall
+    clock ran out while probes were being given time back. Retried like any platform fault; named apart so that
+    what counts load faults (tests, logs) need not read the message."""

@@ -13,12 +13,13 @@ from __future__ import annotations
 import dataclasses
 import io
 import logging
+import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.errors import PlatformError
+from grader.errors import GradingCancelled, HostLoadError, PlatformError
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.sandbox_profile import sandbox_profile
@@ -26,6 +27,7 @@ from grader.source_rules import Violation, rule_violations
 from sandbox import Backend, FrameWatcher, RunOutcome, Sandbox, SandboxLimits, SandboxStartError, get_backend
 from sandbox.errors import SandboxNotReady
 from sandbox.runner.codec import ObservationError, decode_observation
+from sandbox.runner.host_load import LOAD_STRETCH
 from sandbox.runner.profiles import PIDS_LIMIT
 from sandbox.runner.wire import WireError, read_frames
 
@@ -42,7 +44,8 @@ class ProbeRun:
     """What one probe produced in the sandbox, decoded."""
 
     name: str
-    status: str  # ok | error | timeout | memory | output_limit | observation_limit | crashed | killed | no_result | bad_observation | not_run
+    # ok | error | timeout | stopped | memory | output_limit | observation_limit | crashed | killed | no_result | bad_observation | not_run
+    status: str
     observation: Any = None
     message: str = ""
     traceback: str = ""
@@ -71,9 +74,22 @@ def probe_timeout(package: Package, spec: ProbeSpec) -> float:
     return spec.timeout if spec.timeout is not None else package.limits.probe_seconds
 
 
+def stretched_wall_seconds(timeouts: Iterable[float]) -> float:
+    """A run's wall clock for probes of these limits: each stretched as far as the runner may for the host's load, and
+    the syntax check and sandbox start-up (SLACK_SECONDS)."""
+    return sum(LOAD_STRETCH * t + 0.5 for t in timeouts) + SLACK_SECONDS
+
+
 def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
-    probes_total = sum(probe_timeout(package, s) + 0.5 for s in package.probes(public))
-    wall = min(package.limits.wall_seconds, probes_total + SLACK_SECONDS)
+    """The run's limits: its wall clock has room for every probe stretched as far as the runner may for the host's
+    load (host_load.LOAD_STRETCH times its limit), within the package's wall_seconds.
+
+    Sized for an idle host, the clock took back on a loaded one the time the runner had given the probes (a correct
+    solution's three 2 s probes with a third of a core each outlast 3 x 3.5 s + slack), and every grading again met
+    the same clock until it became an internal error. The runner still ends each probe at its own limit of CPU, so
+    the longer clock only matters when the host is slow, or the runner itself stops answering.
+    """
+    wall = min(package.limits.wall_seconds, stretched_wall_seconds(probe_timeout(package, s) for s in package.probes(public)))
     return SandboxLimits(
         wall_seconds=max(wall, 1.0),
         memory_mb=package.limits.memory_mb,
@@ -83,19 +99,27 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
 
 
 def execute(
-    package: Package, code: bytes, *, public: bool, backend: Backend | None = None, on_probe: Callable[[ProbeRun], None] | None = None
+    package: Package,
+    code: bytes,
+    *,
+    public: bool,
+    backend: Backend | None = None,
+    on_probe: Callable[[ProbeRun], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> Execution:
     """Run the package's public or hidden probes over ``code`` in a new sandbox.
 
     ``on_probe``, if given, is called with each probe's run as its frames
     arrive, while the others still run (live progress); the returned
     execution is decoded from the whole stream afterwards, as without it.
+    ``stop``, set while the probes run, kills the sandbox: GradingCancelled.
     """
-    if on_probe is None or rule_violations(package.rules, code):
+    if (on_probe is None and stop is None) or rule_violations(package.rules, code):
         return execute_series(package, [code], public=public, backend=backend)[0]
     backend = backend or get_backend()
     names = {s.name for s in package.probes(public)}
-    return run_jobs(backend, sandbox_profile(package), sandbox_limits(package, public), [probes_job(package, code, public)], names, on_probe)[0]
+    job = probes_job(package, code, public)
+    return run_jobs(backend, sandbox_profile(package), sandbox_limits(package, public), [job], names, on_probe, stop)[0]
 
 
 def execute_series(
@@ -222,6 +246,7 @@ def run_jobs(
     jobs: list[dict[str, Any]],
     names: set[str],
     on_probe: Callable[[ProbeRun], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> list[Execution]:
     """Run ``jobs`` in one new sandbox (one job, or a series of trusted ones); the executions of those that ran, at least the first.
 
@@ -232,8 +257,8 @@ def run_jobs(
         # A series streams every job's frames through one buffer.
         sandbox = _ready_sandbox(backend, runtime, dataclasses.replace(limits, stream_bytes=limits.stream_bytes * len(jobs)))
         startup_ms = int((time.monotonic() - t0) * 1000)
-        if on_probe is not None:
-            outcomes = [sandbox.run(jobs[0], _watcher(names, on_probe))]
+        if on_probe is not None or stop is not None:
+            outcomes = [sandbox.run(jobs[0], _watcher(names, on_probe) if on_probe is not None else None, stop)]
         else:
             outcomes = [sandbox.run(jobs[0])] if len(jobs) == 1 else sandbox.run_series(jobs)
     except SandboxStartError as exc:
@@ -243,8 +268,10 @@ def run_jobs(
         try:
             # The first job waited for the start; the others found the sandbox ready.
             execution = _decode(outcome, limits, names, startup_ms if not executions else 0)
+            listed = jobs[len(executions)].get("probes_list", [])
+            _refuse_a_wall_clock_the_host_ran_out(outcome, execution, {str(p.get("name")): float(p.get("timeout", 0)) for p in listed})
             # The runner reports probes as they end (side by side, not in order); the execution lists them as the job does.
-            order = [str(p.get("name")) for p in jobs[len(executions)].get("probes_list", [])]
+            order = [str(p.get("name")) for p in listed]
             execution.probes = {n: execution.probes[n] for n in order if n in execution.probes} | execution.probes
             executions.append(execution)
         except PlatformError:
@@ -252,6 +279,35 @@ def run_jobs(
                 raise
             break  # this job and the rest run again in a new sandbox, where a second failure is raised
     return executions
+
+
+# The runner moves a probe's deadline only by LOAD_STEP (5%) of its limit or more (sandbox/runner/runner.py): a probe
+# that ran this much past its limit was given time back for the host's load, not stopped late.
+GIVEN_BACK_FACTOR = 1.05
+
+
+def _refuse_a_wall_clock_the_host_ran_out(outcome: RunOutcome, execution: Execution, timeouts: dict[str, float]) -> None:
+    """A run stopped by its wall clock after the host took time from its probes is the host's doing: graded again.
+
+    The runner gives each probe back what the host took of its cores, so on a
+    loaded host the probes together can outlast the run's wall clock, which
+    would then cut the last ones off as time limits, charged to the candidate
+    (issue 28). When a finished probe shows it was given time back, the run
+    was slowed by the host and the wall clock tells nothing about the code.
+    Unless a probe ran out of its own time: then the code is too slow (or
+    never ends) whatever the host did, and the run keeps its time limit; a
+    grading of an endless loop on a loaded host would otherwise be retried
+    until it became an internal error, and the candidate never learn why.
+    """
+    if not outcome.timed_out or any(probe.status == "timeout" for probe in execution.probes.values()):
+        return
+    slowed = sorted(
+        name
+        for name, probe in execution.probes.items()
+        if timeouts.get(name, 0) > 0 and probe.duration_ms > GIVEN_BACK_FACTOR * 1000 * timeouts[name]
+    )
+    if slowed:
+        raise HostLoadError(f"the host's load ran the run out of its wall clock (probe(s) {', '.join(slowed)} were given time back); graded again")
 
 
 def _watcher(names: set[str], on_probe: Callable[[ProbeRun], None]) -> FrameWatcher:
@@ -268,6 +324,10 @@ def _watcher(names: set[str], on_probe: Callable[[ProbeRun], None]) -> FrameWatc
 
 def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup_ms: int) -> Execution:
     """What one job's stream says, validated frame by frame."""
+    if outcome.cancelled:
+        raise GradingCancelled("the grading was cancelled while it ran")
+    if outcome.stream_lost:
+        raise PlatformError(f"the sandbox's stream was lost while it ran (a launcher or engine restart){_exit_status(outcome)}")
     if outcome.killed_externally and not outcome.oom_killed:
         # Not the candidate's doing (they cannot reach that process): the
         # sandbox was killed from outside, so grade again rather than blame the code.
@@ -296,9 +356,16 @@ def _decode(outcome: RunOutcome, limits: SandboxLimits, names: set[str], startup
         probe = assembler.feed(header, blob)
         if probe is not None:
             result.probes[probe.name] = probe
+    if assembler.fault is not None:
+        raise PlatformError(f"the sandbox runner reports a platform fault: {assembler.fault}")
     result.syntax_error = assembler.syntax_error
     for name in assembler.pending:
         result.probes[name] = ProbeRun(name=name, status="crashed", message="the probe's result was cut off")
+    overloaded = sorted(name for name, probe in result.probes.items() if probe.status == "overloaded")
+    if overloaded:
+        # The runner gave these probes back what the host took of their cores and the host took most of it anyway
+        # (sandbox/runner/host_load.py): no verdict on the candidate's time can be read off such a run.
+        raise HostLoadError(f"the host was overloaded while probe(s) {', '.join(overloaded)} ran; graded again")
     result.runner_died = not assembler.done and not outcome.timed_out and not outcome.stream_overflow
     if stream_broken and not (outcome.timed_out or outcome.stream_overflow):
         result.runner_died = True
@@ -326,6 +393,7 @@ class ProbeAssembler:
         self.seen: set[str] = set()
         self.pending: dict[str, tuple[dict[str, Any], list[bytes]]] = {}
         self.syntax_error: dict[str, Any] | None = None
+        self.fault: str | None = None  # the runner's word that the platform failed in this job (sandbox/runner/runner.py)
         self.done = False
 
     def feed(self, header: dict[str, Any], blob: bytes | None) -> ProbeRun | None:
@@ -338,6 +406,8 @@ class ProbeAssembler:
                 "offset": header.get("offset") if isinstance(header.get("offset"), int) else None,
                 "text": str(header.get("text", ""))[:500],
             }
+        elif kind == "fault":
+            self.fault = str(header.get("message", ""))[:500]
         elif kind == "probe":
             name = header.get("name")
             if not isinstance(name, str) or name not in self.names or name in self.seen:

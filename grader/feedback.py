@@ -128,6 +128,7 @@ TEMPLATES: dict[str, str] = {
     "bad_observation": "the probe's result could not be read: it holds something other than plain data and arrays",
     "runtime_error": "the probe failed at run time",
     "time_limit": "the probe did not finish within its time limit",
+    "stopped": "not run to the end: an earlier probe ran out of its time, and the time the probes after it share was spent",
     "memory_limit": "the probe reached the memory limit",
     "output_limit": "the probe printed or returned more than the limit allows",
     "internal_error": "the platform could not check this probe; this is not your code's fault",
@@ -237,6 +238,8 @@ def hidden_message(probe: Mapping[str, Any]) -> str:
         return _wrong_answer(details)
     if status == "runtime_error":
         return _runtime_error(details)
+    if status == "time_limit" and details.get("runner_status") == "stopped":
+        return TEMPLATES["stopped"]
     if status in ("time_limit", "memory_limit", "output_limit", "internal_error"):
         return TEMPLATES[status]
     return TEMPLATES["runtime_error"]
@@ -337,3 +340,18 @@ def failure_details(runner_status: str, exc_type: str, traceback: str, message: 
         if found and found.group(1) in SIGNALS:
             details["signal"] = found.group(1)
     return details
+
+
+_SYNTAX_ERROR_LINE = re.compile(r"SyntaxError on line (\d+): ")
+
+
+def syntax_error_message(line: int | None, message: str) -> str:
+    """The result's message for code that does not compile; :func:`syntax_error_line` reads the line back."""
+    where = f" on line {line}" if line else ""
+    return f"SyntaxError{where}: {message}"
+
+
+def syntax_error_line(message: str) -> int | None:
+    """The line a syntax-error result's message names (the page marks it in the editor); None if it names none."""
+    found = _SYNTAX_ERROR_LINE.match(message or "")
+    return int(found.group(1)) if found else None

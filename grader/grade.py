@@ -10,6 +10,7 @@ this process and nothing the sandbox sent is executed.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,11 +19,12 @@ from typing import Any
 from grader import expected as expected_cache
 from grader.checks import CheckResult
 from grader.custom_checks import run_check
+from grader.diagnose import diagnose, diagnosis_hint
 from grader.diff import expected_summary, structured_diff
 from grader.error_report import auto_report
 from grader.errors import InvalidSubmission, PackageError, PlatformError
 from grader.execute import Execution, ProbeRun, execute, execute_series
-from grader.feedback import failure_details
+from grader.feedback import failure_details, syntax_error_message
 from grader.hints import unlocked_hints
 from grader.live import ProbeProgress, live_judge
 from grader.package import Package
@@ -42,6 +44,9 @@ MAX_CODE_BYTES = 256 * 1024
 _STATUS = {
     "error": Verdict.RUNTIME_ERROR,
     "timeout": Verdict.TIME_LIMIT,
+    # Not run, or cut short, because an earlier probe ran out of its time and the time the rest share was spent
+    # (sandbox/runner/runner.py): the endless loop's cost, charged as the time limit it is.
+    "stopped": Verdict.TIME_LIMIT,
     "memory": Verdict.MEMORY_LIMIT,
     "output_limit": Verdict.OUTPUT_LIMIT,
     "observation_limit": Verdict.OUTPUT_LIMIT,
@@ -83,6 +88,9 @@ class GradeResult:
     version: str
     public: bool
     timings: dict[str, int] = field(default_factory=dict)
+    # A failing Submit: the known mistake its failures look like (grader/diagnose.py), for coaches whole and for
+    # its candidate, on request, as the author's words only.
+    diagnosis: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +103,7 @@ class GradeResult:
             "version": self.version,
             "public": self.public,
             "timings": self.timings,
+            "diagnosis": self.diagnosis,
         }
 
 
@@ -159,7 +168,7 @@ def expected_observations(package: Package, public: bool, backend: Backend | Non
     if cached is not None and set(cached) == {s.name for s in package.probes(public)}:
         return cached, True
     execution = execute(package, package.reference_code.encode(), public=public, backend=backend)
-    if execution.timed_out or any(p.status == "timeout" for p in execution.probes.values()):
+    if execution.timed_out or any(p.status in ("timeout", "stopped") for p in execution.probes.values()):
         # On a loaded machine the reference itself can be slow: retry later, not the coach's bug.
         raise PlatformError(f"the reference of '{package.slug}' ran out of time; retrying")
     problems = reference_failures(execution, package, public)
@@ -256,8 +265,8 @@ def evaluate(
     specs = package.probes(public)
     if execution.syntax_error:
         err = execution.syntax_error
-        where = f" on line {err['line']}" if err.get("line") else ""
-        return _not_run(package, specs, public, Verdict.SYNTAX_ERROR, "the code does not compile", f"SyntaxError{where}: {err['message']}")
+        message = syntax_error_message(err.get("line"), err["message"])
+        return _not_run(package, specs, public, Verdict.SYNTAX_ERROR, "the code does not compile", message)
     if execution.rule_violations:
         return _not_run(package, specs, public, Verdict.RULE_VIOLATION, "the code breaks a rule", describe(execution.rule_violations, package.rules))
 
@@ -310,7 +319,8 @@ def evaluate(
                 result.message = "the memory limit was reached"
             elif status == Verdict.TIME_LIMIT:
                 limit = spec.timeout or package.limits.probe_seconds
-                result.message = run.message if "wall-clock" in run.message else f"time limit exceeded ({limit:g} s)"
+                kept = "wall-clock" in run.message or run.status == "stopped"  # says why, better than the limit alone
+                result.message = run.message if kept else f"time limit exceeded ({limit:g} s)"
             else:
                 result.message = run.message
         results.append(result)
@@ -325,7 +335,10 @@ def evaluate(
         verdict = most_severe([Verdict(r.status) for r in results])
     # The probe to fix first leads: the heaviest failing one, then the earliest.
     failing = sorted((i for i, r in enumerate(results) if not r.passed), key=lambda i: (-results[i].weight, i))
-    failed_tags = [tag for i in failing for tag in specs[i].hints]
+    # Only probes that ran to an outcome (a wrong value, or an exception) say which idea is wrong: an endless loop
+    # or a memory blow-up fails every probe alike and once unlocked ten numerics hints that did not apply.
+    informative = [i for i in failing if results[i].status in HINTS_FROM]
+    failed_tags = [tag for i in informative for tag in specs[i].hints]
     # Each hint names the failing probes it is about, the one to fix first first: the page says which.
     hints = [
         {
@@ -333,12 +346,16 @@ def evaluate(
             "tier": h.tier,
             "tags": list(h.tags),
             "text": h.text,
-            "probes": [results[i].name for i in failing if set(specs[i].hints) & set(h.tags)],
+            "probes": [results[i].name for i in informative if set(specs[i].hints) & set(h.tags)],
         }
         for h in unlocked_hints(package.hints, failed_tags)
     ]
     message = f"{len(passed)} of {len(results)} probes passed"
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
+
+
+# The failed probes' statuses that unlock their hints: the code returned a wrong value, or raised.
+HINTS_FROM = frozenset({Verdict.WRONG_ANSWER.value, Verdict.RUNTIME_ERROR.value})
 
 
 def _not_run(package: Package, specs: Sequence[ProbeSpec], public: bool, verdict: Verdict, why: str, message: str) -> GradeResult:
@@ -361,6 +378,7 @@ def grade_submission(
     public: bool,
     backend: Backend | None = None,
     on_progress: Callable[[ProbeProgress], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> GradeResult:
     """Grade ``code`` on the package's public (Run) or hidden (Submit) probes.
 
@@ -368,15 +386,24 @@ def grade_submission(
     live outcome as it finishes in the sandbox (``grader/live.py``); the
     result returned is judged afterwards from the whole run, as without it.
     Raises InvalidSubmission for code that cannot be graded, PlatformError
-    when the platform failed (retry), PackageError when the package is broken.
+    when the platform failed (retry), PackageError when the package is broken,
+    GradingCancelled when ``stop`` was set while the probes ran (a Cancel).
     """
     raw = decode_submission(code)
     t0 = time.monotonic()
     expected, cached = expected_observations(package, public, backend)
     t1 = time.monotonic()
     on_probe = live_judge(package, public, expected, on_progress) if on_progress is not None else None
-    execution = execute(package, raw, public=public, backend=backend, on_probe=on_probe)
+    execution = execute(package, raw, public=public, backend=backend, on_probe=on_probe, stop=stop)
     result = judge(package, execution, expected, public=public, backend=backend)
+    if not public:
+        as_dict = result.to_dict()
+        known = diagnose(package, as_dict)
+        if known is not None:
+            result.diagnosis = known.to_dict()
+            hint = diagnosis_hint(known, as_dict)
+            if hint is not None:
+                result.hints.append(hint)
     return _timed(result, execution, time.monotonic() - t0, t1 - t0, cached)
 
 

@@ -31,8 +31,10 @@ from typing import Any
 
 from grader.errors import PackageError, PlatformError
 from grader.grade import expected_observations, grade_series, grade_submission
-from grader.mutate import Mutant, make_mutants
-from grader.package import MUTANTS_RECORD, Package, load_package_dir, read_package_files, version_without_mutants
+from grader.mutant import Mutant
+from grader.mutate import make_mutants
+from grader.package import MUTANTS_RECORD, UNGRADED, Package, graded_part, graded_version, version_without_mutants
+from grader.package_load import load_package_dir, read_package_files
 from grader.source_rules import rule_violations
 from sandbox import Backend
 
@@ -71,6 +73,7 @@ class MutationRun:
     generated: int  # mutants made; more than graded with --limit
     outcomes: list[Outcome]
     whys: dict[str, str] = field(default_factory=dict)  # equivalent survivors: id -> reason
+    graded: str = ""  # graded_version: the part of the package a mutant's grading reads
 
     @property
     def killed(self) -> list[Outcome]:
@@ -180,6 +183,7 @@ def run_mutants(
         generated=len(mutants),
         outcomes=outcomes,
         whys=recorded_whys(package.files),
+        graded=graded_version(package.files),
     )
 
 
@@ -250,12 +254,12 @@ class Tally:
     total: int
     killed: int
     survivors: tuple[tuple[str, str], ...]
+    graded: str = ""  # graded_version of the package the record is for
 
     @staticmethod
     def of(run: MutationRun) -> Tally:
-        return Tally(
-            run.version, run.generated, len(run.outcomes), len(run.killed), tuple((o.mutant.id, o.mutant.description) for o in run.survivors)
-        )
+        survivors = tuple((o.mutant.id, o.mutant.description) for o in run.survivors)
+        return Tally(run.version, run.generated, len(run.outcomes), len(run.killed), survivors, run.graded)
 
 
 def render_record(tally: Tally, whys: dict[str, str]) -> str:
@@ -268,8 +272,11 @@ def render_record(tally: Tally, whys: dict[str, str]) -> str:
         "# A mutant is killed when it scores below 100 on the hidden probes; score = killed / (total - equivalent).",
         "# A [[survivor]] is a mistake no probe catches: add a probe that kills it, or, if no input the statement",
         "# allows can tell it from the reference, give it a one-line `why` and run with --recount (it becomes [[equivalent]]).",
-        "# `version` is the package version without this file; `survived` counts the equivalent ones too.",
+        "# `version` is the package version without this file; `graded` is the hash of what a mutant's grading reads",
+        "# (all but the statement, starter, solutions, coverage table and hints): the record stays current while it",
+        "# holds. `survived` counts the equivalent ones too.",
         f"version = {_string(tally.version)}",
+        *([f"graded = {_string(tally.graded)}"] if tally.graded else []),
         f"score = {round(score, 1)}",
         "",
         "[counts]",
@@ -307,7 +314,7 @@ def recount_record(folder: Path) -> Path:
     record = load_record(files)
     if record is None:
         raise PackageError("no record to recount: run with --write first", path=str(folder / MUTANTS_RECORD))
-    if record.get("version") != version_without_mutants(files):
+    if not record_is_current(record, files):
         raise PackageError("the package changed since this record was written: run with --write, not --recount", path=str(folder / MUTANTS_RECORD))
     table = record.get("counts")
     counts: dict[str, Any] = table if isinstance(table, dict) else {}
@@ -315,7 +322,8 @@ def recount_record(folder: Path) -> Path:
         survivors = tuple(
             (str(entry["id"]), str(entry.get("description", ""))) for table in ("equivalent", "survivor") for entry in record.get(table, [])
         )
-        tally = Tally(record["version"], int(counts["generated"]), int(counts["total"]), int(counts["killed"]), survivors)
+        generated, total, killed = int(counts["generated"]), int(counts["total"]), int(counts["killed"])
+        tally = Tally(version_without_mutants(files), generated, total, killed, survivors, graded_version(files))
     except (KeyError, TypeError, ValueError) as exc:
         raise PackageError(f"cannot read the record's counts and entries ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
     path = folder / MUTANTS_RECORD
@@ -323,19 +331,12 @@ def recount_record(folder: Path) -> Path:
     return path
 
 
-# What a mutant's grading never reads: the statement, the starter and the shipped solutions (the record is one).
-_UNGRADED = ("statement.md", "starter/", "solutions/")
-
-
-def _graded_part(files: dict[str, bytes]) -> dict[str, Any]:
-    """What a mutant's grading depends on: every file but the ungraded ones, challenge.toml as parsed, without [rules] and hints."""
-    kept: dict[str, Any] = {path: data for path, data in files.items() if not path.startswith(_UNGRADED)}
-    try:
-        meta = tomllib.loads(files["challenge.toml"].decode("utf-8"))
-    except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PackageError(f"challenge.toml cannot be read ({type(exc).__name__})", path="challenge.toml") from None
-    kept["challenge.toml"] = {key: value for key, value in meta.items() if key not in ("rules", "hints")}
-    return kept
+def record_is_current(record: dict[str, Any], files: dict[str, bytes]) -> bool:
+    """Whether a record belongs to the package as it is: its ``graded`` hash matches (or, in a record written before
+    there was one, its whole version does)."""
+    if record.get("graded"):
+        return bool(record["graded"] == graded_version(files))
+    return bool(record.get("version") == version_without_mutants(files))
 
 
 def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[str]]:
@@ -343,7 +344,7 @@ def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[
 
     ``base`` is the package's files as they were when the record was written
     (its version must be the record's). Since then, only the statement, the
-    starter, the shipped solutions, the hints and the ``[rules]`` table may
+    starter, the shipped solutions, the coverage table, the hints and the ``[rules]`` table may
     have changed: a mutant's grading reads none of them, except the rules,
     which only refuse code before it runs (grader/source_rules.py). So a
     killed mutant stays killed, and a survivor stays one unless the rules now
@@ -356,11 +357,9 @@ def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[
         raise PackageError("the base holds no record to carry over", path=str(folder / MUTANTS_RECORD))
     if record.get("version") != version_without_mutants(base):
         raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
-    if _graded_part(files) != _graded_part(base):
-        changed = sorted(p for p in set(files) | set(base) if not p.startswith(_UNGRADED) and files.get(p) != base.get(p))
-        raise PackageError(
-            f"what a mutant's grading reads changed ({', '.join(changed)}): run with --write", path=str(folder / MUTANTS_RECORD)
-        )
+    if graded_part(files) != graded_part(base):
+        changed = sorted(p for p in set(files) | set(base) if not p.startswith(UNGRADED) and files.get(p) != base.get(p))
+        raise PackageError(f"what a mutant's grading reads changed ({', '.join(changed)}): run with --write", path=str(folder / MUTANTS_RECORD))
     package = load_package_dir(folder)
     sources = {m.id: m.source for m in make_mutants(package.reference_code)}
     table = record.get("counts")
@@ -369,7 +368,8 @@ def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[
     refused = [i for i, _ in survivors if i in sources and rule_violations(package.rules, sources[i])]
     kept = tuple((i, d) for i, d in survivors if i not in refused)
     try:
-        tally = Tally(version_without_mutants(files), int(counts["generated"]), int(counts["total"]), int(counts["killed"]) + len(refused), kept)
+        killed = int(counts["killed"]) + len(refused)
+        tally = Tally(version_without_mutants(files), int(counts["generated"]), int(counts["total"]), killed, kept, graded_version(files))
     except (KeyError, TypeError, ValueError) as exc:
         raise PackageError(f"cannot read the record's counts ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
     path = folder / MUTANTS_RECORD
@@ -410,11 +410,10 @@ def record_problems(folder: Path | str) -> list[str]:
     if record is None:
         return []
     problems = []
-    current = version_without_mutants(files)
-    if record.get("version") != current:
+    if not record_is_current(record, files):
         problems.append(
-            f"{MUTANTS_RECORD} was computed for version {str(record.get('version'))[:12]}, the package is now {current[:12]}: "
-            "run `python -m grader mutants PACKAGE --write` again"
+            f"{MUTANTS_RECORD} was computed for version {str(record.get('version'))[:12]} and what a mutant's grading reads "
+            "(reference, probes, given/, limits, rules) has changed since: run `python -m grader mutants PACKAGE --write` again"
         )
     table = record.get("counts")
     counts = table if isinstance(table, dict) else {}

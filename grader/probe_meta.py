@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from grader.errors import PackageError
+from sandbox.runner.codec import AST_LOCK
 
 _ALLOWED = {"category", "weight", "check", "rtol", "atol", "hints", "timeout"}
 
@@ -42,7 +43,8 @@ def _is_probe_decorator(node: ast.expr) -> ast.Call | None:
 def parse_probe_file(source: str, path: str) -> tuple[ProbeSpec, ...]:
     """Return the probes declared in ``source``, in order; PackageError on bad declarations."""
     try:
-        tree = ast.parse(source, filename=path)
+        with AST_LOCK:
+            tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         raise PackageError(f"syntax error on line {exc.lineno}: {exc.msg}", path=path) from None
     specs: list[ProbeSpec] = []

@@ -41,7 +41,7 @@ from typing import Any
 from grader.checks import CheckResult
 from grader.custom_checks import BUILTIN_CHECKS
 from grader.errors import PackageError
-from grader.execute import Execution, run_job
+from grader.execute import Execution, run_job, stretched_wall_seconds
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.sandbox_profile import sandbox_profile
@@ -53,7 +53,6 @@ from sandbox.runner.profiles import PIDS_LIMIT
 #: Two observations at the wire's 32 MiB cap (grader/execute.py OBSERVATION_BYTES) fit in one.
 BATCH_BYTES = 88 * 1024 * 1024
 OUTCOME_BYTES = 256 * 1024
-SLACK_SECONDS = 15.0
 _GRADER_CHECKS = Path(__file__).resolve().with_name("checks.py")
 
 
@@ -228,7 +227,8 @@ def _batches(items: list[_Item]) -> list[list[_Item]]:
 
 def _limits(package: Package, n: int) -> SandboxLimits:
     return SandboxLimits(
-        wall_seconds=n * (package.limits.probe_seconds + 0.5) + SLACK_SECONDS,
+        # Room for each check stretched for the host's load, as a probe run has (grader/execute.py: sandbox_limits).
+        wall_seconds=stretched_wall_seconds([package.limits.probe_seconds] * n),
         memory_mb=package.limits.memory_mb,
         pids=PIDS_LIMIT.get(package.runtime, 128),
         stream_bytes=n * (OUTCOME_BYTES + 2 * 64 * 1024) + 1024 * 1024,

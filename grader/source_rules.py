@@ -36,11 +36,20 @@ import fnmatch
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-# What a sealed package's code may import (and anything below it), besides the package's allowed_modules.
+from sandbox.runner.codec import AST_LOCK
+
+# What a sealed package's code may import (and anything below it), besides the package's allowed_modules:
+# torch, numpy, and the standard library's modules that compute on values and reach no process, file, thread,
+# frame or import machinery (a correct solution that hashes its dumps with hashlib or parses with re must not be
+# refused). Not here, on purpose: os, sys, io, pathlib, subprocess, threading and concurrent (a thread runs outside
+# the probes' per-thread watch), inspect, gc, importlib, ctypes, pickle, marshal, types, weakref, and string (its
+# Formatter.get_field reads an attribute path given as a string, '0.__closure__', and returns the object).
 SEALED_IMPORTS = (
-    "__future__", "abc", "bisect", "cmath", "collections", "contextlib", "copy", "dataclasses", "enum",
-    "functools", "heapq", "itertools", "math", "numbers", "operator", "random", "statistics", "typing",
-    "typing_extensions", "warnings", "numpy", "torch",
+    "__future__", "abc", "array", "base64", "binascii", "bisect", "cmath", "collections", "contextlib", "copy",
+    "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq",
+    "itertools", "json", "math", "numbers", "operator", "pprint", "random", "re", "statistics", "struct",
+    "textwrap", "time", "typing", "typing_extensions", "unicodedata", "warnings", "zlib",
+    "numpy", "torch",
 )  # fmt: skip
 
 # Built-in names that run code made at run time, or reach the interpreter's tables.
@@ -100,7 +109,8 @@ def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
     if not rules.active:
         return []
     try:
-        tree = ast.parse(source)
+        with AST_LOCK:
+            tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     found: dict[tuple[int, str], Violation] = {}

@@ -32,10 +32,13 @@ from typing import Any
 from grader import expected as expected_cache
 from grader import validation_cache
 from grader.cheats import Cheat, cheat_sources
+from grader.coverage import COVERAGE_TABLE, coverage_problems, package_coverage
+from grader.diagnose import compare as compare_signature
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
 from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures
-from grader.package import Package, load_package_dir
+from grader.package import Package
+from grader.package_load import load_package_dir
 from grader.seal import check_seal, leaker_source
 from grader.verdicts import Verdict
 from sandbox import Backend, get_backend
@@ -119,6 +122,7 @@ def validate_package(
     checks_in_sandbox: bool = False,
     remember: bool = False,
     share: Share = WHOLE,
+    require_coverage: bool = False,
 ) -> Report:
     """Run every check on the package in ``folder`` and report.
 
@@ -128,6 +132,9 @@ def validate_package(
     and records it there when it passes: a package, platform, runtime and
     backend that passed together before are not run again. ``share`` does
     only this backend's part of a validation shared out over several.
+    ``require_coverage`` fails a package without a coverage table (the
+    repository's packages must hold one); a table present is always checked
+    (grader/coverage.py).
     """
     report = Report(str(folder))
     try:
@@ -138,6 +145,9 @@ def validate_package(
         report.fail(f"package: {exc}")
         return report
     report.name = f"{package.track}/{package.slug}"
+    _check_coverage(package, report, required=require_coverage)
+    if not report.ok:
+        return report
     cache_key = None
     if remember and validation_cache.enabled():
         backend = backend or get_backend()
@@ -154,6 +164,27 @@ def validate_package(
     if cache_key is not None and report.ok:
         validation_cache.record(cache_key, report.name, report.lines)
     return report
+
+
+def _check_coverage(package: Package, report: Report, *, required: bool) -> None:
+    """The coverage table against the statement and the probes, before any probe runs."""
+    try:
+        entries = package_coverage(package.files)
+    except PackageError as exc:
+        report.fail(f"coverage: {exc}")
+        return
+    if entries is None:
+        if required:
+            report.fail(f"coverage: no {COVERAGE_TABLE}: list each rule of the statement and each input class it allows with the probes that test it")
+        else:
+            report.info(f"coverage: no {COVERAGE_TABLE} (optional outside the repository)")
+        return
+    problems = coverage_problems(entries, package.statement, package.hidden_probes, package.public_probes)
+    for problem in problems:
+        report.fail(f"coverage: {problem}")
+    if not problems:
+        rules = sum(e.kind == "rule" for e in entries)
+        report.info(f"coverage: {rules} rules and {len(entries) - rules} input classes, each with a hidden probe; every hidden probe has a purpose")
 
 
 @dataclass(frozen=True)
@@ -188,7 +219,7 @@ class Deal:
 
 def _deal(package: Package, share: Share) -> Deal:
     def source(solution: Any) -> tuple[str, bytes | str]:
-        return f"solutions/{solution.name}.py", package.files[f"solutions/{solution.name}.py"]
+        return f"solutions/{solution.name}.py", package.solution_code(solution.name)
 
     battery = [(f"cheat {cheat.name}", cheat, code) for cheat, code in cheat_sources(package)]
     failing = [
@@ -379,6 +410,11 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
             problems.append(f"score {result.score:g}, expected at least {solution.score_at_least:g}")
         if result.verdict == Verdict.INTERNAL_ERROR:
             problems.append("the platform failed")
+        elif solution.verdict != Verdict.ACCEPTED.value:
+            # The diagnosis library must say how this solution fails today (grader/diagnose.py).
+            drift = compare_signature(package, solution.name, result.to_dict())
+            if drift:
+                problems.append(drift)
         if problems:
             failures = [p for p in result.probes if not p.passed]
             failed = ", ".join(f"{p.name} ({p.status})" for p in failures)
@@ -430,7 +466,7 @@ def validate_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def validate_all(folders: list[Path], backend: Backend | None = None, *, remember: bool = False) -> list[Report]:
+def validate_all(folders: list[Path], backend: Backend | None = None, *, remember: bool = False, require_coverage: bool = False) -> list[Report]:
     if not folders:
         raise PackageError("no challenge packages found")
-    return [validate_package(folder, backend, remember=remember) for folder in folders]
+    return [validate_package(folder, backend, remember=remember, require_coverage=require_coverage) for folder in folders]

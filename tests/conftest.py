@@ -39,6 +39,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     order stays.
     """
 
+    for item in items:
+        _mark_real_sandboxes(item)
+
     def rank(item: pytest.Item) -> tuple[int, float, str]:
         if item.get_closest_marker("slow") and "test_package_is_valid" in item.name:
             folder = getattr(item, "callspec").params["folder"]
@@ -48,6 +51,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return 2, 0, ""
 
     items.sort(key=rank)
+
+
+# Folders whose every test runs real sandboxes (or the compose stack): marked ``sandbox`` for ``make check`` to skip.
+_SANDBOX_FOLDERS = ("sandbox", "integration", "deploy")
+
+
+def _mark_real_sandboxes(item: pytest.Item) -> None:
+    """Mark ``sandbox`` what runs real sandboxes: the tests of the sandbox, integration and deploy folders, and every
+    test parametrized by a real backend (``bwrap``, ``docker``); tests elsewhere that grade in one say so themselves."""
+    parts = Path(str(item.fspath)).relative_to(Path(__file__).parent).parts
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if parts[0] in _SANDBOX_FOLDERS or any(value in ("bwrap", "docker") for value in params.values() if isinstance(value, str)):
+        item.add_marker(pytest.mark.sandbox)
 
 
 def _package_wall_seconds(folder: Path) -> float:

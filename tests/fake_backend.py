@@ -32,6 +32,7 @@ makes it the process's backend through ``sandbox.use_backend``.
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,12 +201,14 @@ class FakeSandbox(Sandbox):
     def destroy(self) -> None:
         self._alive = False
 
-    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None) -> RunOutcome:
+    def run(self, job: dict[str, Any], on_frame: FrameWatcher | None = None, stop: threading.Event | None = None) -> RunOutcome:
         try:
             self.backend.jobs.append(job)
             reply, during = self.backend.answer(job)
             if during is not None:
                 during()
+            if stop is not None and stop.is_set():
+                return RunOutcome(stream=b"", exit_code=-9, run_ms=5, cancelled=True)  # as a real sandbox killed on a Cancel
             outcome = _outcome(job, reply, self.backend.answers)
             if on_frame is not None:
                 _replay(outcome.stream, on_frame)

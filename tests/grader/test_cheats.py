@@ -7,8 +7,10 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from grader.cheats import CHEATS, cheat_source, cheat_sources
-from grader.package import load_package_dir
+from grader.package_load import load_package_dir
 from grader.validate import validate_package
 from sandbox import get_backend
 from tests.helpers import ADD_NUMBERS, add_numbers
@@ -73,6 +75,7 @@ def test_a_starter_with_no_function_or_class_gets_no_cheat(tmp_path: Path) -> No
     assert cheat_sources(load_package_dir(folder)) == []
 
 
+@pytest.mark.sandbox
 def test_validation_fails_a_package_whose_probes_accept_a_cheat_and_names_it(tmp_path: Path) -> None:
     folder = tmp_path / "demo" / "add-numbers"
     shutil.copytree(ADD_NUMBERS, folder)

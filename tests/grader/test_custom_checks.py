@@ -10,7 +10,8 @@ import pytest
 from grader import custom_checks
 from grader.checks import CheckResult
 from grader.errors import PackageError
-from grader.package import Package, package_from_files, read_package_files
+from grader.package import Package
+from grader.package_load import package_from_files, read_package_files
 from grader.probe_meta import ProbeSpec
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "packages" / "demo" / "add-numbers"
@@ -49,6 +50,27 @@ def test_a_custom_check_may_answer_in_three_ways(returns: str, passed: bool, mes
     result = custom_checks.run_check(package, spec("close_enough"), [5, 7, 9], [5, 7, 9])
     assert isinstance(result, CheckResult)
     assert (result.passed, result.message) == (passed, message)
+
+
+def test_a_custom_check_may_say_how_it_failed_as_a_checkresult_or_an_object_like_one() -> None:
+    # Like the sandboxed path (grader/sandboxed_checks.py), the worker reads any object with passed/message/details.
+    source = (
+        "from grader.checks import CheckResult\n\n"
+        "class Verdict:\n"
+        "    def __init__(self, passed, message, details):\n"
+        "        self.passed, self.message, self.details = passed, message, details\n\n"
+        "def close_enough(actual, expected):\n"
+        "    if actual[0] != expected[0]:\n"
+        "        return CheckResult(False, 'first differs', {'reason': 'first-element'})\n"
+        "    return Verdict(actual == expected, 'rest differs', {'reason': 'later-element'})\n"
+    )
+    package = package_with_checks(source)
+    first = custom_checks.run_check(package, spec("close_enough"), [4, 7, 9], [5, 7, 9])
+    later = custom_checks.run_check(package, spec("close_enough"), [5, 7, 8], [5, 7, 9])
+    assert (first.passed, first.details) == (False, {"reason": "first-element"})
+    assert isinstance(later, CheckResult)
+    assert (later.passed, later.message, later.details) == (False, "rest differs", {"reason": "later-element"})
+    assert custom_checks.run_check(package, spec("close_enough"), [5, 7, 9], [5, 7, 9]).passed
 
 
 def test_a_missing_checks_py_or_function_is_the_packages_error() -> None:

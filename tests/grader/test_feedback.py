@@ -27,7 +27,7 @@ from grader.feedback import (
     hidden_message,
 )  # fmt: skip
 from grader.grade import GradeResult, evaluate
-from grader.package import load_package_dir, package_from_files, read_package_files
+from grader.package_load import load_package_dir, package_from_files, read_package_files
 from sandbox.runner.codec import TaggedArray
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "packages" / "demo" / "add-numbers"
@@ -236,6 +236,7 @@ def test_the_line_is_the_last_frame_in_the_candidates_file():
         (ProbeRun("floats", "no_result", message="exited with code 3"), TEMPLATES["no_result"]),
         (ProbeRun("floats", "bad_observation", message="nope"), TEMPLATES["bad_observation"]),
         (ProbeRun("floats", "timeout"), TEMPLATES["time_limit"]),
+        (ProbeRun("floats", "stopped", message="not run: an earlier probe ran out of its time"), TEMPLATES["stopped"]),
         (ProbeRun("floats", "memory"), TEMPLATES["memory_limit"]),
         (ProbeRun("floats", "output_limit"), TEMPLATES["output_limit"]),
     ],
@@ -270,7 +271,7 @@ def test_no_hint_text_goes_out_with_a_result_of_any_tier(public: bool):
     """Hints are shown on request only: the view names which unlocked (id, tier, tags), never what they say."""
     wrong = {
         "floats": ProbeRun("floats", "ok", observation=ta(FLOATS + 1, "float64")),
-        "keeps_float16": ProbeRun("keeps_float16", "timeout"),
+        "keeps_float16": ProbeRun("keeps_float16", "ok", observation=ta([2, 2, 2], "float64")),
     }
     result = graded(wrong).to_dict()
     if public:  # the same hints on a Run's result
@@ -390,3 +391,12 @@ def test_a_hidden_custom_checks_report_loses_its_label_and_values():
     report = seen(result)["integers"]["error_report"]
     assert report["worst_index"] == [1] and report["map"]["cells"] == "UeU"  # 0.5 and 1 in (0.1, 1], 20 in (10, 100]
     assert SECRET not in as_text(result) and "0.04" not in as_text(result)
+
+
+def test_a_syntax_errors_line_is_read_back_from_the_message_it_is_written_in() -> None:
+    from grader.feedback import syntax_error_line, syntax_error_message
+
+    assert syntax_error_line(syntax_error_message(12, "expected ':'")) == 12
+    assert syntax_error_message(None, "unexpected EOF") == "SyntaxError: unexpected EOF"
+    assert syntax_error_line(syntax_error_message(None, "on line 3: a message that names a line")) is None
+    assert syntax_error_line("Wrong answer on line 4: ...") is None

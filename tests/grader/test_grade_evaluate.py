@@ -12,7 +12,7 @@ from grader.errors import InvalidSubmission
 from grader.execute import Execution, ProbeRun
 from grader.feedback import candidate_view
 from grader.grade import MAX_CODE_BYTES, GradeResult, decode_submission, evaluate
-from grader.package import load_package_dir, package_from_files, read_package_files
+from grader.package_load import load_package_dir, package_from_files, read_package_files
 from grader.verdicts import Verdict
 from sandbox.runner.codec import TaggedArray
 
@@ -306,8 +306,20 @@ def test_a_values_failure_unlocks_the_values_hints():
 
 
 def test_every_failure_unlocks_every_matching_hint_once():
-    result = grade_hidden(hidden_execution({n: ProbeRun(n, "timeout") for n in HIDDEN_EXPECTED}))
+    result = grade_hidden(hidden_execution({n: run_ok(n, WRONG[n]) for n in HIDDEN_EXPECTED if n in WRONG}))
     assert [h["id"] for h in result.hints] == ["broadcast", "dtype", "near"]
+
+
+def test_probes_that_ran_out_of_a_limit_unlock_no_hint():
+    """An endless loop fails every probe alike: it says nothing about which idea is wrong (it once unlocked every
+    numerics hint). A probe that raised did run, and unlocks its hints."""
+    timed_out = grade_hidden(hidden_execution({n: ProbeRun(n, "timeout") for n in HIDDEN_EXPECTED}))
+    assert timed_out.verdict == Verdict.TIME_LIMIT and timed_out.hints == []
+    out_of_memory = grade_hidden(hidden_execution({"floats": ProbeRun("floats", "memory")}))
+    assert out_of_memory.hints == []
+    raised = grade_hidden(hidden_execution({"keeps_float16": ProbeRun("keeps_float16", "error", message="ValueError: no")}))
+    assert by_name(raised)["keeps_float16"].status == "runtime_error"
+    assert [h["id"] for h in raised.hints] == ["dtype", "near"]
 
 
 def test_a_failed_probe_without_hint_tags_unlocks_nothing():
@@ -403,9 +415,7 @@ def test_a_check_that_raises_on_a_misshapen_observation_is_a_wrong_answer_not_a_
     result = evaluate(package, hidden_execution({"integers": run_ok("integers", [])}), HIDDEN_EXPECTED, public=False)
     integers = by_name(result)["integers"]
     assert (integers.passed, integers.status) == (False, "wrong_answer")
-    assert integers.message == (
-        "the result does not have the structure this probe expects (IndexError: list index out of range)"
-    )
+    assert integers.message == ("the result does not have the structure this probe expects (IndexError: list index out of range)")
     [seen] = [p for p in candidate_view(result.to_dict())["probes"] if p["name"] == "integers"]
     assert seen["message"] == "the result does not pass this probe's check"
 

@@ -16,6 +16,8 @@ from grader.grade import grade_series
 from sandbox import get_backend
 from tests.helpers import add_numbers, grade, real_backends
 
+pytestmark = pytest.mark.sandbox  # grades series in real sandboxes
+
 HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
 RETURNS_A = "def add(a, b):\n    return a\n"
 LOSES_FLOAT16 = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b).astype(np.float64)\n"

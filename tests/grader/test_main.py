@@ -35,6 +35,7 @@ def test_a_broken_package_fails_its_check_with_the_field_named(capsys: pytest.Ca
     assert "challenge.toml" in out
 
 
+@pytest.mark.sandbox
 def test_a_probes_whole_message_is_printed_down_to_the_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code = tmp_path / "raises.py"
     code.write_text("def add(a, b):\n    def inner():\n        raise ValueError('boom: the sum is wrong')\n    return inner()\n")
@@ -46,6 +47,7 @@ def test_a_probes_whole_message_is_printed_down_to_the_error(capsys: pytest.Capt
     assert '      File "solution.py", line 3, in inner' in out
 
 
+@pytest.mark.sandbox
 def test_as_candidate_prints_what_the_candidate_of_a_hidden_grading_sees(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code = tmp_path / "leaks.py"
     code.write_text(

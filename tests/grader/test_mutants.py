@@ -15,9 +15,10 @@ import pytest
 
 from grader.__main__ import main
 from grader.errors import PackageError
-from grader.mutants import carry_over_record, files_at, mutation_score, record_problems, recount_record, spread
+from grader.mutants import carry_over_record, files_at, graded_version, mutation_score, record_problems, recount_record, spread
 from grader.mutate import make_mutants
-from grader.package import MUTANTS_RECORD, load_package_dir, read_package_files, version_of, version_without_mutants
+from grader.package import MUTANTS_RECORD, version_of, version_without_mutants
+from grader.package_load import load_package_dir, read_package_files
 from tests.helpers import ADD_NUMBERS
 
 REFERENCE = "import numpy as np\n\n\ndef add(a, b):\n    print(a.shape)\n    return np.add(a, b)\n"
@@ -42,6 +43,7 @@ def record_text(folder: Path, *, killed: int = 9, survived: int = 1, equivalent:
     )
 
 
+@pytest.mark.sandbox
 def test_a_real_run_kills_reports_the_survivor_and_writes_a_record_that_keeps_its_why(
     folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -194,6 +196,27 @@ def test_carry_over_reads_its_base_from_git(folder: Path, capsys: pytest.Capture
     assert record_problems(folder) == []
     with pytest.raises(PackageError, match="git ls-tree -r failed: fatal: Not a valid object name no-such-revision"):
         files_at(folder, "no-such-revision")
+
+
+@pytest.mark.parametrize(
+    ("change", "still_current"),
+    [
+        (lambda f: (f / "statement.md").write_text("Reworded.\n"), True),
+        (lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("Keep the input's dtype.", "Mind the dtype.")), True),
+        (lambda f: (f / "solutions" / "float64.py").write_text("def add(a, b):\n    return a\n"), True),
+        (lambda f: (f / "probes" / "hidden.py").write_text((f / "probes" / "hidden.py").read_text() + "\n# changed\n"), False),
+        (lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("probe_seconds = 3", "probe_seconds = 4")), False),
+        (lambda f: add_rules(f, 'forbidden = ["shape"]\nwhy = "no shapes"'), False),
+    ],
+    ids=["statement", "hints", "solutions", "probes", "limits", "rules"],
+)
+def test_a_record_with_its_graded_hash_stays_current_across_what_no_mutant_reads(folder: Path, change, still_current: bool) -> None:
+    """Keyed on the whole package, a statement or hint edit made the record stale and asked for --carry-over."""
+    graded = graded_version(read_package_files(folder))
+    (folder / MUTANTS_RECORD).write_text(record_text(folder).replace("\nscore =", f'\ngraded = "{graded}"\nscore =', 1))
+    assert record_problems(folder) == []
+    change(folder)
+    assert (record_problems(folder) == []) is still_current, record_problems(folder)
 
 
 def test_an_unreadable_record_is_named(folder: Path) -> None:

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.package import RUNTIMES, load_package_dir
+from grader.package import RUNTIMES
+from grader.package_load import load_package_dir
 from grader.sandbox_profile import reaches_dynamo, sandbox_profile
 from tests.helpers import ADD_NUMBERS, FIXTURES
+
+pytestmark = pytest.mark.sandbox  # imports torch in subprocesses
 
 TORCH_LINEAR = FIXTURES / "demo" / "torch-linear"
 

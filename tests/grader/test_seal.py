@@ -13,7 +13,7 @@ import numpy as np
 from grader.execute import Execution, ProbeRun
 from grader.feedback import candidate_view
 from grader.grade import evaluate
-from grader.package import package_from_files, read_package_files
+from grader.package_load import package_from_files, read_package_files
 from grader.seal import check_seal, leaker_source, public_names, seal_problems
 from sandbox.runner.codec import TaggedArray
 from tests.helpers import ADD_NUMBERS, add_numbers

@@ -19,7 +19,7 @@ import pytest
 from grader.execute import Run, execute_runs
 from grader.feedback import TEMPLATES, candidate_view
 from grader.grade import grade_submission
-from grader.package import load_package_dir, package_from_files, read_package_files
+from grader.package_load import load_package_dir, package_from_files, read_package_files
 from grader.source_rules import MAX_VIOLATIONS, SourceRules, describe, importable, rule_violations
 from grader.verdicts import Verdict
 from tests.fake_backend import FakeBackend
@@ -67,7 +67,21 @@ def test_the_message_names_each_line_and_construct_and_each_rules_reason_once() 
         f"imports other than {importable(rules)}; private attributes other than your own (self._x); "
         "eval, exec, open and attribute names computed at run time; introspection of frames, closures and modules."
     )
-    assert "numpy, operator, random, statistics, torch" in importable(rules)
+    assert "hashlib, heapq, itertools, json, math" in importable(rules)
+
+
+@pytest.mark.parametrize("module", ["hashlib", "re", "json", "struct", "difflib", "fractions", "decimal", "array", "textwrap", "zlib"])
+def test_a_sealed_package_admits_harmless_standard_library_modules(module: str) -> None:
+    """A correct solution that hashes its dumps or parses text must not be refused (issue 27: hashlib got rule_violation, 0)."""
+    rules = SourceRules(sealed=True)
+    assert rule_violations(rules, f"import {module}\n") == []
+
+
+@pytest.mark.parametrize("module", ["os", "sys", "io", "pathlib", "subprocess", "threading", "concurrent.futures", "inspect", "gc",
+                                    "importlib", "ctypes", "pickle", "marshal", "types", "weakref", "string"])  # fmt: skip
+def test_a_sealed_package_refuses_modules_that_reach_past_the_watch(module: str) -> None:
+    """Processes, files, threads (outside the per-thread watch), frames, import machinery, and string's get_field."""
+    assert [v.rule for v in rule_violations(SourceRules(sealed=True), f"import {module}\n")] == ["not an import this challenge allows"]
 
 
 @pytest.mark.parametrize(
@@ -245,7 +259,7 @@ def test_a_packages_own_code_keeps_its_rules_but_the_solutions_the_rules_refuse(
     assert rule_violations(package.rules, package.reference_code) == []
     assert rule_violations(package.rules, package.starter_code) == []
     for expected in package.solutions:
-        source = package.files[f"solutions/{expected.name}.py"]
+        source = package.solution_code(expected.name)
         refused = bool(rule_violations(package.rules, source))
         assert refused == (expected.verdict == Verdict.RULE_VIOLATION.value), expected.name
 

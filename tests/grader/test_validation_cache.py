@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from grader import validate, validation_cache
-from grader.package import load_package_dir
+from grader.package_load import load_package_dir
 from grader.validate import Report, validate_package
 
 REPO = Path(__file__).resolve().parents[2]

@@ -91,6 +91,9 @@ def test_a_failed_run_exits_1_with_failing_probes_and_the_hint(site: dict[str, s
     [
         (["submit", "add-numbers", "{file}"], {"MLPREP_TOKEN": ""}, "error: no API token: pass --token or set MLPREP_TOKEN"),
         (["submit", "add-numbers", "{file}", "--token", "nope"], {}, "HTTP 401: Invalid token."),
+        # A token pasted from `docker-compose exec` without -T ends in \r: stripped, not a crash on the header.
+        (["submit", "add-numbers", "{file}"], {"MLPREP_TOKEN": "nope\r\n"}, "HTTP 401: Invalid token."),
+        (["submit", "add-numbers", "{file}", "--token", "two words"], {}, "error: the API token holds spaces or control characters"),
         (["submit", "no-such", "{file}"], {}, "HTTP 404: No challenge 'no-such'."),
         (["submit", "add-numbers", "{missing}"], {}, "error: no such file: "),
         (["submit", "add-numbers", "{file}", "--url", "ftp://example"], {}, "--url must be an http(s) URL"),

@@ -1,4 +1,4 @@
-"""grader.package: load, validate and version challenge packages."""
+"""grader.package_load and grader.package: read, validate and version challenge packages."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import grader.package as package_module
+import grader.package_load as package_load_module
 from grader.errors import PackageError
-from grader.package import (
-    Hint,
-    Limits,
-    discover_packages,
-    load_package_dir,
-    package_from_files,
-    read_package_files,
-    version_of,
-)
+from grader.package import Hint, Limits, version_of
+from grader.package_load import discover_packages, load_package_dir, package_from_files, read_package_files
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "packages" / "demo" / "add-numbers"
 FIXTURE_FILES = sorted(p.relative_to(FIXTURE).as_posix() for p in FIXTURE.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
@@ -191,6 +184,22 @@ def test_a_bad_rules_table_is_refused_by_name(package_copy, table, field, messag
     assert message in str(err)
 
 
+@pytest.mark.parametrize(
+    "before, after, field, message",
+    [
+        ('runtime = "python"', 'runtime = "python"\ndificulty = "hard"', "dificulty", "unknown key(s) dificulty; challenge.toml has slug, title"),
+        ("probe_seconds = 3", "probe_second = 3", "probe_second", "unknown key(s) probe_second; [limits] has probe_seconds, wall_seconds, memory_mb"),
+        ("[[hints]]", "[[hints]]\ntiers = 2", "tiers", "unknown key(s) tiers; a [[hints]] entry has id, tier, tags, text"),
+    ],
+)
+def test_a_misspelt_key_is_refused_by_name_not_ignored(package_copy, before, after, field, message):
+    """A typo's value was silently dropped: a misspelt limit left the default in force."""
+    edit(package_copy, "challenge.toml", before, after)
+    err = load_error(package_copy)
+    assert_names(err, "challenge.toml", field)
+    assert message in str(err)
+
+
 def test_an_inductor_cache_is_accepted_for_torch(package_copy):
     edit(package_copy, "challenge.toml", 'runtime = "python"', 'runtime = "torch"\nwarm = ["inductor"]')
     assert load_package_dir(package_copy).warm == ("inductor",)
@@ -351,6 +360,29 @@ def test_an_unknown_check_name_names_the_probe_and_the_field(package_copy):
     assert "probe 'integers' names check 'close_enough', which probes/checks.py does not define" in str(err)
 
 
+@pytest.mark.parametrize(
+    "checks",
+    [
+        "# def close_enough(actual, expected): a comment is not a check\n",
+        'NOTE = """def close_enough(actual, expected):"""\n',
+        "def outer():\n    def close_enough(actual, expected):\n        return True\n",
+    ],
+)
+def test_a_check_named_only_in_text_is_not_a_check(package_copy, checks):
+    """The test was ``def name(`` anywhere in the file's text."""
+    edit(package_copy, "probes/hidden.py", 'check="exact"', 'check="close_enough"')
+    (package_copy / "probes" / "checks.py").write_text(checks)
+    assert "which probes/checks.py does not define" in str(load_error(package_copy))
+
+
+def test_a_checks_file_that_does_not_compile_is_named(package_copy):
+    edit(package_copy, "probes/hidden.py", 'check="exact"', 'check="close_enough"')
+    (package_copy / "probes" / "checks.py").write_text("def close_enough(actual, expected)\n    return True\n")
+    err = load_error(package_copy)
+    assert_names(err, "probes/checks.py", None)
+    assert "does not compile" in str(err)
+
+
 def test_a_custom_check_defined_in_checks_py_is_accepted(package_copy):
     edit(package_copy, "probes/hidden.py", 'check="exact"', 'check="close_enough"')
     (package_copy / "probes" / "checks.py").write_text("def close_enough(actual, expected):\n    return True\n")
@@ -364,7 +396,7 @@ def test_expected_toml_naming_a_missing_solution_names_the_entry(package_copy):
         fh.write('\n[ghost]\nverdict = "accepted"\n')
     err = load_error(package_copy)
     assert_names(err, "solutions/expected.toml", "ghost")
-    assert "names solutions/ghost.py, which does not exist" in str(err)
+    assert "names solutions/ghost.py (or .patch), which does not exist" in str(err)
 
 
 def test_expected_toml_fields_are_validated(package_copy):
@@ -405,7 +437,7 @@ def test_a_symlinked_folder_is_refused(package_copy, tmp_path):
 
 
 def test_a_package_over_the_size_limit_is_refused(package_copy, monkeypatch):
-    monkeypatch.setattr(package_module, "MAX_PACKAGE_BYTES", 1000)
+    monkeypatch.setattr(package_load_module, "MAX_PACKAGE_BYTES", 1000)
     (package_copy / "statement.md").write_text("x" * 1001)
     err = load_error(package_copy)
     assert "package is larger than 1000 bytes" in str(err)
@@ -489,6 +521,7 @@ def test_package_from_files_equals_load_package_dir(demo_dir):
         "probes/hidden.py",
         "solutions/expected.toml",
         "solutions/float64.py",
+        "solutions/signatures.toml",
     }
 
 
