@@ -281,9 +281,12 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     args = _parser().parse_args(argv)  # exits 2 with argparse's message on bad usage
     try:
-        token = args.token or os.environ.get("MLPREP_TOKEN", "")
+        # A token copied from a terminal (`docker-compose exec` without -T ends lines with \r\n) carries whitespace.
+        token = (args.token or os.environ.get("MLPREP_TOKEN", "")).strip()
         if not token:
             raise CliError("no API token: pass --token or set MLPREP_TOKEN (an admin makes one with `manage.py api_token USERNAME`)")
+        if not token.isprintable() or any(c.isspace() for c in token):
+            raise CliError("the API token holds spaces or control characters: copy it again, it is one word")
         api = Api(args.url or os.environ.get("MLPREP_URL") or DEFAULT_URL, token)
         if args.command == "hint":
             return reveal(api, args.submission, args.hint, out)

@@ -10,11 +10,14 @@ start failure are in it, and the web adds the refusals of a request::
     |   +-- InvalidSubmission   400, its message
     |   +-- PackageError        500, a fixed sentence (it names hidden files)
     |   +-- PlatformError       503, a fixed sentence
+    |   |   +-- HostLoadError   503, the same (the host's load decided the run)
+    |   +-- GradingCancelled    409, a fixed sentence (the candidate's Cancel; the worker stores it, no view sees it)
     +-- Refused                 400  the request is refused; its message says why
         +-- LoginRequired       401  (the body names the login page)
         +-- Forbidden           403
         +-- NotFound            404
         +-- Conflict            409  not in a state that allows it (a regrade, a hint, a locked interview)
+        +-- MethodNotAllowed    405  a GET on a button's address, say (Allow kept)
         +-- LimitReached        429  too much pending at once
             +-- Throttled       429  too often; the body and Retry-After say how long to wait
 
@@ -48,7 +51,7 @@ from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from grader.errors import GraderError, InvalidSubmission, PackageError, PlatformError
+from grader.errors import GraderError, GradingCancelled, InvalidSubmission, PackageError, PlatformError
 from sandbox.errors import AppError, SandboxStartError
 
 logger = logging.getLogger(__name__)
@@ -78,6 +81,10 @@ class Conflict(Refused):
     """The thing exists but its state does not allow this now."""
 
 
+class MethodNotAllowed(Refused):
+    """The address does not take this method (``allowed`` lists the ones it takes): Django's bare 405, in words."""
+
+
 class LimitReached(Refused):
     """A limit on what one person may have at once (pending gradings)."""
 
@@ -93,6 +100,7 @@ class Throttled(LimitReached):
 PLATFORM_MESSAGE = "Grading is not available right now (a problem on our side, not in your code). Try again in a minute."
 PACKAGE_MESSAGE = "This challenge cannot be graded right now: its package is broken (a problem on our side, not in your code)."
 SERVER_MESSAGE = "Something went wrong on our side; it has been logged."
+CANCELLED_MESSAGE = "The grading was cancelled before it finished."
 BUSY_MESSAGE = "The site is busy and could not save or read that just now; nothing was saved. Try again in a few seconds."
 BUSY_RETRY_AFTER_SECONDS = 5
 
@@ -113,10 +121,12 @@ _RULES: dict[type[BaseException], _Rule] = {
     Forbidden: _Rule(403),
     NotFound: _Rule(404),
     Conflict: _Rule(409),
+    MethodNotAllowed: _Rule(405),
     LimitReached: _Rule(429),
     InvalidSubmission: _Rule(400),
     PackageError: _Rule(500, PACKAGE_MESSAGE),
     PlatformError: _Rule(503, PLATFORM_MESSAGE),
+    GradingCancelled: _Rule(409, CANCELLED_MESSAGE),
     SandboxStartError: _Rule(503, PLATFORM_MESSAGE),
     GraderError: _Rule(500, SERVER_MESSAGE),
     AppError: _Rule(500, SERVER_MESSAGE),
@@ -195,6 +205,25 @@ def answered_as(response: HttpResponse, exc: AppError) -> HttpResponse:
     return response
 
 
+def method_not_allowed(request: HttpRequest, refused: HttpResponse) -> HttpResponse:
+    """Django's bare 405 (``require_POST`` and its kin answer with no body) in words, as a page or JSON; Allow kept.
+
+    The usual case is a browser opening the address of a button (a submit, a
+    logout) by hand or from history: the page says so and leads back.
+    """
+    allowed = refused.get("Allow", "")
+    methods = [m.strip() for m in allowed.split(",") if m.strip()]
+    if request.method == "GET" and "POST" in methods:
+        message = "This address is a button's action, not a page: go back to the page and use its button."
+    else:
+        message = f"This address does not take {request.method} requests; it takes {allowed or 'none'}."
+    response = error_response(request, MethodNotAllowed(message, allowed=methods))
+    assert response is not None  # the table has its rule
+    if allowed:
+        response["Allow"] = allowed
+    return response
+
+
 class ErrorMiddleware:
     """Answers an application error (or a busy database) that a page or JSON endpoint raised."""
 
@@ -202,7 +231,10 @@ class ErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code == HTTPStatus.METHOD_NOT_ALLOWED and not response.content:
+            return method_not_allowed(request, response)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         return error_response(request, exception)  # None: a real bug, Django's 500 and its log

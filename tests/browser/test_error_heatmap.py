@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_submit_in_browser import candidate_on_challenge, type_into_editor
+from tests.browser.test_submit_in_browser import candidate_on_challenge, fits_its_width_once_redrawn, type_into_editor
 from tests.services import Worker
 
 PACKAGE = Path(__file__).resolve().parents[2] / "challenges" / "framework-internals" / "fp16-stable-softmax"
@@ -111,7 +111,7 @@ def test_a_wrong_fp16_softmax_shows_a_heatmap_and_a_histogram_of_error_over_boun
         probe.screenshot(path=str(Path(shots) / "error-heatmap.png"))
     page.set_viewport_size({"width": 420, "height": 1600})  # tall enough that the page's sticky header covers none of the probe
     expect(report.locator("canvas.error-map")).to_be_visible()
-    assert page.locator("#result").evaluate("node => node.scrollWidth <= node.clientWidth"), "the error report overflows at 420 px"
+    assert fits_its_width_once_redrawn(page, "#result"), "the error report overflows at 420 px"
     if shots:
         page.wait_for_timeout(300)  # Chart.js redraws on resize
         probe.screenshot(path=str(Path(shots) / "error-heatmap-420.png"))

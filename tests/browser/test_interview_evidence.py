@@ -200,7 +200,7 @@ def test_the_interviewer_cites_a_failed_probe_and_a_hint_and_prints_them(
     expect(cited).to_have_count(2)
     expect(cited.nth(0)).to_contain_text(re.compile(r"correctness: failed positives at 00:\d\d, fixed at 00:\d\d"))
     expect(cited.nth(0)).to_contain_text(COMMENT)
-    expect(cited.nth(1)).to_contain_text(re.compile(rf"Hint nudge \(tier 1\) revealed after #{failed.pk} at 00:\d\d"))
+    expect(cited.nth(1)).to_contain_text(re.compile(rf"Hint nudge revealed \(tier 1, nudge\) after #{failed.pk} at 00:\d\d"))
     expect(cited.nth(1).locator("a.citation-submission")).to_have_text(f"Submit #{failed.pk}")  # the Submit that unlocked it
     details = cited.nth(0).locator("a.citation-submission")
     expect(details.nth(0)).to_have_attribute("href", f"/interviews/{interview.pk}/submissions/{failed.pk}/")

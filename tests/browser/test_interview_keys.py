@@ -127,6 +127,30 @@ def test_the_interviewer_sees_each_keystroke_cursor_and_selection_and_keeps_them
     text = candidate.evaluate("window.interviewEditor.getValue()")
     assert coach.evaluate("document.querySelector('.keys-view .CodeMirror').CodeMirror.getValue()") == text
 
+    # Following off: the coach's view stays where the coach scrolled while the candidate types far below.
+    view = typed_view(coach)
+    follow = coach.locator(".keys-follow input")
+    expect(follow).to_be_checked()
+    follow.uncheck()
+    expect(view).to_have_attribute("data-follow", "off")
+    scroller = ".keys-view .CodeMirror-scroll"
+    coach.eval_on_selector(scroller, "node => { node.scrollTop = 0; }")
+    candidate.keyboard.type("\n" * 40 + "far = 1", delay=5)
+    coach.wait_for_function("() => document.querySelector('.keys-view .CodeMirror').CodeMirror.getValue().includes('far = 1')")
+    assert coach.eval_on_selector(scroller, "node => node.scrollTop") == 0
+    expect(view.locator(".CodeMirror-code")).not_to_contain_text("far = 1")  # drawn lines are the ones in view
+    follow.check()  # on again: back to the cursor at once
+    expect(view.locator(".CodeMirror-code")).to_contain_text("far = 1")
+
+    # The replay steps through every keystroke the relay applied, not only the autosaves (issue 29).
+    player = coach.locator('#replay .replay[data-slug="add-numbers"]')
+    expect(player).to_have_attribute("data-code-source", "keys", timeout=20_000)
+    coach.wait_for_function(
+        "() => Number(document.querySelector('#replay .replay[data-slug=\"add-numbers\"]').dataset.keyStates) > 20"
+    )
+    player.locator("input[type=range]").evaluate("node => { node.value = String(Number(node.max) / 2); node.dispatchEvent(new Event('input')); }")
+    expect(player.locator(".replay-code-note")).to_contain_text("as typed, keystroke at")
+
 
 def test_the_candidate_cannot_watch_and_a_stranger_cannot_send(live_server: Any, settings: Any, browser: Browser) -> None:
     settings.CHALLENGES_DIR = FIXTURES

@@ -29,10 +29,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.test_mock_interview import replace_code
-from tests.browser.test_submit_in_browser import FIXTURES, log_in
+from tests.browser.test_submit_in_browser import FIXTURES, fits_its_width_once_redrawn, log_in
 from tests.services import Worker
 from web.accounts.roles import coach_grant
 from web.challenges.models import Challenge
@@ -60,24 +59,17 @@ LEAVE_TAB = """() => {
 
 
 
-def no_sideways_overflow(page: Page) -> bool:
-    return bool(page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
-
-
 def shoot(page: Page, name: str) -> None:
     """At 1280 and 420 px: saved when REPLAY_SCREENSHOTS names a folder; the 420 px page must not overflow sideways."""
     shots = os.environ.get("REPLAY_SCREENSHOTS")
     for width in (1280, 420):
         page.set_viewport_size({"width": width, "height": 900})
         if width == 420:
-            try:  # Chart.js redraws its canvases after a resize: wait for the page to settle at the new width
-                page.wait_for_function("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth", timeout=5_000)
-            except PlaywrightTimeout:
-                pass  # the assertion below names what overflows
+            fits = fits_its_width_once_redrawn(page, "html")
             wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
                 .filter(n => n.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
                 .slice(0, 8).map(n => n.tagName + '.' + n.className + ' ' + Math.round(n.getBoundingClientRect().right))""")
-            assert no_sideways_overflow(page), f"{name} overflows at 420 px: {wide}"
+            assert fits, f"{name} overflows at 420 px: {wide}"
         if shots:
             page.evaluate("window.scrollTo(0, 0)")  # the sticky header stays at the top of a full-page shot
             page.screenshot(path=str(Path(shots) / f"{name}-{width}.png"), full_page=True)

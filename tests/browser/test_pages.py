@@ -9,6 +9,8 @@ written straight into the database, so no worker is started.
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -105,7 +107,8 @@ def test_no_page_scrolls_sideways_at_420_px_and_every_field_has_a_label(
     candidate = signed_in(browser, base, CANDIDATE, CANDIDATE_PW)
     coach = signed_in(browser, base, COACH, COACH_PW)
     pages: list[tuple[Page, str]] = [
-        (anonymous, "/accounts/login/"), (anonymous, "/accounts/signup/"),
+        (anonymous, "/accounts/login/"), (anonymous, "/accounts/signup/"), (anonymous, "/accounts/password-reset/"),
+        (anonymous, "/accounts/reset/MQ/no-such-token/"),
         (candidate, f"/challenges/{WIDE_CHALLENGE}/"), (candidate, "/challenges/fp16-stable-softmax/"),
         (candidate, "/"), (candidate, "/tracks/framework-internals/"), (candidate, "/progress/"),
         (candidate, "/submissions/"), (candidate, f"/submissions/{first.pk}/"), (candidate, "/accounts/token/"),
@@ -113,7 +116,7 @@ def test_no_page_scrolls_sideways_at_420_px_and_every_field_has_a_label(
         (coach, "/author/"), (coach, "/author/new/"), (coach, "/author/import/"), (coach, "/interviews/"),
         (coach, "/interviews/new/"), (coach, urls["live"]), (coach, "/coach/grading/"),
         (coach, "/interviews/templates/"), (coach, "/interviews/templates/new/"), (coach, urls["template"]),
-        (coach, urls["from-template"]), (coach, "/interviews/statistics/"),
+        (coach, urls["from-template"]), (coach, "/interviews/statistics/"), (coach, "/author/tf-stale-closure/coverage"),
     ]  # fmt: skip
     problems = [problem for page, path in pages for problem in check_page(page, base + path)]
     assert problems == []
@@ -192,7 +195,7 @@ def test_the_api_docs_page_draws_every_endpoint_with_nothing_from_another_site(
     page.click("#api-docs-link")
     expect(page).to_have_url(f"{live_server.url}/api/v1/docs/")
     # Swagger UI read the schema and drew one block per operation.
-    expect(page.locator(".swagger-ui .opblock")).to_have_count(9, timeout=20_000)  # 8, and the interview scorecard
+    expect(page.locator(".swagger-ui .opblock")).to_have_count(10, timeout=20_000)  # 8, cancel, and the interview scorecard
     expect(page.locator(".swagger-ui .opblock-summary-path").first).to_contain_text("/api/v1/")
     # Signed in, "Try it out" calls the API as this user (the session) and shows the answer.
     listing = page.locator(".opblock").filter(has_text="/api/v1/challenges/").first
@@ -281,3 +284,24 @@ def test_a_wrong_runs_panel_keeps_the_challenge_page_within_420_px(
     page.locator("#probes details:not([open]) > summary").evaluate_all("nodes => nodes.forEach(n => n.click())")  # every fold open
     found = page.evaluate(OVERFLOW_JS)
     assert found["overflow"] <= 0, found
+
+
+def test_a_coach_reads_a_packages_coverage_table_from_the_authoring_page(live_server: Any, settings: Any, browser: Browser, tmp_path: Path) -> None:
+    settings.CHALLENGES_DIR = CHALLENGES
+    site()
+    page = signed_in(browser, live_server.url, COACH, COACH_PW, width=1280)
+    page.goto(f"{live_server.url}/author/")
+    page.locator('#repository tr[data-slug="tf-stale-closure"] a', has_text="Coverage").click()
+    expect(page).to_have_url(re.compile(r"/author/tf-stale-closure/coverage$"))
+    rows = page.locator("#coverage tbody tr")
+    expect(rows.first).to_be_visible()
+    # As many rows, and input classes, as the package's coverage table holds.
+    table = tomllib.loads((CHALLENGES / "framework-internals" / "tf-stale-closure" / "coverage.toml").read_text())
+    entries = table["entry"]
+    assert rows.count() == len(entries)
+    assert page.locator('#coverage tr[data-kind="input"]').count() == sum(1 for e in entries if e["kind"] == "input")
+    method = page.locator('tr[data-entry="method-looked-up-before"]')
+    expect(method).to_contain_text("So does a call made through a method looked up before the change")
+    expect(method.locator("code.probe-hidden")).to_have_attribute("title", re.compile(r"hidden · training · weight 1"))
+    assert page.locator("#coverage-problems").count() == 0
+    page.screenshot(path=str(tmp_path / "coverage.png"), full_page=True)  # looked at when the page changes (--basetemp)

@@ -118,7 +118,8 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
     hints = page.locator("#hints")
     expect(hints.locator(".hint-summary")).to_contain_text("2 hints available")
     expect(hints.locator(".hint-summary")).to_contain_text("None is shown until you ask")
-    expect(hints.locator(".hint")).to_have_count(0)
+    ladder = hints.locator(".hint:not(.hint-diagnosis)")  # the diagnosis card has a test of its own
+    expect(ladder).to_have_count(0)
     expect(hints).not_to_contain_text("dtype")
     assert not HintReveal.objects.exists()
 
@@ -140,8 +141,40 @@ def test_a_wrong_submit_offers_hints_on_request_and_records_the_reveal(
 
     # A reload keeps it shown, and still only that one.
     page.reload()
-    expect(page.locator("#hints .hint")).to_have_count(1)
+    expect(page.locator("#hints .hint:not(.hint-diagnosis)")).to_have_count(1)
     expect(page.locator("#hints .hint-summary")).to_contain_text("You have seen 1")
+
+
+def test_a_submit_that_makes_a_known_mistake_is_offered_its_diagnosis_on_request(
+    live_server: Any,
+    settings: Any,
+    celery_worker: Worker,
+    browser: Browser,
+) -> None:
+    """add-numbers ships a wrong solution that widens to float64 (solutions/float64.py, with its signature and
+    diagnosis): the same mistake written otherwise gets the author's words, apart from the hints, on request."""
+    page = candidate_on_challenge(browser, live_server.url, settings, FIXTURES, "add-numbers")
+    type_into_editor(page, 'import numpy as np\n\ndef add(a, b):\n    return np.asarray(a, dtype="float64") + np.asarray(b)\n')
+    page.click("#submit")
+    expect(page.locator("#verdict")).to_contain_text("Partial", timeout=120_000)
+
+    card = page.locator("#diagnosis")
+    expect(card).to_contain_text("Your failures resemble a mistake others have made")
+    expect(card).not_to_contain_text("widened")
+    expect(page.locator("#result")).not_to_contain_text("float64.py")
+    expect(page.locator("#hints .reveal-hint")).to_contain_text("Show a hint")  # the ladder's button is still its own
+    card.locator(".reveal-diagnosis").click()
+    expect(card.locator(".hint-body")).to_contain_text("Your failures are those of a known mistake: Your results look widened to float64")
+    expect(card.locator(".reveal-diagnosis")).to_have_count(0)
+    [reveal] = HintReveal.objects.all()
+    assert reveal.hint_id.startswith("diagnosis-") and reveal.submission_id == Submission.objects.get().pk
+
+    shots = os.environ.get("RESULT_PANEL_SCREENSHOTS")
+    if shots:
+        page.add_style_tag(content=".topbar { position: static !important; }")
+        page.locator("#result").screenshot(path=str(Path(shots) / "result-panel-diagnosis.png"))
+    page.reload()
+    expect(page.locator("#diagnosis .hint-body")).to_contain_text("widened to float64")  # kept, as a revealed hint is
 
 
 def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings: Any, browser: Browser) -> None:
@@ -167,6 +200,8 @@ def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings
         "shape": structured_diff(
             {"out": TaggedArray(np.zeros((2, 3)), "float64", "numpy")}, {"out": TaggedArray(np.zeros((3, 2)), "float64", "numpy")}
         ),
+        # The reference's value, failed by a check that looks at more than the value (a custom check).
+        "same": structured_diff({"loss": 1.0, "steps": 2}, {"loss": 1.0, "steps": 2}),
     }
     probes = [
         {"name": name, "category": "values", "weight": 1.0, "passed": False, "status": "wrong_answer", "message": "", "description": "",
@@ -175,7 +210,7 @@ def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings
     ]  # fmt: skip
     Submission.objects.create(
         user=ada, challenge=challenge, version=challenge.current_version, kind="run", code="x = 1\n", status=Status.DONE,
-        verdict="wrong_answer", score=0.0, probes=probes, message="0 of 4 probes passed", finished_at=timezone.now(),
+        verdict="wrong_answer", score=0.0, probes=probes, message="0 of 5 probes passed", finished_at=timezone.now(),
     )  # fmt: skip
     page = browser.new_page(viewport={"width": 420, "height": 900})
     log_in(page, live_server.url, "ada", "pw-ada-lovelace-1")
@@ -200,4 +235,12 @@ def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings
     out = probe("shape").locator(".diff-node", has_text="result['out']")
     expect(out.locator(".diff-note")).to_have_text("another shape than expected")
     expect(out.locator(".diff-sides-differ")).to_contain_text("shape (2, 3)")
+    # Five failures: the first three open, the other two folded into one line at the end (hints sit above them).
+    expect(page.locator("#probes > li.probe-fail")).to_have_count(3)
+    expect(page.locator("#probes > li.probes-more > details > summary")).to_contain_text("2 more failing probes")
+    expect(page.locator("#probes .probes-more-list > li.probe")).to_have_count(2)
+    page.locator("#probes > li.probes-more > details > summary").click()
+    # The reference's value failed by the probe's check: said once, not as two identical summaries.
+    expect(probe("same").locator(".diff-same-value")).to_contain_text("the same value as the reference's (dict of 2 keys)")
+    expect(probe("same").locator(".diff-sides")).to_have_count(0)
     assert page.locator("#result").evaluate("node => node.scrollWidth <= node.clientWidth"), "the result panel overflows at 420 px"

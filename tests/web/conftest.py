@@ -22,7 +22,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from grader.cheats import cheat_sources
-from grader.package import load_package_dir
+from grader.package_load import load_package_dir
 from grader.seal import leaker_source
 from sandbox import use_backend
 from tests.fake_backend import FakeBackend, ok, raised

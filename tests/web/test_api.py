@@ -305,6 +305,7 @@ def test_the_openapi_schema_describes_every_endpoint(client: Client, db: None) -
         "/api/v1/challenges/", "/api/v1/challenges/{slug}/", "/api/v1/challenges/{slug}/submissions/", "/api/v1/submissions/{id}/",
         "/api/v1/progress/", "/api/v1/submissions/",
         "/api/v1/submissions/{id}/hints/{hint_id}/reveal/", "/api/v1/submissions/{id}/regrade/",
+        "/api/v1/submissions/{id}/cancel/",
         "/api/v1/interviews/{interview_id}/scorecard",
     }  # fmt: skip
     assert set(schema["paths"]["/api/v1/submissions/{id}/regrade/"]["post"]["responses"]) == {"202", "404", "409", "429"}

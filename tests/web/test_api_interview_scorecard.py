@@ -94,7 +94,7 @@ def test_the_command_line_client_prints_the_scorecard_with_its_evidence(assessed
     text = out.getvalue()
     assert "Recommendation: Strong yes" in text
     assert '  Debugging: 4  bisected\n    - correctness: failed positives at 12:41\n      "read the diff"\n' in text
-    assert f"    - Hint nudge (tier 1) revealed after #{assessed.failed.pk} at 13:05\n" in text
+    assert f"    - Hint nudge revealed (tier 1, nudge) after #{assessed.failed.pk} at 13:05\n" in text
     assert "  Correctness: -\n" in text and text.endswith("Notes:\n  Methodical.\n")
 
 

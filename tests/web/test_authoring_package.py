@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader.errors import PackageError
-from grader.package import package_from_files, read_package_files, version_of
+from grader.package import version_of
+from grader.package_load import package_from_files, read_package_files
 from web.authoring.draft import Draft, HintRow, challenge_toml, draft_from_package, draft_to_files, new_draft
 from web.authoring.toml_writer import toml_string, toml_value
 from web.authoring.zipfiles import MAX_FILES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_BYTES, ZipRefused, read_package_zip, write_package_zip

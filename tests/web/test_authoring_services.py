@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from grader.package import package_from_files, read_package_files
+from grader.package_load import package_from_files, read_package_files
 from grader.validate import validation_runs
 from web.authoring import services
 from web.authoring.draft import Draft, draft_from_package, draft_to_files, new_draft
@@ -161,6 +161,7 @@ def test_export_of_a_stored_version_imports_to_the_same_version_hash(coach: User
 # --- Validation -----------------------------------------------------------------------------------
 
 
+@pytest.mark.sandbox
 def test_validation_runs_the_real_validator_on_the_draft(coach: User, django_capture_on_commit_callbacks: Callable[..., Any]) -> None:
     version = services.challenge_create(user=coach, draft=fixture_draft()).version
     with django_capture_on_commit_callbacks(execute=True):
@@ -172,6 +173,7 @@ def test_validation_runs_the_real_validator_on_the_draft(coach: User, django_cap
     assert run.requested_by == coach and run.seconds is not None
 
 
+@pytest.mark.sandbox
 def test_a_failing_package_gets_a_report_saying_why(coach: User, django_capture_on_commit_callbacks: Callable[..., Any]) -> None:
     # The starter already solves it: validation must fail on "starter scores 100%".
     draft = fixture_draft()
@@ -283,6 +285,7 @@ def same(actual, expected):
 """
 
 
+@pytest.mark.sandbox
 def test_a_coachs_custom_checks_validate_and_grade_in_a_sandbox_not_in_the_worker(
     coach: User, tmp_path: Path, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
@@ -387,6 +390,7 @@ def test_new_draft_defaults_validate_to_a_message_about_the_title(coach: User) -
         services.challenge_create(user=coach, draft=new_draft(slug="fresh-one", track="basics"))
 
 
+@pytest.mark.sandbox
 def test_validate_fails_the_untouched_new_challenge_template_and_says_what_to_write(
     coach: User, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:

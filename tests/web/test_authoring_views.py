@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from grader.package import package_from_files
+from grader.package_load import package_from_files
 from tests.web.test_authoring_services import CHECKS, fixture_draft, validated, zip_of
 from web.authoring import services
 from web.authoring.draft import Draft, draft_to_files
@@ -48,7 +48,7 @@ def all_author_urls(challenge: Challenge) -> list[tuple[str, str]]:
         ("GET", reverse("author-edit", args=[challenge.slug])), ("POST", reverse("author-edit", args=[challenge.slug])),
         ("GET", reverse("author-export", args=[challenge.slug, v])), ("POST", reverse("author-validate", args=[challenge.slug, v])),
         ("GET", reverse("author-validation", args=[run.pk])), ("POST", reverse("author-publish", args=[challenge.slug, v])),
-        ("POST", reverse("author-unpublish", args=[challenge.slug])),
+        ("POST", reverse("author-unpublish", args=[challenge.slug])), ("GET", reverse("author-coverage", args=[challenge.slug])),
     ]  # fmt: skip
 
 
@@ -223,6 +223,7 @@ def test_import_without_a_file_says_so(coach_client: Client) -> None:
 # --- Validate and publish ------------------------------------------------------------------------------------
 
 
+@pytest.mark.sandbox
 def test_validate_then_poll_then_publish_then_a_candidate_opens_it(
     client: Client, coach: User, user: User, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
@@ -278,3 +279,41 @@ def test_polling_a_validation_reads_no_package_files(coach_client: Client, coach
     with reads_no_package_files(max_queries=5):
         data = coach_client.get(reverse("author-validation", args=[run.pk])).json()
     assert (data["status"], data["version"]) == (RunStatus.QUEUED, challenge.draft_version.version)
+
+
+# --- Coverage tables -----------------------------------------------------------------------------------
+
+COVERAGE = """
+[[entry]]
+id = "sum"
+kind = "rule"
+statement = "returns `a + b`"
+probes = ["positives", "negatives"]
+
+[[entry]]
+id = "signs"
+kind = "input"
+statement = "Add two integers"
+probes = ["negatives"]
+"""
+
+
+def test_a_repository_packages_coverage_table_is_shown_to_any_coach_with_its_problems(coach_client: Client, package_root: Any) -> None:
+    from web.challenges.services import challenge_sync_from_dir
+
+    folder = package_root / "basics" / "add-two"
+    (folder / "coverage.toml").write_text(COVERAGE.replace('probes = ["negatives"]', 'probes = ["negatives", "zeros"]'))
+    assert challenge_sync_from_dir(package_root).ok
+    home = coach_client.get(reverse("author-home")).content.decode()
+    assert f'href="{reverse("author-coverage", args=["add-two"])}"' in home
+    page = coach_client.get(reverse("author-coverage", args=["add-two"])).content.decode()
+    assert 'data-entry="sum" data-kind="rule"' in page and 'data-entry="signs" data-kind="input"' in page
+    assert "returns `a + b`" in page and 'class="probe-hidden"' in page
+    problems = page[page.index('id="coverage-problems"') :]
+    assert "no probe is called zeros" in problems and 'class="probe-unknown"' in page
+
+
+def test_a_package_without_a_table_says_how_to_add_one_and_unknown_slugs_are_404(coach_client: Client, challenge: Challenge) -> None:
+    page = coach_client.get(reverse("author-coverage", args=["add-two"])).content.decode()
+    assert 'id="coverage-missing"' in page and "coverage.toml" in page
+    assert coach_client.get(reverse("author-coverage", args=["no-such"])).status_code == 404

@@ -85,7 +85,8 @@ def test_the_api_answers_503_in_its_error_shape(challenge: Challenge, user: User
 
 def test_a_page_gets_a_short_html_page(db_ready: None, locked: None) -> None:
     browser = Client(HTTP_ACCEPT="text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-    response = browser.post(reverse("signup"), {"username": "newbie", "password1": "pw-newbie-12345", "password2": "pw-newbie-12345"})
+    fields = {"username": "newbie", "email": "newbie@example.com", "password1": "pw-newbie-12345", "password2": "pw-newbie-12345"}
+    response = browser.post(reverse("signup"), fields)
     assert response.status_code == 503 and response["Content-Type"].startswith("text/html")
     assert "The site is busy" in response.content.decode()
 

@@ -21,12 +21,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grader.errors import GraderError, InvalidSubmission, PackageError, PlatformError
+from grader.errors import GraderError, GradingCancelled, HostLoadError, InvalidSubmission, PackageError, PlatformError
 from sandbox.errors import AppError, SandboxNotReady, SandboxStartError
 from web.accounts.throttle import LoginBlocked
 from web.authoring.services import AuthoringError
 from web.errors import (
     BUSY_MESSAGE,
+    CANCELLED_MESSAGE,
     PACKAGE_MESSAGE,
     PLATFORM_MESSAGE,
     SERVER_MESSAGE,
@@ -34,6 +35,7 @@ from web.errors import (
     Forbidden,
     LimitReached,
     LoginRequired,
+    MethodNotAllowed,
     NotFound,
     Refused,
     Throttled,
@@ -43,7 +45,15 @@ from web.interviews.evidence import CitationNotFound
 from web.interviews.keys import KeysMessageInvalid
 from web.interviews.replay import FocusRateLimited
 from web.interviews.services import InterviewError, InterviewInvalid, InterviewLocked, NotInInterview, SnapshotRateLimited
-from web.submissions.errors import HintsSwitchedOff, HintUnavailable, RateLimitExceeded, RegradeRefused, SubmissionRejected, TooManyPending
+from web.submissions.errors import (
+    CancelRefused,
+    HintsSwitchedOff,
+    HintUnavailable,
+    RateLimitExceeded,
+    RegradeRefused,
+    SubmissionRejected,
+    TooManyPending,
+)
 from web.submissions.request_code import BadRequestBody
 
 # (the error raised, the status, the body, the headers)
@@ -53,6 +63,7 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     (Forbidden("Coaches only."), 403, {"error": "Coaches only."}, {}),
     (NotFound("No such submission."), 404, {"error": "No such submission."}, {}),
     (Conflict("Not now."), 409, {"error": "Not now."}, {}),
+    (MethodNotAllowed("Use the button.", allowed=["POST"]), 405, {"error": "Use the button.", "allowed": ["POST"]}, {}),
     (LimitReached("Too much pending."), 429, {"error": "Too much pending."}, {}),
     (Throttled("Slow down.", 7), 429, {"error": "Slow down.", "retry_after": 7}, {"Retry-After": "7"}),
     (SubmissionRejected("Your code is empty."), 400, {"error": "Your code is empty."}, {}),
@@ -61,6 +72,8 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     (RateLimitExceeded("You can submit 2 times per minute.", 12), 429, {"error": "You can submit 2 times per minute.", "retry_after": 12},
      {"Retry-After": "12"}),
     (RegradeRefused("Only a platform failure."), 409, {"error": "Only a platform failure."}, {}),
+    (CancelRefused("This grading has already finished."), 409, {"error": "This grading has already finished."}, {}),
+    (GradingCancelled("the grading was cancelled while it ran"), 409, {"error": CANCELLED_MESSAGE}, {}),
     (HintUnavailable("Reveal a tier-1 hint first."), 409, {"error": "Reveal a tier-1 hint first."}, {}),
     (HintsSwitchedOff("Hints are off in this interview."), 403, {"error": "Hints are off in this interview."}, {}),
     (InterviewError("Notes must be text."), 400, {"error": "Notes must be text."}, {}),
@@ -77,6 +90,7 @@ CASES: list[tuple[BaseException, int, dict[str, Any], dict[str, str]]] = [
     # Ours to fix: a fixed sentence, never the message (it can name hidden probes, hosts or engines).
     (PackageError("probe 'secret_probe' fails on the reference", path="add-two/reference/solution.py"), 500, {"error": PACKAGE_MESSAGE}, {}),
     (PlatformError("the sandbox runner did not start: /var/lib/secret"), 503, {"error": PLATFORM_MESSAGE}, {}),
+    (HostLoadError("the host was overloaded while probe(s) secret_probe ran; graded again"), 503, {"error": PLATFORM_MESSAGE}, {}),
     (SandboxStartError("the Docker engine at tcp://10.0.0.5 is not reachable"), 503, {"error": PLATFORM_MESSAGE}, {}),
     (SandboxNotReady("the sandbox did not become ready in 90 s: /srv/secret"), 503, {"error": PLATFORM_MESSAGE}, {}),
     (GraderError("an internal detail"), 500, {"error": SERVER_MESSAGE}, {}),
@@ -186,3 +200,18 @@ def test_a_bug_gets_the_sites_styled_500_page_with_a_way_back(client: Client, ca
     assert "Something went wrong on our side" in page
     assert "css/site.css" in page and 'class="topbar"' in page and 'href="/">Back to the challenges' in page
     assert "a bug" not in page and "KeyError" not in page  # the cause is in the log, not on the page
+
+
+@pytest.mark.django_db
+def test_opening_a_buttons_address_gets_a_page_that_says_so_and_json_callers_get_json(client: Client) -> None:
+    """A GET on a POST-only address (a submit URL opened from history) got Chromium's bare "HTTP ERROR 405"."""
+    page = client.get("/accounts/logout/", HTTP_ACCEPT=BROWSER_ACCEPT)
+    text = page.content.decode()
+    assert page.status_code == 405 and page["Allow"] == "POST, OPTIONS"
+    assert "Method Not Allowed" in text and "a button&#x27;s action, not a page" in text and "css/site.css" in text
+    assert "Back to the challenges" in text
+    fetched = client.put("/accounts/logout/", HTTP_ACCEPT="application/json")
+    assert fetched.status_code == 405 and fetched["Allow"] == "POST, OPTIONS"
+    assert fetched.json() == {"error": "This address does not take PUT requests; it takes POST, OPTIONS.", "allowed": ["POST", "OPTIONS"]}
+    submit = client.get("/challenges/add-two/submit", HTTP_ACCEPT=BROWSER_ACCEPT)  # a function view's require_POST
+    assert submit.status_code == 405 and "action, not a page" in submit.content.decode()

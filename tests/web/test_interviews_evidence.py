@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from tests.fake_backend import FakeBackend
 from web.challenges.models import Challenge
-from web.interviews import evidence, moments
+from web.interviews import events, evidence, moments
 from web.interviews.evidence import CitationNotFound, citation_add, citation_remove
 from web.interviews.models import Citation, Interview, Snapshot
 from web.interviews.services import InterviewError, interview_create, interview_end, interview_open, interview_submission_create, snapshot_save
@@ -111,7 +111,7 @@ def test_a_graded_submit_lists_its_probes_failed_first_and_a_later_pass_as_fixed
 
 def test_hint_and_autosave_moments_name_what_happened(story: Story) -> None:
     hint = moments.moment_get(story.interview, f"hint:{story.hint.pk}")
-    assert hint.label == f"Hint nudge (tier 1) revealed after #{story.failed.pk}" and hint.challenge == "Add two integers"
+    assert hint.label == f"Hint nudge revealed (tier 1, nudge) after #{story.failed.pk}" and hint.challenge == "Add two integers"
     snap = moments.moment_get(story.interview, f"snapshot:{story.snapshot.pk}")
     assert snap.label == f"Code autosaved ({len(story.snapshot.code)} characters)" and snap.probes == ()
 
@@ -144,10 +144,10 @@ def test_another_interviews_moments_are_not_this_ones(story: Story, other_interv
 
 
 def test_a_new_kind_plugs_in_with_one_source(story: Story, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(moments, "_SOURCES", dict(moments._SOURCES))
+    monkeypatch.setattr(events, "_SOURCES", dict(events._SOURCES))
     at = story.interview.started_at + timedelta(minutes=5)  # type: ignore[operator]
-    moments.register_moment_source(["note"], lambda interview: [moments.Moment(key="note:9", kind="note", at=at, label="Asked about dtypes")])
-    assert "note" in moments.moment_kinds()
+    events.register_moment_source(["note"], lambda interview: [events.Moment(key="note:9", kind="note", at=at, label="Asked about dtypes")])
+    assert "note" in events.moment_kinds()
     assert moments.moment_get(story.interview, "note:9").label == "Asked about dtypes"
     cited = citation_add(story.interview, story.interview.coach, criterion="communication", key="note:9")
     assert evidence.citation_text(story.interview, cited) == "Asked about dtypes at 05:00"
@@ -178,7 +178,7 @@ def test_a_failed_probe_and_its_fix_read_as_evidence(story: Story, coach: User) 
 def test_a_hint_or_an_autosave_is_cited_whole(story: Story, coach: User) -> None:
     hint = citation_add(story.interview, coach, criterion="debugging", key=f"hint:{story.hint.pk}", comment="needed a nudge")
     snap = citation_add(story.interview, coach, criterion="debugging", key=f"snapshot:{story.snapshot.pk}")
-    assert evidence.citation_text(story.interview, hint) == f"Hint nudge (tier 1) revealed after #{story.failed.pk} at 13:05"
+    assert evidence.citation_text(story.interview, hint) == f"Hint nudge revealed (tier 1, nudge) after #{story.failed.pk} at 13:05"
     assert evidence.citation_text(story.interview, snap).endswith("characters) at 13:30")
     payloads = evidence.rubric_citations(story.interview)["debugging"]
     assert [p["links"]["timeline"].rsplit("#", 1)[1] for p in payloads] == ["t=785", "t=810"]
@@ -398,7 +398,7 @@ def test_evidence_lines_put_one_probes_citations_together_in_time_order(story: S
     assert [line["text"] for line in lines] == [
         "correctness: failed positives at 12:41, fixed at 14:03",
         f"Submit #{story.failed.pk}: Partial, score 33.3 at 12:41",
-        f"Hint nudge (tier 1) revealed after #{story.failed.pk} at 13:05",
+        f"Hint nudge revealed (tier 1, nudge) after #{story.failed.pk} at 13:05",
         "signs: passed negatives at 14:03",
     ]
     assert lines[0]["keys"] == [key_failed, key_fixed]

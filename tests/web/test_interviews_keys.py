@@ -18,13 +18,14 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from web.challenges.models import Challenge
 from web.interviews import keys
 from web.interviews.keys import KeysMessageInvalid, apply_ops, keys_candidate_message, keys_candidate_open, keys_documents, keys_watch_open
 from web.interviews.keys_store import doc_store
-from web.interviews.models import Interview
+from web.interviews.models import Interview, KeyEvent
 from web.interviews.services import InterviewError, InterviewLocked, NotInInterview, interview_create, interview_end, interview_open
 from web.submissions.services.intake import MAX_CODE_BYTES
 
@@ -108,6 +109,36 @@ def test_edits_in_sequence_build_the_document_that_a_joining_watcher_gets(live: 
     assert docs[SLUG]["seq"] == 2
     assert docs[SLUG]["text"] == "def add(a, b):\n    return a + b\n"
     assert docs[SLUG]["sel"] == sel
+
+
+def test_every_applied_edit_and_reset_is_kept_for_the_replay_and_rebuilds_each_state(
+    live: Interview, user: User, coach: User, client: Client
+) -> None:
+    """The replay's keystroke resolution (issue 29): each applied message becomes a KeyEvent; refused ones do not; the
+    coach's code timeline returns them after an id, and replaying them gives the text after every keystroke."""
+    session = keys_candidate_open(live.token, user)
+    keys_candidate_message(session, user, reset(1, "def add(a, b):\n    return 0\n"))
+    typed = "a + b"
+    for i, char in enumerate(typed):
+        keys_candidate_message(session, user, edit(2 + i, [op((1, 11 + i), (1, 12 if i == 0 else 11 + i), char)]))
+    keys_candidate_message(session, user, edit(99, [op((0, 0), (0, 0), "x")]))  # out of sequence: refused, not kept
+    keys_candidate_message(session, user, {"type": "cursor", "slug": SLUG, "seq": 6, "sel": []})  # no text change
+    events = list(KeyEvent.objects.filter(interview=live).order_by("id"))
+    assert [(e.kind, e.seq) for e in events] == [("reset", 1), *[("edit", 2 + i) for i in range(len(typed))]]
+
+    client.force_login(coach)
+    url = reverse("interview-timeline", args=[live.pk, SLUG])
+    answer = client.get(url, {"keys_after": 0}).json()
+    assert answer["more_keys"] is False and [k["kind"] for k in answer["keys"]] == ["reset"] + ["edit"] * len(typed)
+    states, text = [], ""
+    for k in answer["keys"]:
+        text = k["text"] if k["kind"] == "reset" else apply_ops(text, k["ops"])
+        states.append(text.splitlines()[1])
+    assert states == ["    return 0", "    return a", "    return a ", "    return a +", "    return a + ", "    return a + b"]
+    assert text == keys_documents(session)[SLUG]["text"]
+    later = client.get(url, {"keys_after": answer["keys"][2]["id"]}).json()
+    assert len(later["keys"]) == len(typed) - 2
+    assert client.get(url, {"keys_after": "x"}).status_code == 400
 
 
 def test_an_edit_out_of_sequence_changes_nothing_and_is_answered_with_the_servers_copy(live: Interview, user: User) -> None:

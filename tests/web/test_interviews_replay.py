@@ -206,10 +206,11 @@ def test_the_timeline_lists_every_moment_in_order_with_stable_keys(
     assert failed_run["offset"] == 20 and failed_run["clock"] == "00:20" and failed_run["label"].startswith(f"Run #{run.pk}: Wrong answer")
     assert by_key[f"submit:{submit.pk}"]["clock"] == "01:40" and by_key[f"submit:{submit.pk}"]["verdict"] == "partial"
     hint = by_key[f"hint:{reveal.pk}"]
-    assert (hint["hint_id"], hint["tier"], hint["submission"], hint["label"]) == ("nudge", 1, run.pk, "Hint nudge revealed (tier 1, nudge)")
+    assert (hint["hint_id"], hint["tier"], hint["submission"]) == ("nudge", 1, run.pk)
+    assert hint["label"] == f"Hint nudge revealed (tier 1, nudge) after #{run.pk}"
     assert (by_key[f"focus:{lost.pk}"]["state"], by_key[f"focus:{lost.pk}"]["label"]) == ("lost", "Left the interview: tab hidden")
     assert (by_key[f"focus:{back.pk}"]["state"], by_key[f"focus:{back.pk}"]["reason"]) == ("regained", "window")
-    assert by_key[f"note:{note.pk}"]["label"] == "reads the failing probe" and by_key[f"note:{note.pk}"]["author"] == "cora"
+    assert by_key[f"note:{note.pk}"]["label"] == "Note: reads the failing probe" and by_key[f"note:{note.pk}"]["author"] == "cora"
     assert by_key[f"end:{interview.pk}"]["label"] == "Ended by the interviewer"
     assert all(e["challenge"] is None for e in events if e["kind"] in ("start", "focus", "note", "end"))
     assert all("code" not in e for e in events)
@@ -329,7 +330,7 @@ def test_replay_json_and_notes_for_the_coach_only(interview: Interview, user: Us
     assert answer.status_code == 201 and answer.json()["key"] == f"note:{TimelineNote.objects.get().pk}"
     data = as_user(coach).get(replay_url).json()
     assert set(data) == {"state", "started_at", "until", "span", "idle_gap_seconds", "challenges", "events"}
-    assert [e["kind"] for e in data["events"]] == ["start", "note"] and data["events"][1]["label"] == "good question"
+    assert [e["kind"] for e in data["events"]] == ["start", "note"] and data["events"][1]["label"] == "Note: good question"
     for who in (user, other_coach):
         assert as_user(who).get(replay_url).status_code == 404
         assert as_user(who).post(note_url, {"text": "x"}, content_type="application/json").status_code == 404

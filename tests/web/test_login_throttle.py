@@ -124,7 +124,7 @@ def test_an_unreachable_cache_lets_logins_through(client: Client, user: User, se
 
 
 def signup(client: Client, username: str, ip: str) -> Any:
-    data = {"username": username, "password1": "pw-long-enough-123", "password2": "pw-long-enough-123"}
+    data = {"username": username, "email": f"{username}@example.com", "password1": "pw-long-enough-123", "password2": "pw-long-enough-123"}
     return client.post(reverse("signup"), data, REMOTE_ADDR=ip)
 
 
@@ -175,7 +175,8 @@ def test_behind_a_proxy_one_client_is_throttled_and_not_everyone(cache_backend: 
     data = {"password1": "pw-long-enough-123", "password2": "pw-long-enough-123"}
 
     def via_proxy(username: str, client_address: str) -> Any:
-        return Client().post(reverse("signup"), {**data, "username": username}, REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR=client_address)
+        fields = {**data, "username": username, "email": f"{username}@example.com"}
+        return Client().post(reverse("signup"), fields, REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR=client_address)
 
     assert via_proxy("first", "203.0.113.5").status_code == 302
     assert via_proxy("second", "203.0.113.5").status_code == 429

@@ -100,3 +100,13 @@ def test_the_wait_is_until_the_oldest_counted_one_leaves_the_window(
     Submission.objects.filter(pk=first.pk).update(created_at=first.created_at - timedelta(seconds=50))
     limited = rate_limited(user, "submit")
     assert limited is not None and limited.retry_after in (10, 11)
+
+
+def test_submissions_the_platform_failed_to_grade_are_not_counted(
+    alice: Client, challenge: Challenge, fake_sandbox: FakeBackend, limits: None
+) -> None:
+    assert [page_post(alice, "submit").status_code for _ in range(2)] == [202, 202]
+    assert page_post(alice, "submit").status_code == 429
+    # Both ended internal_error (the platform gave up): the candidate gets their tries back.
+    Submission.objects.filter(kind="submit").update(status="done", verdict="internal_error")
+    assert page_post(alice, "submit").status_code == 202

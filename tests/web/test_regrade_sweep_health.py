@@ -7,6 +7,7 @@ web/config/health.py, web/config/logs.py and the two management commands.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -272,3 +273,30 @@ def test_every_grading_event_carries_the_submission_id(user: User, challenge: Ch
         submission_grade(sub.pk)
     events = {r.event: r.submission_id for r in caplog.records if hasattr(r, "event")}  # type: ignore[attr-defined]
     assert events == {"grading.claimed": sub.pk, "grading.result_stored": sub.pk, "grading.graded": sub.pk}
+
+
+def test_a_result_whose_commit_fails_is_not_logged_as_stored(user: User, challenge: Challenge, fake_sandbox: FakeBackend,
+                                                             caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The commit is what stores a result: a worker whose commit never happens (killed, the database locked) must not say it stored one.
+
+    Its log is what operators and the fault-injection test count; the row stays running, and the sweeper re-queues it.
+    """
+    from django.db import OperationalError, transaction
+
+    import web.submissions.services.grading as grading
+
+    real_atomic = transaction.atomic
+
+    @contextlib.contextmanager
+    def commit_fails(*args: Any, **kwargs: Any) -> Any:
+        with real_atomic(*args, **kwargs):
+            yield
+            raise OperationalError("database is locked")  # rolls the block back, as a commit that never happened
+
+    monkeypatch.setattr(grading.transaction, "atomic", commit_fails)
+    sub = Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind="run", code=CODE)
+    with caplog.at_level(logging.INFO), pytest.raises(OperationalError):
+        submission_grade(sub.pk)
+    assert "grading.result_stored" not in {getattr(r, "event", None) for r in caplog.records}
+    sub.refresh_from_db()
+    assert sub.status == Status.RUNNING and sub.verdict == ""

@@ -27,7 +27,8 @@ def test_who_is_a_coach(user: User, coach: User) -> None:
 
 
 def test_a_new_account_is_a_candidate(client: Client, db: None) -> None:
-    client.post(reverse("signup"), {"username": "newcandidate", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"})
+    fields = {"username": "newcandidate", "email": "new@example.com", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"}
+    client.post(reverse("signup"), fields)
     new = User.objects.get(username="newcandidate")
     assert not is_coach(new) and not new.groups.exists()
     assert client.get(reverse("coach-grading")).status_code == 403

@@ -256,6 +256,15 @@ ROUTES: dict[str, Route] = {
     "challenge-submit": Route(
         ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
     ),
+    # The Learn page is 403 to Mallory until she solves or gives up; giving up records only her own row.
+    "challenge-learn": Route(("GET",), own=lambda w: [], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(302,)),
+    "challenge-give-up": Route(
+        ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(302,)
+    ),
+    # Autosave: only Mallory's own draft row, on challenges she may see.
+    "challenge-draft": Route(
+        ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}], anonymous=(401,)
+    ),
     "submission-status": Route(("GET",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     "submission-hint-reveal": Route(
         ("POST",),
@@ -264,6 +273,7 @@ ROUTES: dict[str, Route] = {
         anonymous=(401,),
     ),
     "submission-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    "submission-cancel": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     # The candidate's own pages: no object in the URL but the submission's, and only their own rows inside.
     "progress": Route(("GET",), anonymous=(302,)),
     "submission-list": Route(("GET",), anonymous=(302,)),
@@ -274,6 +284,11 @@ ROUTES: dict[str, Route] = {
     "login": Route(("GET", "POST")),
     "logout": Route(("POST",), anonymous=(302,)),
     "signup": Route(("GET", "POST")),
+    # Password reset: public pages; a link's token is checked by Django (a wrong one renders "no longer works").
+    "password_reset": Route(("GET", "POST")),
+    "password_reset_done": Route(("GET",)),
+    "password_reset_confirm": Route(("GET", "POST"), own=lambda w: [{"uidb64": "MQ", "token": "no-such-token"}]),
+    "password_reset_complete": Route(("GET",)),
     "api-challenges": Route(("GET",)),
     "api-challenge": Route(("GET",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "secret-two"}, {"slug": "no-such"}]),
     "api-submit": Route(
@@ -289,6 +304,7 @@ ROUTES: dict[str, Route] = {
         anonymous=(401,),
     ),
     "api-regrade": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
+    "api-cancel": Route(("POST",), own=lambda w: [{"pk": w.mallory_id}], foreign=_alice_and_missing, anonymous=(401,)),
     # A mock interview's scorecard: its coach (or staff) only; Mallory, its candidate, gets 404 like anyone.
     "api-interview-scorecard": Route(("GET",), own=_interview_own, foreign=_interview_foreign, anonymous=(401,)),
     "api-schema": Route(("GET",)),
@@ -311,6 +327,10 @@ ROUTES: dict[str, Route] = {
         foreign=lambda w: [{"slug": "add-two"}, {"slug": "secret-two"}],
         anonymous=(302,),
         staff_only=True,
+    ),
+    # Coaches read any repository package's coverage table (hidden probe names and purposes, never inputs).
+    "author-coverage": Route(
+        ("GET",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "no-such"}], anonymous=(302,), staff_only=True
     ),
     "author-unpublish": Route(
         ("POST",), own=lambda w: [{"slug": "add-two"}], foreign=lambda w: [{"slug": "add-two"}], anonymous=(302,), staff_only=True
@@ -394,6 +414,7 @@ ROUTES: dict[str, Route] = {
         anonymous=(401,),
     ),
     "interview-submission-regrade": Route(("POST",), own=_token_submission_own, foreign=_token_submission_foreign, anonymous=(401,)),
+    "interview-submission-cancel": Route(("POST",), own=_token_submission_own, foreign=_token_submission_foreign, anonymous=(401,)),
     # The question bank: coach pages; a template is its own coach's only (another coach's is a 404: test_interviews_bank.py).
     "interview-templates": Route(("GET",), anonymous=(302,), staff_only=True),
     "interview-template-create": Route(("GET", "POST"), anonymous=(302,), staff_only=True),
@@ -731,7 +752,8 @@ def test_signup_applies_djangos_password_validators(password: str, message: str,
 
 
 def test_a_strong_password_is_accepted(client: Client, db: None) -> None:
-    response = client.post(reverse("signup"), {"username": "newcandidate", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"})
+    fields = {"username": "newcandidate", "email": "new@example.com", "password1": "cobalt-Vessel-4417", "password2": "cobalt-Vessel-4417"}
+    response = client.post(reverse("signup"), fields)
     assert response.status_code == 302 and User.objects.filter(username="newcandidate").exists()
 
 

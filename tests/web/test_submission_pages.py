@@ -38,10 +38,13 @@ def test_the_pages_need_a_login(name: str, client: Client, db: Any) -> None:
     assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
 
 
-def test_the_header_links_to_progress_for_signed_in_users_only(client: Client, catalogue: dict[str, Challenge], user: User) -> None:
-    assert 'id="progress-link"' not in html_of(client, reverse("catalogue"))
+def test_the_header_links_to_progress_and_submissions_for_signed_in_users_only(client: Client, catalogue: dict[str, Challenge], user: User) -> None:
+    page = html_of(client, reverse("catalogue"))
+    assert 'id="progress-link"' not in page and 'id="submissions-link"' not in page
     client.force_login(user)
-    assert f'href="{reverse("progress")}" id="progress-link"' in html_of(client, reverse("catalogue"))
+    page = html_of(client, reverse("catalogue"))
+    assert f'href="{reverse("progress")}" id="progress-link"' in page
+    assert f'href="{reverse("submission-list")}" id="submissions-link"' in page
 
 
 # --- the progress page ---------------------------------------------------------------------------------------

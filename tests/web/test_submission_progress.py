@@ -57,6 +57,9 @@ def test_best_score_is_the_best_graded_submit_and_runs_do_not_count(catalogue: d
     make(user, catalogue["add-two"], verdict=Verdict.PARTIAL, score=75.5)
     make(user, catalogue["add-two"], verdict=Verdict.PARTIAL, score=60.0)
     make(user, catalogue["add-two"], kind="run", verdict=Verdict.ACCEPTED, score=100.0)
+    # The platform's failures are not the candidate's tries (issue 28).
+    make(user, catalogue["add-two"], verdict=Verdict.INTERNAL_ERROR, score=None)
+    make(user, catalogue["add-two"], kind="run", verdict=Verdict.INTERNAL_ERROR, score=None)
     row = rows(progress.progress_for(user))["add-two"]
     assert row.best_score == 75.5
     assert (row.submits, row.runs) == (3, 1)

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from grader.errors import PackageError
-from grader.package import load_track
+from grader.tracks import load_track
 from web.challenges.models import Challenge, Track
 from web.challenges.services import challenge_sync_from_dir
 from web.submissions.models import Submission
@@ -74,9 +74,7 @@ def test_a_track_page_shows_the_candidates_best_submitted_score(db: Any, client:
     user = User.objects.create_user("ada", password="pw-ada-12345")
     challenge = Challenge.objects.get(slug="add-two")
     for score, kind in ((40.0, "submit"), (75.5, "submit"), (100.0, "run")):
-        Submission.objects.create(
-            user=user, challenge=challenge, version=challenge.current_version, kind=kind, code="x", status="done", score=score
-        )
+        Submission.objects.create(user=user, challenge=challenge, version=challenge.current_version, kind=kind, code="x", status="done", score=score)
     client.force_login(user)
     html = client.get(reverse("track-detail", args=["basics"])).content.decode()
     assert "best 75.5%" in html  # a Run's 100 is practice, not a score

@@ -128,9 +128,19 @@ def test_page_sends_a_content_security_policy(client: Client, challenge: Challen
 
 
 def test_unknown_slug_is_a_404_page(client: Client, db: None) -> None:
-    response = client.get("/challenges/no-such-thing/")
+    response = client.get("/challenges/no-such-thing/", HTTP_ACCEPT="text/html,application/xhtml+xml")
     assert response.status_code == 404
-    assert "Not found" in response.content.decode()
+    assert "Not Found" in response.content.decode() and "No challenge &#x27;no-such-thing&#x27;." in response.content.decode()
+    # The same refusal (web.errors.NotFound) as JSON to a caller that did not ask for a page, as every endpoint answers.
+    assert client.get("/challenges/no-such-thing/", HTTP_ACCEPT="application/json").json() == {"error": "No challenge 'no-such-thing'."}
+
+
+def test_an_interviews_json_endpoint_answers_a_missing_interview_in_json(client: Client, db: None) -> None:
+    """It answered Django's HTML 404 page to the live view's fetch."""
+    coach = User.objects.create_user("coach", password="pw-coach-long-1", is_staff=True)
+    client.force_login(coach)
+    response = client.get(reverse("interview-live-state", args=[999999]), HTTP_ACCEPT="application/json")
+    assert response.status_code == 404 and response.json() == {"error": "No such interview."}
 
 
 def test_history_lists_only_ones_own_submissions(alice: Client, user: User, other_user: User, challenge: Challenge) -> None:
@@ -372,13 +382,14 @@ def test_signup_logs_in_and_redirects(client: Client, db: None) -> None:
         reverse("signup"),
         {
             "username": "newbie",
+            "email": "newbie@example.com",
             "password1": "a-Strong-pass-991",
             "password2": "a-Strong-pass-991",
             "next": "/challenges/x/",
         },
     )
     assert response.status_code == 302 and response["Location"] == "/challenges/x/"
-    assert User.objects.filter(username="newbie").exists()
+    assert User.objects.get(username="newbie").email == "newbie@example.com"
     assert client.get(reverse("catalogue")).context["user"].username == "newbie"
 
 
@@ -387,6 +398,7 @@ def test_signup_refuses_an_offsite_next(client: Client, db: None) -> None:
         reverse("signup"),
         {
             "username": "n2",
+            "email": "n2@example.com",
             "password1": "a-Strong-pass-991",
             "password2": "a-Strong-pass-991",
             "next": "https://evil.example/",
@@ -446,8 +458,9 @@ def test_polling_a_submission_reads_no_package_files(alice: Client, graded: int)
 
 
 def test_the_challenge_page_reads_no_package_files(alice: Client, graded: int) -> None:
-    # Session, user, coach role, challenge and version, history, and the recent gradings' times (one query).
-    with reads_no_package_files(max_queries=6):
+    # Session, user, coach role, challenge and version, history, whether its Learn page is open (one query), the
+    # user's draft with its version's statement and starter (one query), and the recent gradings' times (one query).
+    with reads_no_package_files(max_queries=8):
         page = alice.get(reverse("challenge-detail", args=["add-two"]))
     html = page.content.decode()
     assert page.status_code == 200 and f'data-submission="{graded}"' in html and "def add(a, b):" in html

@@ -33,6 +33,15 @@ def test_the_typical_time_is_the_median_of_recent_gradings_per_kind(challenge: C
     assert set(typical) == {"submit"} and typical["submit"].seconds == 6.0 and typical["submit"].count == MIN_GRADINGS
 
 
+def test_time_outs_and_platform_faults_do_not_make_the_typical_time(challenge: Challenge, user: User) -> None:
+    for seconds in (1.0, 1.0, 2.0):
+        _submission(user, challenge, seconds=seconds)
+    for verdict in ("time_limit", "time_limit", "internal_error", "time_limit"):
+        Submission.objects.filter(pk=_submission(user, challenge, seconds=120.0).pk).update(verdict=verdict)
+    typical = typical_grading(challenge)["submit"]
+    assert (typical.seconds, typical.count) == (1.0, 3)  # not 120 s: an endless loop waits out every limit
+
+
 def test_the_challenge_page_says_the_typical_time_once_it_is_known(challenge: Challenge, user: User, client: Client) -> None:
     url = reverse("challenge-detail", args=[challenge.slug])
     client.force_login(user)

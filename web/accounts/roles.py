@@ -32,8 +32,17 @@ def is_coach(user: AbstractBaseUser | AnonymousUser | None) -> bool:
         return False
     if getattr(user, "is_staff", False):
         return True
-    groups = getattr(user, "groups", None)
-    return bool(groups is not None and groups.filter(name=COACH_GROUP).exists())
+    # Asked by the menu and by views in one request: remembered on the user object (a request loads its own),
+    # forgotten by coach_grant and coach_revoke.
+    cached = getattr(user, _IS_COACH_ATTR, None)
+    if cached is None:
+        groups = getattr(user, "groups", None)
+        cached = bool(groups is not None and groups.filter(name=COACH_GROUP).exists())
+        setattr(user, _IS_COACH_ATTR, cached)
+    return bool(cached)
+
+
+_IS_COACH_ATTR = "_mlprep_is_coach"
 
 
 def coach_group() -> Group:
@@ -43,10 +52,12 @@ def coach_group() -> Group:
 
 def coach_grant(user: AbstractBaseUser) -> None:
     user.groups.add(coach_group())  # type: ignore[attr-defined]
+    user.__dict__.pop(_IS_COACH_ATTR, None)
 
 
 def coach_revoke(user: AbstractBaseUser) -> None:
     user.groups.remove(coach_group())  # type: ignore[attr-defined]
+    user.__dict__.pop(_IS_COACH_ATTR, None)
 
 
 # What a candidate reads on a coach's page: who may open it, and how to become one.

@@ -1,4 +1,5 @@
-"""Login and sign-up throttling: failed logins per username and per client IP, accounts made per IP, in Django's cache.
+"""Login, sign-up and password-reset throttling: failed logins per username and per client IP, accounts made and reset
+emails asked per IP, in Django's cache.
 
 The login forms (``web.accounts.forms``) ask ``login_blocked`` before they
 check a password, report each failure with ``login_failed`` and each success
@@ -13,6 +14,16 @@ Sign-ups: an address that made ``SIGNUPS_PER_IP`` accounts within
 ``SIGNUP_THROTTLE_SECONDS`` is refused more until the window ends (each
 account costs a password hash and a row; a script would otherwise make
 thousands, each with its own submission limits).
+
+Password resets: an address that asked ``PASSWORD_RESETS_PER_IP`` reset
+emails within ``PASSWORD_RESET_THROTTLE_SECONDS`` is refused more (each sends
+mail). Sign-ups and resets share one per-address counter.
+
+Why not django-axes, the kept library for this: it records every attempt as a
+database row and adds its own authentication backend and middleware, for the
+login form only; these few counters cover login, the admin's login, sign-up
+and password reset alike, write nothing to the database on the login path,
+and answer through the web's one error table (a 429 with Retry-After).
 
 The counts live in the cache, so every web process must share one cache:
 Redis in production (``CACHE_URL``; settings_production refuses anything
@@ -141,31 +152,47 @@ def login_succeeded(username: str) -> None:
         logger.exception("login throttle: the cache is unreachable; count not cleared")
 
 
-# --- Sign-ups -------------------------------------------------------------------------
+# --- Sign-ups and password resets: a count per client address and window ----------------
 
 
-def _signup_key(ip: str) -> str:
-    return f"signups:ip:{hashlib.sha256(ip.encode('utf-8')).hexdigest()[:32]}"
+def _per_ip_key(kind: str, ip: str) -> str:
+    return f"{kind}:ip:{hashlib.sha256(ip.encode('utf-8')).hexdigest()[:32]}"
+
+
+def _per_ip_blocked(kind: str, ip: str, allowed: int, window: int, message: str) -> LoginBlocked | None:
+    try:
+        made = int(cache.get(_per_ip_key(kind, ip)) or 0)
+    except Exception:
+        logger.exception("%s throttle: the cache is unreachable; not limiting this request", kind)
+        return None
+    return None if made < allowed else LoginBlocked("ip", message.format(wait=_minutes(window)), window)
+
+
+def _per_ip_done(kind: str, ip: str, allowed: int, window: int) -> None:
+    try:
+        made = _count(_per_ip_key(kind, ip), window)
+    except Exception:
+        logger.exception("%s throttle: the cache is unreachable; request not counted", kind)
+        return
+    if made == allowed:
+        logger.warning("%s throttle engaged (%s from %s)", kind, made, ip)
 
 
 def signup_blocked(ip: str) -> LoginBlocked | None:
     """Why another account from this address must be refused now, or None."""
-    try:
-        made = int(cache.get(_signup_key(ip)) or 0)
-    except Exception:
-        logger.exception("sign-up throttle: the cache is unreachable; not limiting this sign-up")
-        return None
-    if made < settings.SIGNUPS_PER_IP:
-        return None
-    window = int(settings.SIGNUP_THROTTLE_SECONDS)
-    return LoginBlocked("ip", f"Too many new accounts from your network address. Try again in {_minutes(window)}.", window)
+    message = "Too many new accounts from your network address. Try again in {wait}."
+    return _per_ip_blocked("signups", ip, settings.SIGNUPS_PER_IP, int(settings.SIGNUP_THROTTLE_SECONDS), message)
 
 
 def signup_done(ip: str) -> None:
-    try:
-        made = _count(_signup_key(ip), int(settings.SIGNUP_THROTTLE_SECONDS))
-    except Exception:
-        logger.exception("sign-up throttle: the cache is unreachable; sign-up not counted")
-        return
-    if made == settings.SIGNUPS_PER_IP:
-        logger.warning("sign-up throttle engaged (%s accounts from %s)", made, ip)
+    _per_ip_done("signups", ip, settings.SIGNUPS_PER_IP, int(settings.SIGNUP_THROTTLE_SECONDS))
+
+
+def reset_blocked(ip: str) -> LoginBlocked | None:
+    """Why another password-reset email asked from this address must be refused now (each sends mail), or None."""
+    message = "Too many password resets asked from your network address. Try again in {wait}."
+    return _per_ip_blocked("password-resets", ip, settings.PASSWORD_RESETS_PER_IP, int(settings.PASSWORD_RESET_THROTTLE_SECONDS), message)
+
+
+def reset_asked(ip: str) -> None:
+    _per_ip_done("password-resets", ip, settings.PASSWORD_RESETS_PER_IP, int(settings.PASSWORD_RESET_THROTTLE_SECONDS))

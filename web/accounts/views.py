@@ -1,4 +1,5 @@
-"""Sign-up and login (Django's UserCreationForm, a new account is logged in at once; a throttled LoginView), and the API token page.
+"""Sign-up and login (Django's UserCreationForm with an email, a new account is logged in at once; a throttled LoginView), a
+throttled password reset by email (Django's views and tokens), and the API token page.
 
 A throttled attempt re-renders its form with the message; the status and
 Retry-After come from the web's error table (web/errors.py), like every refusal.
@@ -6,18 +7,19 @@ Retry-After come from the web's error table (web/errors.py), like every refusal.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from web.accounts.forms import THROTTLED, ThrottledAuthenticationForm
+from web.accounts.forms import THROTTLED, SignupForm, ThrottledAuthenticationForm
 from web.accounts.services import api_token_ensure, api_token_get, api_token_revoke
-from web.accounts.throttle import client_ip, signup_blocked, signup_done
+from web.accounts.throttle import client_ip, reset_asked, reset_blocked, signup_blocked, signup_done
 from web.errors import answered_as
 
 
@@ -31,7 +33,7 @@ def _safe_next(request: HttpRequest) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("catalogue")
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     if request.method == "POST":
         ip = client_ip(request)
         blocked = signup_blocked(ip)
@@ -58,6 +60,20 @@ class LoginView(auth_views.LoginView):
         if form.blocked is not None and form.has_error("__all__", code=THROTTLED):
             return answered_as(response, form.blocked)
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset request, throttled per client address (each request may send mail); the same answer whether or
+    not an account has that email, so the page tells nobody which addresses have accounts."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        ip = client_ip(self.request)
+        blocked = reset_blocked(ip)
+        if blocked is not None:
+            form.add_error(None, str(blocked))
+            return answered_as(self.form_invalid(form), blocked)
+        reset_asked(ip)
+        return super().form_valid(form)
 
 
 @login_required

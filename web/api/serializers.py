@@ -121,6 +121,9 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
         "`html` only for hints revealed through reveal_url (none is shown unasked); `offered` marks the one to reveal next.",
     )
     message = serializers.CharField()
+    error_line = serializers.IntegerField(
+        allow_null=True, help_text="Verdict syntax_error: the line (from 1) the compiler's error names; null otherwise."
+    )
     live = LiveProgressSerializer(
         allow_null=True, help_text="While status is running: the probes finished so far (poll again for more); null otherwise."
     )
@@ -131,6 +134,17 @@ class SubmissionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    probe_details = serializers.CharField(
+        help_text="full: each probe carries its observation, expected value and output (a Run); summary: the grader's hidden view."
+    )
+    url = serializers.CharField(help_text="Where to poll this submission.")
+    regrade_url = serializers.CharField(
+        allow_null=True, help_text="Verdict internal_error (the platform failed): POST here to grade the same code again; null otherwise."
+    )
+    cancel_url = serializers.CharField(
+        allow_null=True, help_text="While queued or running: POST here to stop it (verdict cancelled, nothing scored); null otherwise."
+    )
+    cancelling = serializers.BooleanField(help_text="A cancel was asked while it ran; the worker is stopping it.")
 
 
 class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]

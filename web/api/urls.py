@@ -15,6 +15,7 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.SubmissionView.as_view(), name="api-submission"),
     path("submissions/<int:pk>/hints/<str:hint_id>/reveal/", views.HintRevealView.as_view(), name="api-hint-reveal"),
     path("submissions/<int:pk>/regrade/", views.RegradeView.as_view(), name="api-regrade"),
+    path("submissions/<int:pk>/cancel/", views.CancelView.as_view(), name="api-cancel"),
     path("interviews/<int:interview_id>/scorecard", views.InterviewScorecardView.as_view(), name="api-interview-scorecard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script from a URL of its own (?script), which the

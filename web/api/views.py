@@ -52,6 +52,7 @@ from web.submissions import progress
 from web.submissions.models import Kind, Submission, Verdict
 from web.submissions.presenters import API_ROUTES, submission_payload
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
+from web.submissions.services.cancel import submission_cancel
 from web.submissions.services.intake import submission_create
 from web.submissions.services.regrade import submission_regrade_own
 from web.submissions.services.reveal import hint_reveal
@@ -196,6 +197,20 @@ class RegradeView(APIView):
         submission = submission_regrade_own(request.user, _owned(request, pk))
         revealed = hint_revealed_ids(request.user, submission.challenge_id)
         return Response(submission_payload(submission, revealed, API_ROUTES), status=status.HTTP_202_ACCEPTED)
+
+
+class CancelView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={200: SubmissionSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        summary="Cancel your queued or running submission: a queued one ends at once, a running one within seconds",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        submission = submission_cancel(request.user, _owned(request, pk))
+        revealed = hint_revealed_ids(request.user, submission.challenge_id)
+        return Response(submission_payload(submission, revealed, API_ROUTES))
 
 
 class InterviewScorecardView(APIView):

@@ -14,7 +14,8 @@ import tomllib
 from dataclasses import dataclass, field
 
 from grader.errors import GraderError
-from grader.package import Hint, Package, package_from_files
+from grader.package import Hint, Package
+from grader.package_load import package_from_files
 from web.authoring.toml_writer import toml_string, toml_table_lines
 
 COMMON_PROBES = "probes/common.py"

@@ -115,3 +115,67 @@ def validation_run_for(user: AbstractBaseUser, pk: int) -> ValidationRun | None:
 def track_slugs() -> list[str]:
     """Tracks in the catalogue, for the form's suggestions."""
     return list(Challenge.objects.order_by("track").values_list("track", flat=True).distinct())
+
+
+def challenge_for_coverage(user: AbstractBaseUser, slug: str) -> Challenge | None:
+    """A challenge whose coverage table the user may read: any repository package, or a browser one they may edit.
+
+    The table names hidden probes and what each tests, never their inputs or
+    expected values: coaches read it to review a package, as they read its
+    statement.
+    """
+    challenge = Challenge.objects.select_related("draft_version", "current_version").filter(slug=slug).first()
+    if challenge is None:
+        return None
+    if challenge.source == Source.REPOSITORY:
+        return challenge
+    return challenge if can_edit(user, challenge) else None
+
+
+@dataclass
+class CoverageProbe:
+    name: str
+    where: str  # "hidden", "public" or "unknown"
+    category: str = ""
+    weight: float = 0.0
+
+
+@dataclass
+class CoverageRow:
+    id: str
+    kind: str
+    statement: str
+    probes: list[CoverageProbe]
+
+
+@dataclass
+class CoverageView:
+    version: ChallengeVersion
+    rows: list[CoverageRow]
+    problems: list[str]  # what check_challenges would fail the package for; empty when it holds
+    error: str = ""  # the table cannot be read
+    missing: bool = False  # the package holds no table
+
+
+def coverage_view(version: ChallengeVersion) -> CoverageView:
+    """The version's coverage table as rows to show, with the probes' categories and weights and every problem named."""
+    from grader.coverage import coverage_problems, package_coverage
+    from grader.errors import PackageError
+    from web.challenges.services import challenge_package
+
+    package = challenge_package(version)
+    try:
+        entries = package_coverage(package.files)
+    except PackageError as exc:
+        return CoverageView(version, [], [], error=str(exc))
+    if entries is None:
+        return CoverageView(version, [], [], missing=True)
+    specs = {p.name: ("public", p) for p in package.public_probes} | {p.name: ("hidden", p) for p in package.hidden_probes}
+    rows = []
+    for entry in entries:
+        probes = []
+        for name in entry.probes:
+            where, spec = specs.get(name, ("unknown", None))
+            probes.append(CoverageProbe(name, where, spec.category if spec else "", spec.weight if spec else 0.0))
+        rows.append(CoverageRow(entry.id, entry.kind, entry.statement, probes))
+    return CoverageView(version, rows, coverage_problems(entries, package.statement, package.hidden_probes, package.public_probes))

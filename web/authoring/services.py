@@ -42,7 +42,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from grader.errors import GraderError
-from grader.package import Package, discover_packages, package_from_files
+from grader.package import Package
+from grader.package_load import discover_packages, package_from_files
 from grader.validate import validate_package, validation_runs
 from web.accounts.roles import is_coach
 from web.authoring.draft import Draft, draft_to_files, skeleton_leftovers

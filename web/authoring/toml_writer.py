@@ -4,7 +4,7 @@ Only what a challenge.toml holds is supported: strings, lists of strings,
 numbers, one ``[limits]`` table and the ``[[hints]]`` array of tables.
 Strings are TOML basic strings with every character that needs it escaped,
 so any title or hint text a coach types parses back to exactly that text
-(tests/web/test_authoring_package.py round-trips them through grader.package).
+(tests/web/test_authoring_package.py round-trips them through grader.package_load).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ urlpatterns: list[URLPattern] = [
     path("validations/<int:pk>.json", views.validation_status, name="author-validation"),
     path("<slug:slug>/", views.edit, name="author-edit"),
     path("<slug:slug>/unpublish", views.unpublish, name="author-unpublish"),
+    path("<slug:slug>/coverage", views.coverage, name="author-coverage"),
     path("<slug:slug>/versions/<str:version>.zip", views.export, name="author-export"),
     path("<slug:slug>/versions/<str:version>/validate", views.validate, name="author-validate"),
     path("<slug:slug>/versions/<str:version>/publish", views.publish, name="author-publish"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -124,7 +124,7 @@ def create(request: HttpRequest) -> HttpResponse:
 def _editable(request: HttpRequest, slug: str) -> Challenge:
     challenge = selectors.challenge_for_edit(request.user, slug)  # type: ignore[arg-type]
     if challenge is None or challenge.draft_version is None:
-        raise Http404(f"No challenge {slug!r} that you can edit.")
+        raise NotFound(f"No challenge {slug!r} that you can edit.")
     return challenge
 
 
@@ -196,8 +196,20 @@ def _version(request: HttpRequest, slug: str, version: str, *, for_export: bool 
     challenge = selectors.challenge_for_export(user, slug) if for_export else selectors.challenge_for_edit(user, slug)  # type: ignore[arg-type]
     found = selectors.version_get(challenge, version) if challenge else None
     if challenge is None or found is None:
-        raise Http404("No such version.")
+        raise NotFound("No such version.")
     return challenge, found
+
+
+@coach_required
+@require_GET
+def coverage(request: HttpRequest, slug: str) -> HttpResponse:
+    """The package's coverage table: each rule and input class of its statement with the probes that test it."""
+    challenge = selectors.challenge_for_coverage(request.user, slug)  # type: ignore[arg-type]
+    version = (challenge.draft_version or challenge.current_version) if challenge else None
+    if challenge is None or version is None:
+        raise NotFound(f"No challenge {slug!r} whose coverage you can read.")
+    view = selectors.coverage_view(version)
+    return render(request, "authoring/coverage.html", {"challenge": challenge, "coverage": view})
 
 
 @coach_required

@@ -111,6 +111,9 @@ class ChallengeVersion(models.Model):
     given = models.JSONField(default=dict, blank=True)
     statement = models.TextField()
     starter_code = models.TextField()
+    graded = models.CharField(
+        max_length=64, blank=True, help_text="Hash of what grading reads (grader.package.graded_version); empty for versions stored before it."
+    )
     hints = models.JSONField(default=list, help_text="[{id, tier, tags, text}] as in the package.")
     runtime = models.CharField(max_length=32)
     entry = models.CharField(max_length=100, default="solution.py", help_text="The file the candidate edits.")

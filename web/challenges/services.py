@@ -13,7 +13,6 @@ stored version, which is what a submission is graded against.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,9 @@ from typing import Literal
 from django.db import transaction
 
 from grader.errors import PackageError
-from grader.package import Package, discover_packages, discover_tracks, load_package_dir, load_track, package_from_files
+from grader.package import Package
+from grader.package_load import discover_packages, load_package_dir, package_from_files
+from grader.tracks import discover_tracks, load_track
 from web.challenges.models import Challenge, ChallengeVersion, Source, Track
 from web.challenges.storage import files_decode, version_fields
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any, TypedDict
 
-from grader.package import Package
+from grader.package import graded_version, Package
 
 
 class StoredFile(TypedDict):
@@ -47,6 +47,7 @@ def version_fields(package: Package) -> dict[str, Any]:
         "given": {f"given/{name}.py": data.decode("utf-8") for name, data in package.given_sources.items()},
         "statement": package.statement,
         "starter_code": package.starter_code,
+        "graded": graded_version(package.files),
         "hints": [{"id": h.id, "tier": h.tier, "tags": list(h.tags), "text": h.text} for h in package.hints],
         "runtime": package.runtime,
         "entry": package.entry,

@@ -160,6 +160,19 @@ HEALTHZ_TOKEN = os.environ.get("HEALTHZ_TOKEN", "").strip()
 # Accounts one client address may create per window (web/accounts/throttle.py).
 SIGNUPS_PER_IP = env_int("SIGNUPS_PER_IP", 10)
 SIGNUP_THROTTLE_SECONDS = env_int("SIGNUP_THROTTLE_SECONDS", 60 * 60)
+# Password-reset emails one client address may ask for per window (web/accounts/throttle.py): each sends mail.
+PASSWORD_RESETS_PER_IP = env_int("PASSWORD_RESETS_PER_IP", 5)
+PASSWORD_RESET_THROTTLE_SECONDS = env_int("PASSWORD_RESET_THROTTLE_SECONDS", 60 * 60)
+# Mail (password resets). Development prints each message on the web process's console; a deployment sets
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST/EMAIL_PORT/EMAIL_HOST_USER/
+# EMAIL_HOST_PASSWORD/EMAIL_USE_TLS (Django's settings, read from the environment below).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = os.environ.get("EMAIL_USE_TLS", "") in ("1", "true", "True")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GradPrep <no-reply@localhost>")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "catalogue"
 LOGOUT_REDIRECT_URL = "catalogue"

@@ -18,8 +18,10 @@ carry messages:
 - what a (re)joining side gets: every challenge's whole document at once.
 
 The text is the editor's, so positions are CodeMirror's: ``[line, ch]``
-with ``ch`` in UTF-16 code units. Autosaved snapshots stay the record of
-the interview (replay, scorecard) and the fallback when sockets fail.
+with ``ch`` in UTF-16 code units. Every applied edit and reset is also kept
+(``KeyEvent``): the replay shows the code keystroke by keystroke from them.
+Autosaved snapshots stay the record of the interview (scorecard) and the
+replay's fallback when sockets fail.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from django.utils import timezone
 from web.errors import NotFound, error_answer
 from web.interviews import selectors
 from web.interviews.keys_store import Doc, doc_store
-from web.interviews.models import Interview
+from web.interviews.models import Interview, KeyEvent
 from web.interviews.services import InterviewError, NotInInterview, require_candidate, require_live, snapshot_text
 
 MAX_OPS_PER_MESSAGE = 200
@@ -53,6 +55,8 @@ class KeysSession:
 
     interview: Interview
     slugs: tuple[str, ...]
+    # {slug: challenge id}: where each applied message is recorded for the replay (KeyEvent).
+    challenge_ids: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,7 +88,8 @@ def _key(interview_id: int, slug: str) -> str:
 
 
 def _session(interview: Interview) -> KeysSession:
-    return KeysSession(interview, tuple(c.slug for c in selectors.interview_challenges(interview)))
+    challenges = selectors.interview_challenges(interview)
+    return KeysSession(interview, tuple(c.slug for c in challenges), {c.slug: c.pk for c in challenges})
 
 
 # --- Who may open a socket -------------------------------------------------------------
@@ -256,7 +261,21 @@ def keys_candidate_message(session: KeysSession, user: User, message: Any) -> Ke
         new = {"seq": seq, "text": text, "sel": sel, "at": now}
         return new, KeysResult(reply={"type": "ack", "slug": slug, "seq": seq}, relay=relay)
 
-    return doc_store().update(_key(interview.pk, slug), change)
+    result = doc_store().update(_key(interview.pk, slug), change)
+    _record(session, slug, result.relay)
+    return result
+
+
+def _record(session: KeysSession, slug: str, relay: Mapping[str, Any] | None) -> None:
+    """Keep an applied edit or reset for the replay (KeyEvent): the store holds only the current document."""
+    if relay is None or relay.get("type") not in ("edit", "doc") or slug not in session.challenge_ids:
+        return
+    reset = relay["type"] == "doc"
+    KeyEvent.objects.create(
+        interview=session.interview, challenge_id=session.challenge_ids[slug], seq=relay["seq"],
+        kind=KeyEvent.Kind.RESET if reset else KeyEvent.Kind.EDIT, ops=None if reset else relay["ops"],
+        text=relay["text"] if reset else "", created_at=timezone.now(),
+    )  # fmt: skip
 
 
 def keys_watch_message(session: KeysSession, message: Any) -> dict[str, Any]:

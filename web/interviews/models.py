@@ -200,6 +200,27 @@ class Snapshot(models.Model):
         indexes = [models.Index(fields=["interview", "challenge", "created_at"], name="snapshot_timeline")]
 
 
+class KeyEvent(models.Model):
+    """One applied message of the candidate's keystroke stream (web/interviews/keys.py): an edit's ops, or a reset's
+    whole text. Kept so the replay can show the code between two autosaves, keystroke by keystroke."""
+
+    class Kind(models.TextChoices):
+        EDIT = "edit", "Edit"
+        RESET = "reset", "Reset"
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="key_events")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="+")
+    seq = models.PositiveIntegerField(help_text="The document's sequence number after this message.")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    ops = models.JSONField(null=True, blank=True, help_text="An edit's CodeMirror changes, [{from, to, text}], in order.")
+    text = models.TextField(blank=True, help_text="A reset's whole text.")
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["interview", "challenge", "id"], name="keyevent_timeline")]
+
+
 class RubricScore(models.Model):
     interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="rubric")
     criterion = models.CharField(max_length=16, choices=Criterion.choices)

@@ -13,14 +13,13 @@ errors of ``services`` (their class decides the HTTP answer).
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from web.errors import Throttled
 from web.interviews.models import FocusEvent, FocusReason, FocusState, Interview, TimelineNote
 from web.interviews.services import InterviewError, InterviewLocked, may_run, require_candidate, require_live
+from web.ratelimit import window_wait
 
 # A tab switch is one report and coming back another; 30 a minute is a candidate
 # flicking between windows every four seconds. Faster is a script: 429, no rows.
@@ -46,10 +45,8 @@ def focus_event_record(interview: Interview, user: AbstractBaseUser, *, state: s
         raise InterviewError(f"Unknown focus reason {reason!r}; use one of {', '.join(FocusReason.values)}.")
     require_live(interview)
     now = timezone.now()
-    recent = FocusEvent.objects.filter(interview=interview, created_at__gt=now - timedelta(seconds=60)).order_by("created_at")
-    times = list(recent.values_list("created_at", flat=True)[:FOCUS_EVENTS_PER_MINUTE])
-    if len(times) >= FOCUS_EVENTS_PER_MINUTE:
-        wait = max(1, int((times[0] + timedelta(seconds=60) - now).total_seconds()) + 1)
+    wait = window_wait(FocusEvent.objects.filter(interview=interview), FOCUS_EVENTS_PER_MINUTE, now)
+    if wait is not None:
         raise FocusRateLimited(f"Focus reported too often ({FOCUS_EVENTS_PER_MINUTE} a minute); try again in {wait} s.", wait)
     last = FocusEvent.objects.filter(interview=interview).order_by("-created_at", "-id").values_list("state", flat=True).first()
     if last == state or (last is None and state == FocusState.REGAINED):

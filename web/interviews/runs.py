@@ -19,6 +19,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from grader.diagnose import DIAGNOSIS_KIND
 from grader.feedback import candidate_progress
 from web.challenges.rendering import markdown_to_html
 from web.interviews import selectors
@@ -55,6 +56,10 @@ def _hints(interview: Interview, submission: Submission) -> list[dict[str, Any]]
             "html": str(markdown_to_html(str(hint.get("text", "")))),
             "revealed": reveal is not None, "revealed_at": reveal.revealed_at.isoformat() if reveal else None,
             "revealed_clock": clock(at) if reveal else None, "key": f"hint:{reveal.pk}" if reveal else None,
+            # A diagnosis (grader/diagnose.py): the interviewer sees which shipped wrong solution it matched, and how closely.
+            "kind": DIAGNOSIS_KIND if hint.get("kind") == DIAGNOSIS_KIND else "hint",
+            "solution": str(hint.get("solution") or "") if hint.get("kind") == DIAGNOSIS_KIND else None,
+            "similarity": hint.get("similarity") if hint.get("kind") == DIAGNOSIS_KIND else None,
         })  # fmt: skip
     return rows
 

@@ -22,9 +22,9 @@ from django.utils import timezone
 
 from web.challenges.models import Challenge
 from web.challenges.rendering import markdown_to_html
-from web.interviews.models import Criterion, Interview, InterviewChallenge, RubricScore, Snapshot, State
+from web.interviews.models import Criterion, Interview, InterviewChallenge, KeyEvent, RubricScore, Snapshot, State
 from web.interviews.session_settings import feedback_text, policy_text, score_line
-from web.submissions.models import HintReveal, Kind, Status, Submission
+from web.submissions.models import HintReveal, Kind, Status, Submission, Verdict
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -127,6 +127,23 @@ def snapshot_timeline(interview: Interview, challenge: Challenge, *, after_id: i
     """
     rows = Snapshot.objects.filter(interview=interview, challenge=challenge, pk__gt=after_id).order_by("created_at", "id")
     return [{"id": s.pk, "at": _iso(s.created_at), "code": s.code} for s in rows]
+
+
+#: Keystroke events one code-timeline answer carries at most; the replay asks again for the rest.
+KEY_EVENTS_PER_ANSWER = 5000
+
+
+def key_timeline(interview: Interview, challenge: Challenge, *, after_id: int = 0) -> tuple[list[dict[str, Any]], bool]:
+    """The candidate's applied edits and resets of one challenge after ``after_id``, oldest first, and whether more
+    follow: ``{id, at, kind, ops}`` for an edit, ``{id, at, kind, text}`` for a reset (web/interviews/keys.py)."""
+    rows = list(
+        KeyEvent.objects.filter(interview=interview, challenge=challenge, pk__gt=after_id).order_by("id")[: KEY_EVENTS_PER_ANSWER + 1]
+    )
+    events = [
+        {"id": e.pk, "at": _iso(e.created_at), "kind": e.kind, **({"text": e.text} if e.kind == KeyEvent.Kind.RESET else {"ops": e.ops})}
+        for e in rows[:KEY_EVENTS_PER_ANSWER]
+    ]
+    return events, len(rows) > KEY_EVENTS_PER_ANSWER
 
 
 def _hint_text(reveal: HintReveal) -> str:
@@ -288,7 +305,9 @@ def interview_scorecard(interview: Interview) -> Scorecard:
         n_hints = sum(1 for h in reveals if h.challenge_id == c.pk)
         summaries.append(ChallengeSummary(
             challenge=c, best=best,
-            runs=sum(1 for s in mine if s.kind == Kind.RUN), submits=sum(1 for s in mine if s.kind == Kind.SUBMIT),
+            # The platform's failures (internal_error) are not the candidate's tries.
+            runs=sum(1 for s in mine if s.kind == Kind.RUN and s.verdict != Verdict.INTERNAL_ERROR),
+            submits=sum(1 for s in mine if s.kind == Kind.SUBMIT and s.verdict != Verdict.INTERNAL_ERROR),
             hints=sum(1 for h in reveals if h.challenge_id == c.pk), snapshots=int(stats.get("n", 0)),
             first_edit=stats.get("first"), last_edit=stats.get("last"),
             final_code=latest[c.pk].code if c.pk in latest else None,
@@ -336,8 +355,7 @@ def interview_scorecard(interview: Interview) -> Scorecard:
 
     for moment in interview_timeline(interview, snapshots=False):
         if moment["kind"] in ("focus", "note"):
-            text = moment["label"] if moment["kind"] == "focus" else f"Note: {moment['label']}"
-            events.append(Event(datetime.fromisoformat(moment["at"]), moment["kind"], "", text, key=moment["key"]))
+            events.append(Event(datetime.fromisoformat(moment["at"]), moment["kind"], "", moment["label"], key=moment["key"]))
     order = {"started": 0, "snapshots": 1, "run": 2, "submit": 2, "hint": 3, "focus": 4, "note": 5, "ended": 6}
     events.sort(key=lambda e: (e.at, order.get(e.kind, 9)))
     for e in events:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -50,6 +49,7 @@ from web.interviews.models import (
     Snapshot,
     State,
 )
+from web.ratelimit import window_wait
 from web.submissions.errors import SubmissionRejected
 from web.submissions.models import Submission
 from web.submissions.services.intake import code_clean, submission_create
@@ -341,17 +341,11 @@ def snapshot_save(interview: Interview, user: AbstractBaseUser, slug: str, code:
     text = snapshot_text(code)
     require_live(interview)
     now = timezone.now()
-    window_start = now - timedelta(seconds=60)
-    recent = list(
-        Snapshot.objects.filter(interview=interview, created_at__gt=window_start)
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)[:SNAPSHOTS_PER_MINUTE]
-    )
-    if len(recent) >= SNAPSHOTS_PER_MINUTE:
+    wait = window_wait(Snapshot.objects.filter(interview=interview), SNAPSHOTS_PER_MINUTE, now)
+    if wait is not None:
         latest = selectors.latest_snapshot(interview, challenge.pk)
         if latest is not None and latest.code == text:
             return SnapshotSaved(latest, False)
-        wait = max(1, int((recent[-1] + timedelta(seconds=60) - now).total_seconds()) + 1)
         raise SnapshotRateLimited(f"Autosaving too often ({SNAPSHOTS_PER_MINUTE} a minute); try again in {wait} s.", wait)
     return _snapshot_store(interview, challenge, text, now)
 

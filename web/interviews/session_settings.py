@@ -76,6 +76,7 @@ def interview_routes(interview: Interview) -> SubmissionRoutes:
         status="interview-submission-status",
         hint_reveal="interview-hint-reveal",
         regrade="interview-submission-regrade",
+        cancel="interview-submission-cancel",
         args=(interview.token,),
     )
 

@@ -2,12 +2,12 @@
 
 Read-only, like selectors.py, and as trusted as its caller: the views hand
 it only an interview that ``selectors.interview_get_for_coach`` returned.
-Moments come from the interview's own rows: its start and end, the
-candidate's autosaves (``Snapshot``), the Runs and Submits linked to it,
-the hints its candidate revealed (until the end), the candidate's focus
-reports (``FocusEvent``) and the interviewer's notes at a moment
-(``TimelineNote``). Code is never part of an event (the replay fetches each
-snapshot's code once, from the per-challenge timeline).
+Its moments are web/interviews/events.py's (the candidate's autosaves, the
+Runs and Submits linked to the interview, the hints revealed until the end,
+the focus reports and the interviewer's notes at a moment, the same the
+citations name), between the interview's start and end. Code is never part
+of an event (the replay fetches each snapshot's code once, from the
+per-challenge timeline).
 """
 
 from __future__ import annotations
@@ -19,16 +19,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from web.interviews import selectors
-from web.interviews.models import FocusEvent, Interview, Snapshot, State, TimelineNote
-from web.submissions.models import HintReveal, Status, Submission
+from web.interviews.events import KINDS, Moment, interview_events, moment_kinds
+from web.interviews.models import Interview, State
 
 #: The replay skips a stretch with no moment in it longer than this (the page says so).
 IDLE_GAP_SECONDS = 10
 
-#: Kinds, in the order the timeline lists moments that share a timestamp.
-KINDS = ("start", "snapshot", "run", "submit", "hint", "focus", "note", "end")
 _RANK = {kind: i for i, kind in enumerate(KINDS)}
-_TIER = {1: "nudge", 2: "concept", 3: "near-solution"}
 
 
 def clock(seconds: float | None) -> str:
@@ -53,25 +50,21 @@ def _event(interview: Interview, kind: str, row_id: int, at: datetime, label: st
     }  # fmt: skip
 
 
-def _submission_label(s: Submission) -> str:
-    kind = s.get_kind_display()
-    if s.status != Status.DONE:
-        return f"{kind} #{s.pk}: {s.get_status_display().lower()}"
-    result = s.get_verdict_display() if s.verdict else "done"
-    return f"{kind} #{s.pk}: {result}" + (f", score {s.score:.1f}" if s.score is not None else "")
+def _from_moment(interview: Interview, m: Moment) -> dict[str, Any]:
+    extra: dict[str, Any] = {"challenge": m.challenge_slug or None, "challenge_title": m.challenge or None, "submission": m.submission_id}
+    if m.kind in ("run", "submit"):
+        extra |= {"status": m.status, "verdict": m.verdict, "verdict_label": m.verdict_label, "score": m.score, "url": m.url}
+    return _event(interview, m.kind, m.row_id, m.at, m.label, **extra, **m.extra)
 
 
 def interview_timeline(interview: Interview, *, snapshots: bool = True) -> list[dict[str, Any]]:
-    """Every moment of the interview, oldest first (ties: start, snapshot, run, submit, hint, focus, note, end; then id).
+    """Every moment of the interview (web/interviews/events.py) between its start and end, oldest first (ties:
+    start, snapshot, run, submit, hint, focus, note, end; then id).
 
     Each event is a dict:
 
-    - ``key``: stable, ``"<kind>:<id>"``, the id being the row's primary key in
-      its own table: ``"start:<interview id>"``, ``"snapshot:<Snapshot id>"``,
-      ``"run:<Submission id>"``, ``"submit:<Submission id>"``,
-      ``"hint:<HintReveal id>"``, ``"focus:<FocusEvent id>"``,
-      ``"note:<TimelineNote id>"``, ``"end:<interview id>"``. A key names the
-      same moment for as long as the row exists, so a citation can store it.
+    - ``key``: the moment's stable ``"<kind>:<id>"``, and ``"start:<interview
+      id>"``, ``"end:<interview id>"`` for the clock's start and end.
     - ``id``, ``kind`` (one of :data:`KINDS`), ``at`` (ISO 8601), ``offset``
       (seconds since the clock started, None before it did) and ``clock``
       (the offset as mm:ss), ``label`` (one line of plain text).
@@ -85,43 +78,11 @@ def interview_timeline(interview: Interview, *, snapshots: bool = True) -> list[
 
     ``snapshots=False`` leaves the autosaves out (a long interview has hundreds).
     """
-    titles = {c.pk: (c.slug, c.title) for c in selectors.interview_challenges(interview)}
-
-    def about(challenge_id: int) -> dict[str, Any]:
-        slug, title = titles.get(challenge_id, (None, None))
-        return {"challenge": slug, "challenge_title": title}
-
+    kinds = [k for k in moment_kinds() if snapshots or k != "snapshot"]
     events: list[dict[str, Any]] = []
     if interview.started_at:
         events.append(_event(interview, "start", interview.pk, interview.started_at, "The candidate opened the interview; the clock started"))
-    if snapshots:
-        rows = Snapshot.objects.filter(interview=interview).only("id", "challenge_id", "created_at")
-        for snap in rows:
-            events.append(_event(interview, "snapshot", snap.pk, snap.created_at, "Autosave", **about(snap.challenge_id)))
-    for s in selectors.interview_submissions(interview):
-        events.append(_event(
-            interview, s.kind, s.pk, s.created_at, _submission_label(s), **about(s.challenge_id),
-            submission=s.pk, status=s.status, verdict=(s.verdict or None) if s.status == Status.DONE else None,
-            verdict_label=s.get_verdict_display() if s.status == Status.DONE and s.verdict else None,
-            score=s.score if s.status == Status.DONE else None,
-            url=reverse("interview-run-detail", args=[interview.pk, s.pk]),
-        ))  # fmt: skip
-    reveal: HintReveal
-    for reveal in selectors.interview_hint_reveals(interview):
-        tier = f"tier {reveal.tier}, {_TIER[reveal.tier]}" if reveal.tier in _TIER else f"tier {reveal.tier}"
-        events.append(_event(
-            interview, "hint", reveal.pk, reveal.revealed_at, f"Hint {reveal.hint_id} revealed ({tier})",
-            **about(reveal.challenge_id), submission=reveal.submission_id, hint_id=reveal.hint_id, tier=reveal.tier,
-        ))  # fmt: skip
-    for focus in FocusEvent.objects.filter(interview=interview):
-        label = (
-            ("Left the interview: tab hidden" if focus.reason == "tab" else "Left the interview: window lost focus")
-            if focus.state == "lost"
-            else ("Back on the interview: tab shown" if focus.reason == "tab" else "Back on the interview: window focused")
-        )
-        events.append(_event(interview, "focus", focus.pk, focus.created_at, label, state=focus.state, reason=focus.reason))
-    for note in TimelineNote.objects.filter(interview=interview).select_related("author"):
-        events.append(_event(interview, "note", note.pk, note.created_at, note.text, author=note.author.get_username()))
+    events += [_from_moment(interview, m) for m in interview_events(interview, kinds)]
     end = interview.ends_at()
     if end is not None and interview.state(timezone.now()) == State.ENDED:
         label = "Ended by the interviewer" if interview.ended_by_coach else "Time ran out"

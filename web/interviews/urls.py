@@ -36,6 +36,7 @@ urlpatterns: list[URLPattern] = [
     path("join/<str:token>/submissions/<int:pk>.json", views.interview_submission_status, name="interview-submission-status"),
     path("join/<str:token>/submissions/<int:pk>/hints/<str:hint_id>/reveal", views.interview_hint_reveal, name="interview-hint-reveal"),
     path("join/<str:token>/submissions/<int:pk>/regrade", views.interview_submission_regrade, name="interview-submission-regrade"),
+    path("join/<str:token>/submissions/<int:pk>/cancel", views.interview_submission_cancel, name="interview-submission-cancel"),
     path("join/<str:token>/focus", replay_views.interview_focus, name="interview-focus"),
     path("join/<str:token>/<slug:slug>/autosave", views.interview_autosave, name="interview-autosave"),
     path("join/<str:token>/<slug:slug>/run", views.interview_run, name="interview-run"),

@@ -14,14 +14,11 @@ answered by web/errors.py: ``{"error": message}`` for the JSON endpoints.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,8 +27,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from web.accounts.roles import coach_required
 from web.challenges.models import Difficulty
 from web.challenges.selectors import challenge_list
-from web.errors import LoginRequired, NotFound, Refused
-from web.interviews import bank, evidence, keys, moments, presenters, selectors, services
+from web.errors import NotFound, Refused
+from web.interviews import bank, events, evidence, keys, moments, presenters, selectors, services
+from web.interviews.access import candidate_interview, coach_interview, json_login, json_object
 from web.interviews.forms import InterviewCreateForm, SessionForm, TemplateForm
 from web.interviews.models import Criterion, Interview, InterviewTemplate, Recommendation, State
 from web.interviews.session_settings import candidate_submission_payload, interview_status_url
@@ -39,33 +37,9 @@ from web.interviews.stats import MIN_SOLVES, challenge_stats
 from web.submissions.models import Kind
 from web.submissions.request_code import code_from_request
 from web.submissions.selectors import hint_revealed_ids
+from web.submissions.services.cancel import submission_cancel
 from web.submissions.services.regrade import submission_regrade_own
 from web.submissions.services.reveal import hint_reveal
-
-
-def _json_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            raise LoginRequired("Log in first.", login_url=reverse("login"))
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def _coach_interview(request: HttpRequest, interview_id: int) -> Interview:
-    interview = selectors.interview_get_for_coach(interview_id, request.user)
-    if interview is None:
-        raise Http404("No such interview.")
-    return interview
-
-
-def _candidate_interview(request: HttpRequest, token: str) -> Interview:
-    interview = selectors.interview_get_for_candidate(token, request.user)
-    if interview is None:
-        raise Http404("No such interview.")
-    return interview
-
 
 # --- Coach pages -----------------------------------------------------------------------------
 
@@ -116,7 +90,7 @@ def interview_create(request: HttpRequest) -> HttpResponse:
         if request.GET.get("template", "").isdigit():
             template = bank.template_get_for_coach(int(request.GET["template"]), request.user)
             if template is None:
-                raise Http404("No such template.")
+                raise NotFound("No such template.")
             initial = bank.template_initial(template)
             plans = initial.pop("plans")
         form = InterviewCreateForm(initial=initial, catalogue=catalogue)
@@ -175,7 +149,7 @@ def template_create(request: HttpRequest) -> HttpResponse:
 def _coach_template(request: HttpRequest, template_id: int) -> InterviewTemplate:
     template = bank.template_get_for_coach(template_id, request.user)
     if template is None:
-        raise Http404("No such template.")
+        raise NotFound("No such template.")
     return template
 
 
@@ -206,7 +180,7 @@ def challenge_statistics(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     config = {
         "stateUrl": reverse("interview-live-state", args=[interview.pk]),
         "assessUrl": reverse("interview-assess", args=[interview.pk]),
@@ -236,37 +210,37 @@ def interview_live(request: HttpRequest, interview_id: int) -> HttpResponse:
     )
 
 
-@_json_login
+@json_login
 @require_GET
 def interview_live_state(request: HttpRequest, interview_id: int) -> JsonResponse:
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     return JsonResponse(selectors.interview_live_state(interview))
 
 
-@_json_login
+@json_login
 @require_GET
 def interview_timeline(request: HttpRequest, interview_id: int, slug: str) -> JsonResponse:
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     challenge = next((c for c in selectors.interview_challenges(interview) if c.slug == slug), None)
     if challenge is None:
         raise NotFound(f"The challenge {slug!r} is not part of this interview.")
-    after = request.GET.get("after", "0")
+    after, keys_after = request.GET.get("after", "0"), request.GET.get("keys_after", "0")
     if not after.isdigit():
         raise Refused(f"after must be a snapshot id (a whole number), not {after!r}.")
-    return JsonResponse({"slug": slug, "snapshots": selectors.snapshot_timeline(interview, challenge, after_id=int(after))})
+    if not keys_after.isdigit():
+        raise Refused(f"keys_after must be a keystroke event id (a whole number), not {keys_after!r}.")
+    # The autosaves and, where the keystroke stream reached the server, every edit (the replay's keystroke resolution).
+    keys, more = selectors.key_timeline(interview, challenge, after_id=int(keys_after))
+    snapshots = selectors.snapshot_timeline(interview, challenge, after_id=int(after))
+    return JsonResponse({"slug": slug, "snapshots": snapshots, "keys": keys, "more_keys": more})
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_assess(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: any of {"notes": str, "rubric": {criterion: {"score": 1-4, "comment": str}}, "recommendation": str}."""
-    interview = _coach_interview(request, interview_id)
-    try:
-        data = json.loads(request.body or b"{}")
-    except ValueError:
-        raise Refused("The request body is not valid JSON.") from None
-    if not isinstance(data, dict) or set(data) - {"notes", "rubric", "recommendation"}:
-        raise Refused('Send a JSON object with any of "notes", "rubric", "recommendation".')
+    interview = coach_interview(request, interview_id)
+    data = json_object(request, {"notes", "rubric", "recommendation"})
     rubric = data.get("rubric")
     if rubric is not None and not isinstance(rubric, dict):
         raise Refused('"rubric" must be an object: {criterion: {"score": 1-4, "comment": "..."}}.')
@@ -277,31 +251,21 @@ def interview_assess(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"saved": True, "rubric": selectors.interview_rubric(interview), "recommendation": interview.recommendation})
 
 
-def _json_object(request: HttpRequest, allowed: set[str]) -> dict[str, Any]:
-    try:
-        data = json.loads(request.body or b"{}")
-    except ValueError:
-        raise Refused("The request body is not valid JSON.") from None
-    if not isinstance(data, dict) or set(data) - allowed:
-        raise Refused(f"Send a JSON object with any of {', '.join(sorted(allowed))}.")
-    return data
-
-
-@_json_login
+@json_login
 @require_GET
 def interview_moments(request: HttpRequest, interview_id: int) -> JsonResponse:
     """What the rubric may cite: the interview's moments, newest first."""
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     found = moments.interview_moments(interview)
-    return JsonResponse({"moments": [moments.moment_payload(interview, m) for m in found], "kinds": moments.moment_kinds()})
+    return JsonResponse({"moments": [moments.moment_payload(interview, m) for m in found], "kinds": events.moment_kinds()})
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_cite(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: {"criterion", "key", "probe" (optional), "comment" (optional)}; answers every row's citations."""
-    interview = _coach_interview(request, interview_id)
-    data = _json_object(request, {"criterion", "key", "probe", "comment"})
+    interview = coach_interview(request, interview_id)
+    data = json_object(request, {"criterion", "key", "probe", "comment"})
     citation = evidence.citation_add(
         interview, request.user, criterion=data.get("criterion") or "", key=data.get("key") or "",
         probe=data.get("probe") or "", comment=data.get("comment") or "",
@@ -309,12 +273,12 @@ def interview_cite(request: HttpRequest, interview_id: int) -> JsonResponse:
     return JsonResponse({"cited": citation.pk, "citations": evidence.rubric_citations(interview)}, status=201)
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_uncite(request: HttpRequest, interview_id: int) -> JsonResponse:
     """JSON body: {"id": citation id}; answers every row's citations."""
-    interview = _coach_interview(request, interview_id)
-    data = _json_object(request, {"id"})
+    interview = coach_interview(request, interview_id)
+    data = json_object(request, {"id"})
     citation_id = data.get("id")
     if isinstance(citation_id, bool) or not isinstance(citation_id, int):
         raise Refused('"id" must be the citation\'s id (a whole number).')
@@ -325,7 +289,7 @@ def interview_uncite(request: HttpRequest, interview_id: int) -> JsonResponse:
 @login_required
 @require_POST
 def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         services.interview_end(interview, request.user)
@@ -341,7 +305,7 @@ def interview_end(request: HttpRequest, interview_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def interview_scorecard(request: HttpRequest, interview_id: int) -> HttpResponse:
-    interview = _coach_interview(request, interview_id)
+    interview = coach_interview(request, interview_id)
     card = selectors.interview_scorecard(interview)
     cited = evidence.rubric_citations(interview)
     rubric = [(row, evidence.evidence_lines(cited[row.criterion])) for row in card.rubric]
@@ -363,29 +327,21 @@ def interview_mine(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def interview_candidate(request: HttpRequest, token: str) -> HttpResponse:
-    interview = _candidate_interview(request, token)
+    interview = candidate_interview(request, token)
     services.interview_open(interview, request.user)
     items, config = presenters.candidate_page(interview)
     context = {"interview": interview, "items": items, "page_config": config, "locked": config["state"] != State.LIVE}
     return render(request, "interviews/candidate.html", context)
 
 
-@_json_login
+@json_login
 @require_GET
 def interview_candidate_state(request: HttpRequest, token: str) -> JsonResponse:
-    return JsonResponse(selectors.interview_candidate_state(_candidate_interview_json(request, token)))
-
-
-def _candidate_interview_json(request: HttpRequest, token: str) -> Interview:
-    """The candidate's interview for a JSON endpoint: NotFound (a JSON 404) for anyone else."""
-    interview = selectors.interview_get_for_candidate(token, request.user)
-    if interview is None:
-        raise NotFound("No such interview.")
-    return interview
+    return JsonResponse(selectors.interview_candidate_state(candidate_interview(request, token)))
 
 
 def _create(request: HttpRequest, token: str, slug: str, kind: str) -> JsonResponse:
-    interview = _candidate_interview_json(request, token)
+    interview = candidate_interview(request, token)
     submission = services.interview_submission_create(interview, request.user, slug, code_from_request(request), kind)
     return JsonResponse(
         {"id": submission.pk, "kind": submission.kind, "status": submission.status, "url": interview_status_url(interview, submission.pk)},
@@ -393,22 +349,22 @@ def _create(request: HttpRequest, token: str, slug: str, kind: str) -> JsonRespo
     )
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_run(request: HttpRequest, token: str, slug: str) -> JsonResponse:
     return _create(request, token, slug, Kind.RUN)
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_submit(request: HttpRequest, token: str, slug: str) -> JsonResponse:
     return _create(request, token, slug, Kind.SUBMIT)
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_autosave(request: HttpRequest, token: str, slug: str) -> JsonResponse:
-    interview = _candidate_interview_json(request, token)
+    interview = candidate_interview(request, token)
     saved = services.snapshot_save(interview, request.user, slug, code_from_request(request))
     return JsonResponse({"saved": saved.created, "id": saved.snapshot.pk, "at": saved.snapshot.created_at.isoformat()})
 
@@ -417,7 +373,7 @@ def interview_autosave(request: HttpRequest, token: str, slug: str) -> JsonRespo
 
 
 def _candidate_submission(request: HttpRequest, token: str, pk: int) -> tuple[Interview, Any]:
-    interview = _candidate_interview_json(request, token)
+    interview = candidate_interview(request, token)
     submission = selectors.interview_submission_for_candidate(interview, pk)
     if submission is None:
         raise NotFound("No such submission in this interview.")
@@ -429,7 +385,7 @@ def _candidate_payload(request: HttpRequest, interview: Interview, submission: A
     return JsonResponse(candidate_submission_payload(interview, submission, revealed), status=status)
 
 
-@_json_login
+@json_login
 @require_GET
 def interview_submission_status(request: HttpRequest, token: str, pk: int) -> JsonResponse:
     """A submission of the interview, as its settings let the candidate see it (hidden-probe detail, hints)."""
@@ -437,7 +393,7 @@ def interview_submission_status(request: HttpRequest, token: str, pk: int) -> Js
     return _candidate_payload(request, interview, submission)
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_hint_reveal(request: HttpRequest, token: str, pk: int, hint_id: str) -> JsonResponse:
     interview, submission = _candidate_submission(request, token, pk)
@@ -445,8 +401,15 @@ def interview_hint_reveal(request: HttpRequest, token: str, pk: int, hint_id: st
     return _candidate_payload(request, interview, submission)
 
 
-@_json_login
+@json_login
 @require_POST
 def interview_submission_regrade(request: HttpRequest, token: str, pk: int) -> JsonResponse:
     interview, submission = _candidate_submission(request, token, pk)
     return _candidate_payload(request, interview, submission_regrade_own(request.user, submission), status=202)
+
+
+@json_login
+@require_POST
+def interview_submission_cancel(request: HttpRequest, token: str, pk: int) -> JsonResponse:
+    interview, submission = _candidate_submission(request, token, pk)
+    return _candidate_payload(request, interview, submission_cancel(request.user, submission))

@@ -25,6 +25,10 @@ class RegradeRefused(SubmissionRejected, Conflict):
     """Not a submission the candidate may regrade (another's, or not an internal error)."""
 
 
+class CancelRefused(SubmissionRejected, Conflict):
+    """Not a grading the candidate may cancel: another's, or already finished."""
+
+
 class HintUnavailable(Conflict):
     """The hint cannot be shown (yet): not unlocked, not finished, or a lower tier first."""
 

@@ -44,6 +44,13 @@ class Verdict(models.TextChoices):
     MEMORY_LIMIT = "memory_limit", "Memory limit exceeded"
     OUTPUT_LIMIT = "output_limit", "Output limit exceeded"
     INTERNAL_ERROR = "internal_error", "Internal error"
+    # The candidate stopped it before it finished (services/cancel.py): no result, no score.
+    CANCELLED = "cancelled", "Cancelled"
+
+
+# A submission the platform failed to grade (retries exhausted) is not the candidate's: it counts against no rate
+# limit and in no tally of their runs and submits (issue 28). Rows still being graded count: they may be charged.
+CHARGED = ~models.Q(verdict=Verdict.INTERNAL_ERROR)
 
 
 class Submission(models.Model):
@@ -61,6 +68,9 @@ class Submission(models.Model):
     message = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)
     live = models.JSONField(default=dict, blank=True, help_text="While it runs: each probe's outcome as it finished (services/live.py).")
+    cancel_requested = models.BooleanField(
+        default=False, help_text="The candidate asked to stop it while it ran; the worker kills its sandbox (services/cancel.py)."
+    )
     attempts = models.PositiveIntegerField(default=0)
     attempts_base = models.PositiveIntegerField(default=0, help_text="Attempts made before the latest regrade.")
     queued_at = models.DateTimeField(null=True, blank=True, help_text="When its grading was last sent to the broker.")
@@ -102,3 +112,45 @@ class HintReveal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.challenge_id}:{self.hint_id}"
+
+
+class GiveUp(models.Model):
+    """A user gave up on a challenge: its Learn page opens for them, and their progress says so."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="give_ups")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="give_ups")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "challenge"], name="giveup_once_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} gave up {self.challenge_id}"
+
+
+class Draft(models.Model):
+    """A user's code for a challenge as they left it in the editor: kept by the server, so any device opens it.
+
+    One per user and challenge, not per version: a new version of the
+    challenge keeps it (the page says what changed since ``version``).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="drafts")
+    code = models.TextField(blank=True)
+    version = models.ForeignKey(
+        ChallengeVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="The version the code was last edited against.",
+    )  # fmt: skip
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "challenge"], name="draft_once_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"draft of {self.user_id} for {self.challenge_id}"

@@ -12,11 +12,12 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from web.errors import NotFound
 from web.submissions import progress
 from web.submissions.models import Kind
 from web.submissions.presenters import submission_payload
@@ -61,7 +62,7 @@ def history_page(request: HttpRequest) -> HttpResponse:
 def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
     submission = submission_get_owned(pk, request.user)
     if submission is None:
-        raise Http404("No such submission.")
+        raise NotFound("No such submission.")
     payload = submission_payload(submission, hint_revealed_ids(request.user, submission.challenge_id))
     return render(
         request,

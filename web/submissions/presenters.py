@@ -28,7 +28,8 @@ from typing import Any, Literal
 
 from django.urls import reverse
 
-from grader.feedback import candidate_progress, candidate_view
+from grader.diagnose import DIAGNOSIS_KIND
+from grader.feedback import candidate_progress, candidate_view, syntax_error_line
 from web.challenges.rendering import markdown_to_html
 from web.submissions.hints import hint_can_reveal, hint_is_shown, offered_hint
 from web.submissions.models import Kind, Status, Submission, Verdict
@@ -42,11 +43,14 @@ class SubmissionRoutes:
     status: str
     hint_reveal: str  # also takes the hint id
     regrade: str
+    cancel: str
     args: tuple[str, ...] = ()  # URL arguments before the submission's pk (a mock interview's token)
 
 
-PAGE_ROUTES = SubmissionRoutes(status="submission-status", hint_reveal="submission-hint-reveal", regrade="submission-regrade")
-API_ROUTES = SubmissionRoutes(status="api-submission", hint_reveal="api-hint-reveal", regrade="api-regrade")
+PAGE_ROUTES = SubmissionRoutes(
+    status="submission-status", hint_reveal="submission-hint-reveal", regrade="submission-regrade", cancel="submission-cancel"
+)
+API_ROUTES = SubmissionRoutes(status="api-submission", hint_reveal="api-hint-reveal", regrade="api-regrade", cancel="api-cancel")
 
 
 def _iso(value: Any) -> str | None:
@@ -59,13 +63,16 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
     ``offered`` marks the one a "show a hint" button reveals next.
     """
     unlocked = list(submission.hints or [])
-    offered = offered_hint(unlocked, revealed_ids)
+    # The diagnosis (grader/diagnose.py) has a button of its own: "show a hint" offers only the ladder's hints.
+    offered = offered_hint([h for h in unlocked if h.get("kind") != DIAGNOSIS_KIND], revealed_ids)
     payload = []
     for hint in unlocked:
         shown = hint_is_shown(hint, revealed_ids)
         payload.append(
             {
                 "id": str(hint["id"]),
+                # "diagnosis": the known mistake the failures look like, in its author's words; else "hint".
+                "kind": DIAGNOSIS_KIND if hint.get("kind") == DIAGNOSIS_KIND else "hint",
                 "tier": int(hint["tier"]),
                 "tags": list(hint.get("tags") or []),
                 # The failing probes it is about, the one to fix first first (empty for results stored before).
@@ -121,6 +128,8 @@ def submission_payload(
         "probe_details": "full" if public else "summary",
         "hints": hints_payload(submission, revealed_ids, routes) if done else [],
         "message": view["message"],
+        # Code that did not compile: the line its error names, marked in the editor (None otherwise).
+        "error_line": syntax_error_line(view["message"]) if view["verdict"] == Verdict.SYNTAX_ERROR else None,
         # While it runs: the probes finished so far, as the policy lets the candidate see them (None otherwise).
         "live": candidate_progress(submission.live, public=public) if submission.status == Status.RUNNING else None,
         # While queued: how many gradings on its queue are ahead of it (None otherwise).
@@ -132,4 +141,7 @@ def submission_payload(
         "url": _url(routes, routes.status, submission),
         # The platform failed to grade it: the candidate may have it graded again.
         "regrade_url": _url(routes, routes.regrade, submission) if done and submission.verdict == Verdict.INTERNAL_ERROR else None,
+        # While it is queued or running: the candidate may stop it (services/cancel.py); once asked, "cancelling".
+        "cancel_url": _url(routes, routes.cancel, submission) if not done and not submission.cancel_requested else None,
+        "cancelling": not done and submission.cancel_requested,
     }

@@ -31,11 +31,11 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 
 from web.challenges.models import Challenge
 from web.challenges.selectors import catalogue_groups, challenge_list
-from web.submissions.models import Kind, Status, Submission, Verdict
+from web.submissions.models import CHARGED, GiveUp, Kind, Status, Submission, Verdict
 
 SOLVED = "solved"
 ATTEMPTED = "attempted"
@@ -43,7 +43,8 @@ NOT_STARTED = "not_started"
 STATE_LABELS = {SOLVED: "Solved", ATTEMPTED: "Attempted", NOT_STARTED: "Not started"}
 
 _GRADED_SUBMIT = Q(kind=Kind.SUBMIT, status=Status.DONE, score__isnull=False)
-_ACCEPTED_SUBMIT = Q(kind=Kind.SUBMIT, status=Status.DONE, verdict=Verdict.ACCEPTED)
+# What "solved" means everywhere (marks, progress, the Learn page): a Submit graded Accepted.
+ACCEPTED_SUBMIT = Q(kind=Kind.SUBMIT, status=Status.DONE, verdict=Verdict.ACCEPTED)
 
 
 # ----------------------------------------------------------------- the marks
@@ -55,6 +56,7 @@ class Mark:
 
     state: str
     best_score: float | None = None
+    gave_up: bool = False  # the user gave up on it (web/challenges/learn.py), before or after solving
 
     @property
     def label(self) -> str:
@@ -74,17 +76,34 @@ def challenge_marks(user: AbstractBaseUser | AnonymousUser, challenges: list[Cha
     """
     if not user.is_authenticated:
         return {}
-    rows = Submission.objects.filter(user=user)
-    if challenges is not None:
-        rows = rows.filter(challenge__in=[c.pk for c in challenges])
+    # From the challenges' side, so that a challenge given up before any submission has its mark in the same query.
+    rows = Challenge.objects.all() if challenges is None else Challenge.objects.filter(pk__in=[c.pk for c in challenges])
+    mine = Q(submissions__user=user)
     aggregated = (
         rows.order_by()
-        .values("challenge_id")
-        .annotate(total=Count("id"), accepted=Count("id", filter=_ACCEPTED_SUBMIT), best=Max("score", filter=_GRADED_SUBMIT))
+        .annotate(
+            total=Count("submissions", filter=mine),
+            accepted=Count("submissions", filter=mine & _prefixed(ACCEPTED_SUBMIT)),
+            best=Max("submissions__score", filter=mine & _prefixed(_GRADED_SUBMIT)),
+            gave_up=Exists(GiveUp.objects.filter(user=user, challenge=OuterRef("pk"))),
+        )
+        .filter(Q(total__gt=0) | Q(gave_up=True))
+        .values("pk", "total", "accepted", "best", "gave_up")
     )
     return {
-        row["challenge_id"]: Mark(_state(row["accepted"], row["total"]), None if row["best"] is None else float(row["best"])) for row in aggregated
+        row["pk"]: Mark(
+            # Given up before any submission: tried, in a way.
+            _state(row["accepted"], row["total"]) if row["total"] else ATTEMPTED,
+            None if row["best"] is None else float(row["best"]),
+            bool(row["gave_up"]),
+        )
+        for row in aggregated
     }
+
+
+def _prefixed(condition: Q) -> Q:
+    """A Q on Submission's fields, read from a Challenge query (``submissions__`` before each field)."""
+    return Q(*[(f"submissions__{key}", value) for key, value in condition.children], _connector=condition.connector, _negated=condition.negated)
 
 
 # ---------------------------------------------------------- the progress page
@@ -194,8 +213,10 @@ def progress_for(user: AbstractBaseUser) -> Progress:
         .values("challenge_id")
         .annotate(
             total=Count("id"),
-            submits=Count("id", filter=Q(kind=Kind.SUBMIT)),
-            accepted=Count("id", filter=_ACCEPTED_SUBMIT),
+            # The platform's failures (internal_error) are attempts, but not the candidate's runs or submits.
+            submits=Count("id", filter=Q(kind=Kind.SUBMIT) & CHARGED),
+            runs=Count("id", filter=Q(kind=Kind.RUN) & CHARGED),
+            accepted=Count("id", filter=ACCEPTED_SUBMIT),
             best=Max("score", filter=_GRADED_SUBMIT),
             last_id=Max("id"),
             best_id=Subquery(best_submit),
@@ -218,7 +239,7 @@ def progress_for(user: AbstractBaseUser) -> Progress:
             state=_state(agg["accepted"], agg["total"]),
             best_score=None if agg["best"] is None else float(agg["best"]),
             submits=agg["submits"],
-            runs=agg["total"] - agg["submits"],
+            runs=agg["runs"],
             last=_attempt(rows[agg["last_id"]]),
             categories=dict(best_row["categories"] or {}) if best_row else {},
         )

@@ -19,6 +19,8 @@ from web.submissions.models import Kind, Submission
 from web.submissions.presenters import submission_payload
 from web.submissions.request_code import code_from_request
 from web.submissions.selectors import hint_revealed_ids, submission_get_owned
+from web.submissions.services.cancel import submission_cancel as submission_cancel_own
+from web.submissions.services.drafts import draft_save
 from web.submissions.services.intake import submission_create
 from web.submissions.services.regrade import submission_regrade_own
 from web.submissions.services.reveal import hint_reveal
@@ -60,6 +62,17 @@ def challenge_submit(request: HttpRequest, slug: str) -> JsonResponse:
     return _create(request, slug, Kind.SUBMIT)
 
 
+@require_POST
+def challenge_draft(request: HttpRequest, slug: str) -> JsonResponse:
+    """Autosave: the editor's code as the user's draft of the challenge (web/submissions/services/drafts.py)."""
+    _require_login(request)
+    challenge = challenge_get_visible(slug, user=request.user)
+    if challenge is None:
+        raise NotFound(f"No challenge {slug!r}.")
+    draft = draft_save(request.user, challenge, code_from_request(request))
+    return JsonResponse({"saved_at": draft.updated_at.isoformat()})
+
+
 @require_GET
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     submission = _owned(request, pk)
@@ -72,6 +85,14 @@ def submission_hint_reveal(request: HttpRequest, pk: int, hint_id: str) -> JsonR
     submission = _owned(request, pk)
     hint_reveal(request.user, submission, hint_id)
     # The whole result again: revealing one hint may make the next revealable.
+    revealed = hint_revealed_ids(request.user, submission.challenge_id)
+    return JsonResponse(submission_payload(submission, revealed))
+
+
+@require_POST
+def submission_cancel(request: HttpRequest, pk: int) -> JsonResponse:
+    """The candidate's Cancel of their queued or running submission (services/cancel.py)."""
+    submission = submission_cancel_own(request.user, _owned(request, pk))
     revealed = hint_revealed_ids(request.user, submission.challenge_id)
     return JsonResponse(submission_payload(submission, revealed))
 

@@ -11,12 +11,11 @@
   var config = PageKit.config("page-config");
   var starter = PageKit.config("starter-code");
   var csrfToken = PageKit.csrfToken();
-  var draftKey = "draft:" + config.slug + ":" + config.version;
+  var draftKey = "unsaved-draft:" + config.slug;  // per challenge, not per version (a new version keeps the code)
 
   var $ = PageKit.byId;
   var runButton = $("run");
   var submitButton = $("submit");
-  var formError = $("form-error");
   var busy = false;
 
   // --- Statement code blocks: highlight with the same mode as the editor ---
@@ -67,18 +66,34 @@
     });
   });
 
-  // Keep an unsent draft across reloads, per challenge version.
-  try {
-    var draft = window.localStorage.getItem(draftKey);
-    if (draft !== null && draft !== starter) editor.setValue(draft);
-  } catch (e) { /* storage disabled: no drafts */ }
+  // --- Drafts: the server keeps the code per user and challenge (any device, any version); the editor opened with it.
+  // An edit is saved a moment after typing stops. This browser also keeps the text whose save has not been
+  // confirmed yet, so a save lost offline is put back on the next visit (and saved then).
   var saveTimer = null;
+  var unsaved = null;
+  try { unsaved = window.localStorage.getItem(draftKey); } catch (e) { /* storage disabled */ }
+  if (unsaved !== null && unsaved !== editor.getValue()) editor.setValue(unsaved);
+
+  function remember(text) {
+    try {
+      if (text === null) window.localStorage.removeItem(draftKey); else window.localStorage.setItem(draftKey, text);
+    } catch (e) { /* full or disabled */ }
+  }
+
+  function saveDraft() {
+    if (!config.draftUrl) return;
+    var text = editor.getValue();
+    postJSON(config.draftUrl, text, "text/plain; charset=utf-8").then(function (answer) {
+      if (answer.ok && editor.getValue() === text) remember(null);
+    }).catch(function () { /* offline: the browser's copy stays until a save goes through */ });
+  }
+
   editor.on("change", function () {
+    remember(editor.getValue());
     clearTimeout(saveTimer);
-    saveTimer = setTimeout(function () {
-      try { window.localStorage.setItem(draftKey, editor.getValue()); } catch (e) { /* full or disabled */ }
-    }, 400);
+    saveTimer = setTimeout(saveDraft, 1200);
   });
+  if (unsaved !== null) saveDraft();
   $("reset-code").addEventListener("click", function () {
     if (editor.getValue() === starter || window.confirm("Replace your code with the starter code?")) {
       editor.setValue(starter);
@@ -91,8 +106,53 @@
   var STATUS_LABEL = ResultPanel.STATUS_LABEL;
 
   function showError(message) {
-    formError.textContent = message;
-    formError.hidden = !message;
+    if (message) showStatus(message, "refused");
+    else if (actionStatus && actionStatus.dataset.state === "refused") showStatus("");
+  }
+
+  // --- The status beside Run/Submit: what the candidate just asked for, where their eyes are ---
+  // At 1280x900 the result panel starts below the fold: the line says queued / running / the verdict (or why the
+  // request was refused) beside the buttons, and the page scrolls to the result when a grading sent from here ends.
+  var actionStatus = $("action-status");
+  var actionHint = $("action-hint");
+  var sentId = null;  // the submission this page sent; its result is scrolled to once, when it is done
+
+  function showStatus(text, state) {
+    if (!actionStatus) return;
+    actionStatus.textContent = text;
+    actionStatus.dataset.state = state || "";
+    actionStatus.setAttribute("role", state === "refused" ? "alert" : "status");
+    actionStatus.hidden = !text;
+    if (actionHint) actionHint.hidden = !!text;
+  }
+
+  function followInStatus(data) {
+    if (data.id !== sentId) return;
+    var what = (data.kind === "run" ? "Run" : "Submit") + " #" + data.id + " · ";
+    if (!data.done) {
+      var label = STATUS_LABEL[data.status] || data.status;
+      if (data.status === "queued" && typeof data.queue_ahead === "number") {
+        label += data.queue_ahead === 0 ? ", next in line" : ", " + data.queue_ahead + " ahead of you";
+      }
+      if (data.status === "running" && data.live && typeof data.live.finished === "number" && data.live.total) {
+        label += ", " + data.live.finished + " of " + data.live.total + " probes";
+      }
+      showStatus(what + label, data.status);
+      return;
+    }
+    sentId = null;
+    if (data.verdict === "syntax_error") {
+      // The whole answer fits the line, and the editor (its line marked) is what to look at next: no scrolling away.
+      showStatus(what + (data.message || data.verdict_label), "done");
+      actionStatus.dataset.verdict = data.verdict;
+      return;
+    }
+    showStatus(what + (data.verdict_label || "done") + (data.score !== null && data.score !== undefined ? " · " + formatScore(data.score) : ""), "done");
+    actionStatus.dataset.verdict = data.verdict || "";
+    var panel = $("result");
+    if (panel && panel.getBoundingClientRect().top > window.innerHeight * 0.6) {
+      panel.scrollIntoView({ behavior: "smooth", block: "start" });
+    }
   }
 
   function setBusy(value) {
@@ -103,8 +163,9 @@
 
   // --- Rendering a submission: the shared result panel, then this page's history table ---
   function render(data) {
-    ResultPanel.render(data, { reveal: reveal, regrade: regradeSubmission });
+    ResultPanel.render(data, { reveal: reveal, regrade: regradeSubmission, cancel: cancelSubmission, editor: editor });
     updateHistory(data);
+    followInStatus(data);
   }
 
   function updateHistory(data) {
@@ -156,6 +217,7 @@
           setBusy(false);
           return;
         }
+        sentId = answer.data.id;
         render({ id: answer.data.id, kind: answer.data.kind, status: answer.data.status, url: answer.data.url,
                  done: false, created_at: new Date().toISOString() });
         poller.follow(answer.data.url);
@@ -187,6 +249,21 @@
       showError("Could not reach the server.");
       button.disabled = false;
       setBusy(false);
+    });
+  }
+
+  // Stop a queued or running grading: the answer is the submission as it is now (done at once if it was queued,
+  // "cancelling" if it runs); the poller goes on following it until the worker has stopped it.
+  function cancelSubmission(url, button) {
+    if (!url) return;
+    button.disabled = true;
+    postJSON(url, null).then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not cancel."); button.disabled = false; return; }
+      showError("");
+      render(answer.data);
+    }).catch(function () {
+      showError("Could not reach the server.");
+      button.disabled = false;
     });
   }
 

@@ -181,7 +181,17 @@
 
   // --- The result panel: result-panel.js, shared with the challenge page ---
   function clearResult() { ResultPanel.clear(); }
-  function render(data) { ResultPanel.render(data, { reveal: reveal, regrade: regrade }); }
+  function render(data) { ResultPanel.render(data, { reveal: reveal, regrade: regrade, cancel: cancel, editor: editor }); }
+  function cancel(url, button) {
+    // Stop a queued or running grading (services/cancel.py); the poller follows it until it has stopped.
+    if (!url) return;
+    button.disabled = true;
+    postRaw(url, "").then(function (answer) {
+      if (!answer.ok) { showError(answer.data.error || "Could not cancel."); button.disabled = false; return; }
+      showError("");
+      render(answer.data);
+    }).catch(function () { showError("Could not reach the server."); button.disabled = false; });
+  }
   function reveal(url, button) {
     button.disabled = true;
     postRaw(url, "").then(function (answer) {

@@ -198,6 +198,7 @@ var InterviewKeys = (function () {
       if (live) v.cm.refresh();
     }
     function drawSelections(v, sel) {
+      v.last = sel;
       v.marks.forEach(function (mark) { mark.clear(); });
       v.marks = [];
       (sel || []).forEach(function (r) {
@@ -209,7 +210,8 @@ var InterviewKeys = (function () {
         caret.setAttribute("aria-hidden", "true");
         v.marks.push(v.cm.setBookmark(head, { widget: caret, insertLeft: true }));
       });
-      if (sel && sel.length) v.cm.scrollIntoView({ line: sel[0].head[0], ch: sel[0].head[1] }, 40);
+      // Keep the candidate's cursor in view, unless the interviewer turned following off to read elsewhere.
+      if (sel && sel.length && v.follow.checked) v.cm.scrollIntoView({ line: sel[0].head[0], ch: sel[0].head[1] }, 40);
       v.wrap.dataset.cursor = sel && sel.length ? sel[0].head.join(":") : "";
     }
     function setDoc(v, doc) {
@@ -256,13 +258,31 @@ var InterviewKeys = (function () {
       var note = document.createElement("p");
       note.className = "muted small keys-note";
       note.textContent = "Candidate's editor, live";
-      wrap.appendChild(note);
+      var bar = document.createElement("div");
+      bar.className = "keys-bar";
+      bar.appendChild(note);
+      // Following the cursor scrolls the view to each keystroke; off, the interviewer reads at their own place.
+      var label = document.createElement("label");
+      label.className = "keys-follow muted small";
+      var follow = document.createElement("input");
+      follow.type = "checkbox";
+      follow.checked = true;
+      follow.addEventListener("change", function () {
+        wrap.dataset.follow = follow.checked ? "on" : "off";
+        var v = views[section.dataset.slug];
+        if (follow.checked && v.last) drawSelections(v, v.last);
+      });
+      label.appendChild(follow);
+      label.appendChild(document.createTextNode(" Follow the cursor"));
+      bar.appendChild(label);
+      wrap.dataset.follow = "on";
+      wrap.appendChild(bar);
       pre.parentNode.insertBefore(wrap, pre);
       var cm = CodeMirror(wrap, {
         value: "", mode: { name: "python", version: 3 }, readOnly: "nocursor", lineNumbers: true, lineWrapping: false,
         indentUnit: 4, tabSize: 4, screenReaderLabel: "Candidate's code, live",
       });
-      views[section.dataset.slug] = { cm: cm, wrap: wrap, pre: pre, note: note, seq: 0, known: false, marks: [] };
+      views[section.dataset.slug] = { cm: cm, wrap: wrap, pre: pre, note: note, follow: follow, seq: 0, known: false, marks: [], last: null };
     });
 
     setState("connecting");

@@ -5,7 +5,8 @@
 // in seconds since the clock started, a label); the code of each autosave from the challenge's code timeline
 // (fetched once per snapshot). A player has play/pause, a speed from 1x to 32x, a seek bar under a track of
 // markers (runs, submits coloured by verdict, hint reveals, the candidate leaving and coming back, notes taken
-// at a moment, autosaves as ticks), the moment at the playhead, the code at the playhead, and a line diff
+// at a moment, autosaves as ticks), the moment at the playhead, the code at the playhead (keystroke by keystroke when
+// the keystroke stream reached the server, else at each autosave), and a line diff
 // between two points A and B picked on the timeline. Playback skips idle stretches: a gap of more than
 // idle_gap_seconds with no moment passes in an instant after a short look at the last moment.
 //
@@ -55,6 +56,21 @@
     return { t: Math.min(next, span), skipped: skipped };
   }
 
+  // The text after CodeMirror's changes, each {from: [line, ch], to: [line, ch], text}, in order (web/interviews/keys.py's
+  // apply_ops, which checked them when they arrived; ch counts UTF-16 code units, as JavaScript strings do).
+  function applyOps(text, ops) {
+    (ops || []).forEach(function (op) {
+      var lines = text.split("\n");
+      function index(pos) {
+        var i = 0;
+        for (var l = 0; l < pos[0]; l++) i += lines[l].length + 1;
+        return i + pos[1];
+      }
+      text = text.slice(0, index(op.from)) + op.text + text.slice(index(op.to));
+    });
+    return text;
+  }
+
   // A line diff of two texts (longest common subsequence of lines, common ends trimmed first):
   // [{op: "same"|"add"|"del", text}] in order.
   function lineDiff(a, b) {
@@ -91,7 +107,7 @@
     return out.concat(middle, x.slice(endX).map(function (t) { return { op: "same", text: t }; }));
   }
 
-  window.InterviewReplay = { advance: advance, lineDiff: lineDiff, clock: clock };
+  window.InterviewReplay = { advance: advance, lineDiff: lineDiff, clock: clock, applyOps: applyOps };
 
   var root = document.getElementById("replay");
   if (!root) return;
@@ -119,6 +135,13 @@
     this.a = null;
     this.b = null;
     this.snapshots = []; // {id, offset, code}, in order
+    // The keystroke stream's states (web/interviews/keys.py's KeyEvent): {id, offset, code, keys: true} after each
+    // applied edit or reset, in order. When there are any, the code at the playhead is these, not the autosaves.
+    this.keyStates = [];
+    this.keyText = null;
+    this.keyAfter = 0;
+    this.moreKeys = false;
+    this.loadedOnce = false;
     this.loading = false;
     this.build();
   }
@@ -302,12 +325,16 @@
     var self = this;
     var wanted = this.events().filter(function (e) { return e.kind === "snapshot"; });
     var have = this.snapshots.length ? this.snapshots[this.snapshots.length - 1].id : 0;
-    if (this.loading || !wanted.length || wanted[wanted.length - 1].id <= have) return;
+    var newSnapshots = wanted.length && wanted[wanted.length - 1].id > have;
+    // Keystrokes arrive between autosaves: the live view asks on every refresh, the scorecard once (and for the rest).
+    var keysDue = !this.loadedOnce || this.moreKeys || (isLive && data.state === "live");
+    if (this.loading || (!newSnapshots && !keysDue)) return;
     var challenge = data.challenges.filter(function (c) { return c.slug === self.slug; })[0];
     if (!challenge) return;
     this.loading = true;
     var start = new Date(data.started_at).getTime();
-    fetch(challenge.code_url + "?after=" + have, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    var url = challenge.code_url + "?after=" + have + "&keys_after=" + this.keyAfter;
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (answer) {
         self.loading = false;
@@ -322,16 +349,33 @@
             self.snapshots.push({ id: s.id, offset: offset, code: s.code });
           }
         });
+        (answer.keys || []).forEach(function (k) {
+          if (k.id <= self.keyAfter) return;
+          self.keyAfter = k.id;
+          if (k.kind === "reset") self.keyText = k.text;
+          else if (self.keyText === null) return; // an edit with no text to apply it to: wait for the next reset
+          else self.keyText = applyOps(self.keyText, k.ops);
+          var offset = Math.max(0, (new Date(k.at).getTime() - start) / 1000);
+          self.keyStates.push({ id: "k" + k.id, offset: offset, code: self.keyText, keys: true });
+        });
+        self.moreKeys = !!answer.more_keys;
+        self.loadedOnce = true;
+        self.box.dataset.codeSource = self.keyStates.length ? "keys" : "autosaves";
+        self.box.dataset.keyStates = String(self.keyStates.length);
         self.render();
         self.drawDiff();
+        if (self.moreKeys) self.loadCode();
       })
       .catch(function () { self.loading = false; });
   };
 
+  // The code's states the player steps through: every keystroke when the stream reached the server, else the autosaves.
+  Player.prototype.states = function () { return this.keyStates.length ? this.keyStates : this.snapshots; };
+
   Player.prototype.snapshotAt = function (t) {
-    var found = null;
-    for (var i = 0; i < this.snapshots.length; i++) {
-      if (this.snapshots[i].offset <= t + 1e-6) found = this.snapshots[i];
+    var found = null, states = this.states();
+    for (var i = 0; i < states.length; i++) {
+      if (states[i].offset <= t + 1e-6) found = states[i];
       else break;
     }
     return found;
@@ -411,13 +455,16 @@
     }
 
     var snap = this.snapshotAt(t);
-    var latest = this.snapshots[this.snapshots.length - 1];
+    var states = this.states();
+    var latest = states[states.length - 1];
+    var lastSaved = this.snapshots[this.snapshots.length - 1];
     var code = this.code;
     // The latest code is on the page already (the live view's "Latest code", the scorecard's "Final code"): not shown twice.
-    var showsLatest = latestLabel && snap && latest && snap.id === latest.id && !this.playing;
+    var showsLatest = latestLabel && snap && latest && snap.id === latest.id && lastSaved && snap.code === lastSaved.code && !this.playing;
     code.hidden = !snap || showsLatest;
     if (!snap) this.codeNote.textContent = "No code saved yet at " + clock(t) + ".";
     else if (showsLatest) this.codeNote.textContent = "At the latest autosave: the code is the " + latestLabel + ".";
+    else if (snap.keys) this.codeNote.textContent = "The code at " + clock(t) + " (as typed, keystroke at " + clock(snap.offset) + "):";
     else this.codeNote.textContent = "The code at " + clock(t) + " (autosave from " + clock(snap.offset) + "):";
     if (snap && !showsLatest && code.dataset.snapshot !== String(snap.id)) {
       code.dataset.snapshot = String(snap.id);

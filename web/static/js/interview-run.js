@@ -23,7 +23,14 @@
       li.dataset.hintId = h.id;
       li.dataset.revealed = h.revealed ? "true" : "false";
       var head = el("div", "hint-head");
-      head.appendChild(el("span", "hint-tier", (TIER[h.tier] || "Hint") + " · " + h.id));
+      if (h.kind === "diagnosis") {
+        // The known mistake the failures look like, and the shipped wrong solution it came from (never the candidate's to see).
+        li.classList.add("hint-diagnosis");
+        var how = h.similarity >= 1 ? "the same failures as" : Math.round(h.similarity * 100) + "% like";
+        head.appendChild(el("span", "hint-tier", "Diagnosis · " + how + " solutions/" + h.solution + ".py"));
+      } else {
+        head.appendChild(el("span", "hint-tier", (TIER[h.tier] || "Hint") + " · " + h.id));
+      }
       head.appendChild(el("span", "tag " + (h.revealed ? "hint-revealed" : "hint-unrevealed"),
         h.revealed ? "revealed by the candidate at " + h.revealed_clock : "not revealed"));
       if (h.probes && h.probes.length) head.appendChild(el("span", "muted small", "about " + h.probes.join(", ")));

@@ -62,8 +62,28 @@
     $("result-message").textContent = "";
     var regrade = $("regrade");
     if (regrade) regrade.hidden = true;
+    var cancel = $("cancel");
+    if (cancel) cancel.hidden = true;
     ["categories", "probes", "hints"].forEach(function (id) { $(id).replaceChildren(); });
     if ($("live")) $("live").replaceChildren();
+  }
+
+  function renderCancel(data, actions) {
+    // While it is queued or running: the candidate may stop it (code that never ends, a Submit sent too soon).
+    if (!actions.cancel) return;
+    var cancel = $("cancel");
+    if (!cancel) {
+      cancel = el("button", "button button-small button-secondary cancel-grading", "Cancel");
+      cancel.id = "cancel";
+      cancel.type = "button";
+      cancel.title = "Stop this grading: nothing is scored";
+      cancel.addEventListener("click", function () { actions.cancel(cancel.dataset.url, cancel); });
+      $("result-message").insertAdjacentElement("afterend", cancel);
+    }
+    cancel.hidden = !(data.cancel_url || data.cancelling);
+    cancel.dataset.url = data.cancel_url || "";
+    cancel.disabled = !data.cancel_url;
+    cancel.textContent = data.cancelling ? "Cancelling…" : "Cancel";
   }
 
   function renderRegrade(data, actions) {
@@ -186,22 +206,26 @@
 
   function renderDiff(diff) {
     var box = el("div", "diff");
+    if (diff.equal) {
+      // Two identical summaries side by side said nothing: the value is right, the probe's check wants more of it.
+      box.appendChild(el("p", "diff-facts diff-same-value",
+        "Your result has the same value as the reference's (" + diff.received + "). This probe checks more than the " +
+        "value it returns (for example what your code changed, called or left behind): its message says what it found."));
+      return box;
+    }
     box.appendChild(el("span", "compare-label", "where your result differs"));
     box.appendChild(sides(diff.received, diff.expected));
     if (diff.custom_check) {
       box.appendChild(el("p", "diff-facts", "This probe has its own check, which may accept results that differ from the reference's; the differences below are from the reference's result."));
     }
     var tree = diff.tree;
-    if (diff.equal) {
-      box.appendChild(el("p", "diff-facts", "Your result equals the reference's, but it does not pass this probe's check."));
-    }
     var list = el("ul", "diff-tree diff-root");
     if (tree.children && !tree.note) {
       tree.children.forEach(function (child) { list.appendChild(renderNode(child)); });
-    } else if (!diff.equal && (tree.children || tree.note || tree.tolerance || tree.first)) {
+    } else if (tree.children || tree.note || tree.tolerance || tree.first) {
       // The whole result is one array, or a container of the wrong size: the types above, its details here.
       list.appendChild(renderNode(tree, true));
-    } else if (!diff.equal) {
+    } else {
       // The whole result is one value: the two sides above already say it all.
       box.querySelector(".diff-sides").classList.add("diff-leaf");
     }
@@ -242,10 +266,24 @@
     return details;
   }
 
+  // Code that never ran (it does not compile, or it breaks a rule): every probe carries the same "not run" line,
+  // so the list says it once instead of one identical card per probe; the message above says why.
+  var NOT_RUN = { syntax_error: true, rule_violation: true };
+
   function renderProbes(data) {
     var probes = $("probes");
     probes.replaceChildren();
-    (data.probes || []).forEach(function (p) {
+    var all = data.probes || [];
+    if (data.done && NOT_RUN[data.verdict] && all.length && all.every(function (p) { return !p.passed; })) {
+      var none = el("li", "probes-not-run");
+      none.appendChild(el("span", "probe-mark", "✗"));
+      var why = data.verdict === "syntax_error" ? "the code does not compile" : "the code breaks a rule";
+      none.appendChild(el("span", "", "None of the " + plural(all.length, "probe", "probes") + " ran: " + why + "."));
+      probes.appendChild(none);
+      probes.dataset.submission = data.id;
+      return;
+    }
+    all.forEach(function (p) {
       var li = el("li", "probe " + (p.passed ? "probe-pass" : "probe-fail"));
       li.dataset.probe = p.name;
       li.dataset.passed = p.passed ? "true" : "false";
@@ -286,7 +324,34 @@
       }
       probes.appendChild(li);
     });
+    var moreWasOpen = probes.dataset.submission === String(data.id) && probes.querySelector(".probes-more > details[open]") !== null;
     collapsePassed(probes, data);
+    collapseLaterFailures(probes, moreWasOpen);
+  }
+
+  // The first few failing probes stay open; the rest fold into one line at the end, so a result with dozens of
+  // failures (12,843 px of them) starts with a summary: the categories, the hints, the probes to fix first.
+  var OPEN_FAILURES = 3;
+
+  function collapseLaterFailures(probes, wasOpen) {
+    var failed = probes.querySelectorAll(":scope > li.probe-fail");
+    if (failed.length <= OPEN_FAILURES + 1) return;  // folding one card would save nothing
+    var later = Array.prototype.slice.call(failed, OPEN_FAILURES);
+    var group = el("li", "probes-more");
+    group.dataset.count = later.length;
+    var details = el("details");
+    details.open = wasOpen;
+    var summary = el("summary", "probes-more-summary");
+    summary.appendChild(el("span", "probe-mark", "✗"));
+    summary.appendChild(el("span", "", plural(later.length, "more failing probe", "more failing probes")));
+    summary.appendChild(el("span", "muted small", details.open ? "hide" : "show them"));
+    details.appendChild(summary);
+    var list = el("ol", "probes probes-more-list");
+    later.forEach(function (li) { list.appendChild(li); });
+    details.appendChild(list);
+    details.addEventListener("toggle", function () { summary.lastChild.textContent = details.open ? "hide" : "show them"; });
+    group.appendChild(details);
+    probes.appendChild(group);
   }
 
   // Passed probes fold into one line ("9 passed", a <details> first in the list) so the failing
@@ -317,12 +382,38 @@
     probes.insertBefore(group, probes.firstChild);
   }
 
+  // The known mistake these failures look like (grader/diagnose.py): its author's words, on request like a hint,
+  // above the hints since it is the most specific of them.
+  function renderDiagnosis(box, found, actions) {
+    found.forEach(function (d) {
+      var card = el("div", "hint hint-diagnosis");
+      card.id = "diagnosis";
+      card.dataset.hintId = d.id;
+      card.appendChild(el("span", "hint-tier", "Diagnosis"));
+      if (d.shown) {
+        var body = el("div", "hint-body prose");
+        body.innerHTML = d.html; // rendered from Markdown and sanitised by the server (nh3)
+        card.appendChild(body);
+      } else {
+        card.appendChild(el("p", "muted small", "Your failures resemble a mistake others have made on this challenge."));
+        if (d.can_reveal && d.reveal_url) {
+          var button = el("button", "button button-small button-secondary reveal-diagnosis", "What mistake does this look like?");
+          button.type = "button";
+          button.addEventListener("click", function () { actions.reveal(d.reveal_url, button); });
+          card.appendChild(button);
+        }
+      }
+      box.appendChild(card);
+    });
+  }
+
   // Nothing is shown unasked: the revealed hints, a count of the rest, and one
   // button for the hint the server offers next (tier by tier, the probe to fix first).
   function renderHints(data, actions) {
     var box = $("hints");
     box.replaceChildren();
-    var hints = data.hints || [];
+    renderDiagnosis(box, (data.hints || []).filter(function (h) { return h.kind === "diagnosis"; }), actions);
+    var hints = (data.hints || []).filter(function (h) { return h.kind !== "diagnosis"; });
     if (!hints.length) return;
     box.appendChild(el("h3", "", "Hints"));
     var shown = hints.filter(function (h) { return h.shown; });
@@ -361,7 +452,7 @@
   var LIVE_TITLE = { passed: "passed", failed: "failed", done: "finished; judged with the result" };
   // A Run's probe that did not return (the runner's status), in the words of the verdicts.
   var LIVE_STATUS = {
-    error: "raised", timeout: "time limit", memory: "memory limit", killed: "killed", crashed: "crashed",
+    error: "raised", timeout: "time limit", stopped: "stopped after a time limit", memory: "memory limit", killed: "killed", crashed: "crashed",
     output_limit: "output limit", observation_limit: "result too large", no_result: "no result", bad_observation: "unreadable result",
   };
 
@@ -448,10 +539,24 @@
     $("score").textContent = data.done ? formatScore(data.score) : "–";
     $("result-message").textContent = data.message || "";
     renderRegrade(data, actions);
+    renderCancel(data, actions);
     renderLive(data);
     renderCategories(data);
     renderProbes(data);
     renderHints(data, actions);
+    if (actions && actions.editor) markErrorLine(actions.editor, data);
+  }
+
+  // The line a syntax error names, marked in the candidate's editor (CodeMirror) until the next result.
+  function markErrorLine(editor, data) {
+    if (editor.errorLineHandle) {
+      editor.removeLineClass(editor.errorLineHandle, "background", "cm-error-line");
+      editor.errorLineHandle = null;
+    }
+    if (!data.done || !data.error_line || data.error_line > editor.lineCount()) return;
+    var line = data.error_line - 1;
+    editor.errorLineHandle = editor.addLineClass(line, "background", "cm-error-line");
+    editor.scrollIntoView({ line: line, ch: 0 }, 60);
   }
 
   window.ResultPanel = { render: render, clear: clear, el: el, formatScore: formatScore, STATUS_LABEL: STATUS_LABEL };

@@ -14,7 +14,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from grader.errors import PackageError
-from grader.package import limits_from_toml
+from grader.package_load import limits_from_toml
 from web.config.logs import submission_context
 from web.submissions.models import Status, Submission
 

@@ -16,6 +16,7 @@ too, so the command line grades exactly as the web does.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,7 +28,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from grader import grade_submission
-from grader.errors import InvalidSubmission, PlatformError
+from grader.errors import GradingCancelled, InvalidSubmission, PlatformError
 from grader.live import ProbeProgress
 from sandbox.runner.codec import to_jsonable
 from web.challenges.models import ChallengeVersion
@@ -35,9 +36,13 @@ from web.challenges.services import challenge_package
 from web.config.logs import submission_context
 from web.submissions.heartbeat import heartbeat
 from web.submissions.models import Kind, Status, Submission, Verdict
+from web.submissions.services.cancel import CANCELLED_MESSAGE
 from web.submissions.services.live import live_progress
 
 logger = logging.getLogger(__name__)
+
+# How often a running grading looks for the candidate's Cancel (a query on its row).
+CANCEL_POLL_SECONDS = 1.0
 
 PLATFORM_FAILURE_MESSAGE = (
     "The grading platform failed (a problem on our side, not in your code) and gave up after several tries. "
@@ -46,22 +51,27 @@ PLATFORM_FAILURE_MESSAGE = (
 
 
 def code_grade(
-    version: ChallengeVersion, code: str | bytes, *, public: bool, on_progress: Callable[[ProbeProgress], None] | None = None
+    version: ChallengeVersion,
+    code: str | bytes,
+    *,
+    public: bool,
+    on_progress: Callable[[ProbeProgress], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
     """Grade code against a stored challenge version: GradeResult.to_dict().
 
     The one path to the grader: the worker (through submission_grade) and
     ``manage.py grade`` both come here. ``on_progress`` sees each probe as it
     finishes (the worker stores them: services/live.py). Raises
-    InvalidSubmission and PlatformError as the grader does.
+    InvalidSubmission and PlatformError as the grader does, and GradingCancelled when ``stop`` is set while it runs.
     """
     package = challenge_package(version)
-    return grade_submission(package, code, public=public, on_progress=on_progress).to_dict()
+    return grade_submission(package, code, public=public, on_progress=on_progress, stop=stop).to_dict()
 
 
 @dataclass(frozen=True)
 class GradeOutcome:
-    state: Literal["graded", "already_done", "busy", "superseded", "missing", "given_up"]
+    state: Literal["graded", "already_done", "busy", "superseded", "missing", "given_up", "cancelled"]
     # For "busy": seconds until the running attempt counts as stale.
     retry_after: float = 0.0
 
@@ -114,9 +124,24 @@ def _grade(submission_id: int) -> GradeOutcome:
     def stamp() -> int:
         return Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(heartbeat_at=timezone.now())
 
+    # The candidate's Cancel (services/cancel.py) sets a flag on the row; a second beat, faster than the heartbeat,
+    # passes it to the grader, which kills the sandbox.
+    stop = threading.Event()
+
+    def watch_cancel() -> None:
+        if Submission.objects.filter(pk=submission_id, cancel_requested=True).exists():
+            stop.set()
+
     try:
-        with heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS), live_progress(submission_id, attempt) as on_progress:
-            result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN, on_progress=on_progress)
+        with (
+            heartbeat(stamp, settings.GRADING_HEARTBEAT_SECONDS),
+            heartbeat(watch_cancel, CANCEL_POLL_SECONDS),
+            live_progress(submission_id, attempt) as on_progress,
+        ):
+            result = code_grade(submission.version, submission.code, public=submission.kind == Kind.RUN, on_progress=on_progress, stop=stop)
+    except GradingCancelled:
+        _finish_cancelled(submission_id, attempt)
+        return GradeOutcome("cancelled")
     except PlatformError as exc:
         logger.warning(
             "the platform failed; handing the submission back", extra={"event": "grading.platform_error", "attempt": attempt, "error": str(exc)}
@@ -156,11 +181,21 @@ def _store_result(submission: Submission, attempt: int, result: dict[str, Any]) 
             timings=result.get("timings") or {},
             finished_at=now,
         )
-        if stored:
-            logger.info(
-                "result stored", extra={"event": "grading.result_stored", "attempt": attempt, "verdict": verdict, "score": result.get("score")}
-            )
+    if stored:
+        # Said once the row is committed, not before: a worker killed between its UPDATE and the commit has stored
+        # nothing (the sweeper re-queues the submission), and its log must not claim a result the database never kept.
+        logger.info("result stored", extra={"event": "grading.result_stored", "attempt": attempt, "verdict": verdict, "score": result.get("score")})
     return bool(stored)
+
+
+def _finish_cancelled(submission_id: int, attempt: int) -> bool:
+    """Store the candidate's Cancel: done, cancelled, nothing scored (the probes that finished are kept, unjudged)."""
+    changed = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+        status=Status.DONE, verdict=Verdict.CANCELLED, score=None, categories={}, probes=[], hints=[], message=CANCELLED_MESSAGE,
+        finished_at=timezone.now(),
+    )  # fmt: skip
+    logger.info("grading cancelled", extra={"event": "grading.cancelled", "attempt": attempt})
+    return bool(changed)
 
 
 def _finish_with_internal_error(submission_id: int, message: str, *, attempt: int | None = None) -> bool:
