@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from grader.mutants import record_problems
-from grader.package import MUTANTS_RECORD, discover_packages
+from grader.package import MUTANTS_RECORD
+from grader.package_load import discover_packages
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDED = [p for p in discover_packages(REPO / "challenges") if (p / MUTANTS_RECORD).is_file()]

@@ -102,6 +102,9 @@ def search_case(solution: Any, M: int, N: int, K: int, cache_lines: int, budget:
         tiles = [int(t) for t in result["tiles"]]
         obs["config"] = [*tiles, str(result["order"])]
         obs["claimed"] = float(result["cost"])
+        # The schedule returned must be one this call measured (not one remembered from an earlier search).
+        this_call = {(int(m[0]), int(m[1]), int(m[2]), str(m[3])) for m in measured if m[4] is not None}
+        obs["measured_here"] = (*tiles, str(result["order"])) in this_call
     except Exception as exc:  # noqa: BLE001
         obs["error"] = f"search must return {{'tiles': [ti, tj, tk], 'order': str, 'cost': number}}; got {result!r:.200} ({exc})"
     return obs
@@ -111,7 +114,24 @@ def randn(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def visits(solution: Any, M: int, N: int, K: int, ti: int, tj: int, tk: int, order: str) -> list[list[int]]:
+def zero_blocks(seed: int, M: int, N: int, K: int, ti: int, tj: int, tk: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random operands in which some whole tiles are zero: a k-tile column band of A, one tile of A, a k-tile row
+    band of B and one tile of B (what a "skip the tiles of zeros" shortcut would skip)."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+    ks, iz, jz = range(0, K, tk), range(0, M, ti), range(0, N, tj)
+    A[:, ks[0] : ks[0] + tk] = 0.0
+    A[iz[-1] : iz[-1] + ti, ks[-1] : ks[-1] + tk] = 0.0
+    B[ks[-1] : ks[-1] + tk, :] = 0.0
+    B[ks[0] : ks[0] + tk, jz[-1] : jz[-1] + tj] = 0.0
+    return A, B
+
+
+def visits(
+    solution: Any, M: int, N: int, K: int, ti: int, tj: int, tk: int, order: str, operands: tuple[np.ndarray, np.ndarray] | None = None
+) -> list[list[int]]:
+    """The (i0, j0, k0) of every tile step, in order (operands of ones unless given)."""
+    A, B = operands if operands is not None else (np.ones((M, K)), np.ones((K, N)))
     seen: list[list[int]] = []
-    solution.tiled_matmul(np.ones((M, K)), np.ones((K, N)), ti, tj, tk, order, on_tile=lambda i, j, k: seen.append([int(i), int(j), int(k)]))
+    solution.tiled_matmul(A, B, ti, tj, tk, order, on_tile=lambda i, j, k: seen.append([int(i), int(j), int(k)]))
     return seen

@@ -6,13 +6,28 @@ check) and the order in which it visits tiles with the reference's.
 calls and refuses to run past the budget; the check ``search_ok`` (in the
 trusted worker) recomputes the cost of the schedule returned with its own
 copy of the cost model and compares it with the optimum, found offline by
-exhaustive enumeration.
+exhaustive enumeration. Three more search probes run families of generated
+problems (``generated_searches``: small shapes, budgets from 2 to more than
+the space, from a fixed seed); the check ``searches_ok`` holds each run to
+the best schedule it measured, and a budget that covers the space to the
+optimum, which it enumerates itself. ``searches_same_shape_other_caches`` runs
+several searches in one process on one shape with different caches, and the
+same problem twice: each must return a schedule measured in that very call.
+
+More ``loop-nest`` probes test what ``A @ B`` is beyond finite float64:
+empty dimensions, inf and nan meeting whole tiles of zeros, int64 sums that
+wrap modulo 2**64, complex operands, and results that are new arrays (every
+result kept to the end: no shared memory, unchanged by later calls); two
+generated families draw dtype x shape x special values x tiles x order from a
+fixed seed and compare each result, and its on_tile steps, with the reference's.
 """
 
+import itertools
+import random
 from typing import Any
 
 import numpy as np
-from probe_common import ORDERS, randn, search_case, visits
+from probe_common import ORDERS, randn, search_case, tile_options, visits, zero_blocks
 from probekit import probe
 
 # ---------------------------------------------------------------- loop-nest
@@ -41,19 +56,398 @@ def tiles_larger_than_matrix(solution: Any) -> Any:
 
 @probe(category="loop-nest", hints=["accumulate"])
 def integer_and_float32_dtypes(solution: Any) -> Any:
-    """int64 operands give the exact int64 product; float32 operands give float32."""
+    """int64 operands give the exact int64 product (entries up to 2**29 included); float32 operands give float32."""
     rng = np.random.default_rng(7)
     Ai, Bi = rng.integers(-50, 50, (9, 12)), rng.integers(-50, 50, (12, 7))
     Af, Bf = randn(8, 6, 10).astype(np.float32), randn(9, 10, 5).astype(np.float32)
+    # Entries near 2**29: products near 2**58 and sums below 2**62, exact in int64 but not in float64 (53 bits).
+    Al, Bl = rng.integers(-(2**29), 2**29, (5, 12)), rng.integers(-(2**29), 2**29, (12, 6))
     got_i = solution.tiled_matmul(Ai, Bi, 4, 4, 5, "kij")
     got_f = solution.tiled_matmul(Af, Bf, 4, 2, 3, "ikj")
-    return {"int64": got_i, "int64_exact": bool(np.array_equal(got_i, Ai @ Bi)), "float32": got_f}
+    got_l = solution.tiled_matmul(Al, Bl, 2, 4, 5, "jki")
+    return {
+        "int64": got_i, "int64_exact": bool(np.array_equal(got_i, Ai @ Bi)), "float32": got_f,
+        "int64_large": got_l, "int64_large_exact": bool(np.array_equal(got_l, Al @ Bl)),
+    }  # fmt: skip
 
 
 @probe(category="loop-nest", weight=2, hints=["loop-order"])
 def tile_visit_order(solution: Any) -> Any:
-    """The (i0, j0, k0) of every tile step, in order, for orders "kij" and "jki" on a (6 x 4) @ (4 x 6) product."""
-    return {o: visits(solution, 6, 6, 4, 2, 3, 2, o) for o in ("kij", "jki")}
+    """The (i0, j0, k0) of every tile step, in order, for orders "kij" and "jki" on a (6 x 4) @ (4 x 6) product
+    whose operands hold whole tiles of zeros (every tile step is still a step)."""
+    operands = zero_blocks(21, 6, 6, 4, 2, 3, 2)
+    return {o: visits(solution, 6, 6, 4, 2, 3, 2, o, operands) for o in ("kij", "jki")}
+
+
+@probe(category="loop-nest", hints=["loop-order", "edge-tiles"])
+def visit_order_with_edge_tiles(solution: Any) -> Any:
+    """The tile steps, in order, in each of the six orders when no tile size divides its dimension (operands with
+    whole tiles of zeros, and all-zero ones); also the default order."""
+    operands = zero_blocks(22, 7, 5, 6, 3, 2, 4)
+    seen = {o: visits(solution, 7, 5, 6, 3, 2, 4, o, operands) for o in ORDERS}
+    seen["zeros"] = visits(solution, 7, 5, 6, 3, 2, 4, "kij", (np.zeros((7, 6)), np.zeros((6, 5))))
+    seen["big"] = visits(solution, 5, 3, 4, 8, 4, 16, "jki")
+    default: list[list[int]] = []
+    solution.tiled_matmul(np.ones((5, 6)), np.ones((6, 7)), 2, 4, 4, on_tile=lambda i, j, k: default.append([int(i), int(j), int(k)]))
+    seen["default"] = default
+    return seen
+
+
+@probe(category="loop-nest", hints=["accumulate"])
+def mixed_dtypes(solution: Any) -> Any:
+    """Operands of two different dtypes: the result has their common dtype, np.result_type(A, B)."""
+    rng = np.random.default_rng(11)
+    a32, b64 = randn(12, 7, 9).astype(np.float32), randn(13, 9, 5)
+    ai, bf = rng.integers(-20, 20, (6, 10)), randn(14, 10, 4).astype(np.float32)
+    ai32, bi64 = rng.integers(-9, 9, (5, 7)).astype(np.int32), rng.integers(-9, 9, (7, 6))
+    return {
+        "float32@float64": solution.tiled_matmul(a32, b64, 4, 2, 4, "ikj"),
+        "int64@float32": solution.tiled_matmul(ai, bf, 4, 3, 4, "kji"),
+        "int32@int64": solution.tiled_matmul(ai32, bi64, 2, 4, 3, "jik"),
+    }
+
+
+# ---------------------------------------------------------------- what A @ B is: empty, non-finite, complex, wraparound, a new array
+
+
+def product_and_steps(solution: Any, A: np.ndarray, B: np.ndarray, ti: int, tj: int, tk: int, order: str) -> tuple[Any, np.ndarray]:
+    """The result, and the (i0, j0, k0) of every on_tile call in order as an (n, 3) int64 array."""
+    seen: list[tuple[int, int, int]] = []
+    C = solution.tiled_matmul(A, B, ti, tj, tk, order, on_tile=lambda i, j, k: seen.append((int(i), int(j), int(k))))
+    return C, np.array(seen, dtype=np.int64).reshape(-1, 3)
+
+
+class Kept:
+    """Every result of a probe, each with a copy taken when it was returned and the operands it came from: at the end,
+    each must be an ndarray that shares no memory with any operand or other result and still holds what it held."""
+
+    def __init__(self) -> None:
+        self.results: list[Any] = []
+        self.copies: list[Any] = []
+        self.operands: list[np.ndarray] = []
+
+    def keep(self, C: Any, *operands: np.ndarray) -> Any:
+        self.results.append(C)
+        self.copies.append(np.array(C, copy=True) if isinstance(C, np.ndarray) else None)
+        self.operands.extend(operands)
+        return C
+
+    def fresh(self) -> list[bool]:
+        out = []
+        for n, (C, copy) in enumerate(zip(self.results, self.copies, strict=True)):
+            if not isinstance(C, np.ndarray) or copy is None or C.shape != copy.shape or C.dtype != copy.dtype:
+                out.append(False)
+                continue
+            others = [X for X in self.operands] + [R for m, R in enumerate(self.results) if m != n and isinstance(R, np.ndarray)]
+            alone = not any(np.shares_memory(C, X) for X in others)
+            out.append(bool(alone and np.array_equal(C, copy, equal_nan=C.dtype.kind in "fc")))
+        return out
+
+
+def empty_product(solution: Any, kept: Kept, M: int, N: int, K: int, dtype: str, tiles: tuple[int, int, int], order: str) -> dict[str, Any]:
+    A, B = np.ones((M, K), dtype=dtype), np.ones((K, N), dtype=dtype)
+    junk = np.full((M, N), 7.5).astype(dtype)  # memory an uninitialised result would reuse
+    del junk
+    C, steps = product_and_steps(solution, A, B, *tiles, order)
+    return {"C": kept.keep(C, A, B), "steps": steps}
+
+
+@probe(category="loop-nest", hints=["accumulate"])
+def empty_dimensions(solution: Any) -> Any:
+    """K = 0 (an all-zero result of shape (M, N)), M = 0, N = 0 and all three, in several orders and dtypes: no tile
+    step, so on_tile is never called; the result is new each time."""
+    kept = Kept()
+    out = {
+        "K0": empty_product(solution, kept, 3, 4, 0, "float64", (2, 2, 2), "ijk"),
+        "K0_kij": empty_product(solution, kept, 5, 7, 0, "float64", (2, 3, 4), "kij"),
+        "K0_int64": empty_product(solution, kept, 4, 3, 0, "int64", (3, 2, 1), "jki"),
+        "K0_complex": empty_product(solution, kept, 2, 6, 0, "complex128", (1, 4, 2), "ikj"),
+        "M0": empty_product(solution, kept, 0, 5, 4, "float64", (2, 2, 2), "kji"),
+        "N0": empty_product(solution, kept, 6, 0, 3, "float32", (4, 1, 2), "jik"),
+        "all0": empty_product(solution, kept, 0, 0, 0, "int64", (1, 1, 1), "ijk"),
+        "K0_again": empty_product(solution, kept, 3, 4, 0, "float64", (8, 8, 8), "kji"),
+    }
+    out["fresh"] = kept.fresh()
+    return out
+
+
+@probe(category="loop-nest", rtol=1e-12, atol=1e-12, hints=["accumulate"])
+def nonfinite_meets_zero_tiles(solution: Any) -> Any:
+    """inf, -inf and nan in one operand where the other has whole tiles of zeros: 0 * inf is nan in A @ B, so a tile of
+    zeros still counts (nan where A @ B has nan, inf where it has inf); float64 and float32 @ float64, several orders."""
+    out = {}
+    for n, (order, (M, N, K), (ti, tj, tk)) in enumerate(
+        (("ikj", (6, 5, 8), (3, 2, 4)), ("kij", (7, 6, 9), (3, 4, 4)), ("jki", (5, 7, 6), (2, 3, 3)), ("ijk", (9, 4, 7), (4, 4, 2)))
+    ):
+        A, B = zero_blocks(40 + n, M, N, K, ti, tj, tk)
+        B[0, 1], B[K - 1, 0], B[tk, N - 1] = np.inf, -np.inf, np.nan  # rows of B that meet A's zero k-tiles
+        A[M - 1, K - 1], A[0, tk] = np.inf, np.nan  # columns of A that meet B's zero k-tiles
+        out[order] = solution.tiled_matmul(A, B, ti, tj, tk, order)
+        out[order + "_float32"] = solution.tiled_matmul(A.astype(np.float32), B, tj, ti, tk, order)
+    return out
+
+
+@probe(category="loop-nest", hints=["accumulate"])
+def int64_wraparound(solution: Any) -> Any:
+    """int64 entries from 2**40 to 2**62 in magnitude, whose products and sums pass int64's range: numpy's A @ B wraps
+    modulo 2**64, and so must the result, exactly (an accumulator wider than int64 does not); also int32 modulo 2**32."""
+    rng = np.random.default_rng(31)
+
+    def big(shape: tuple[int, int], low: int, high: int) -> np.ndarray:
+        magnitude = np.left_shift(np.int64(1), rng.integers(low, high, shape)) + rng.integers(0, 2**20, shape)
+        return (magnitude * rng.choice(np.array([-1, 1], dtype=np.int64), shape)).astype(np.int64)
+
+    A, B = big((7, 9), 40, 63), big((9, 5), 20, 62)
+    A32, B32 = big((6, 8), 14, 31).astype(np.int32), big((8, 7), 14, 31).astype(np.int32)
+    got = solution.tiled_matmul(A, B, 3, 2, 4, "kij")
+    got2 = solution.tiled_matmul(A, B, 1, 4, 1, "jik")
+    got32 = solution.tiled_matmul(A32, B32, 4, 3, 3, "ikj")
+    return {
+        "int64": got, "int64_ikj": got2, "int32": got32,
+        "exact": [bool(np.array_equal(got, A @ B)), bool(np.array_equal(got2, A @ B)), bool(np.array_equal(got32, A32 @ B32))],
+    }  # fmt: skip
+
+
+@probe(category="loop-nest", rtol=1e-12, atol=1e-12, hints=["accumulate"])
+def complex_operands(solution: Any) -> Any:
+    """complex128 @ complex128 and complex with real or integer operands: the result is complex128 with its imaginary part."""
+    rng = np.random.default_rng(33)
+
+    def cplx(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    A, B, R, I = cplx(5, 7), cplx(7, 3), rng.standard_normal((7, 4)), rng.integers(-9, 9, (6, 5))
+    return {
+        "complex128": solution.tiled_matmul(A, B, 2, 2, 3, "jki"),
+        "complex128@float64": solution.tiled_matmul(A, R, 3, 3, 2, "kij"),
+        "float64@complex128": solution.tiled_matmul(R.T, cplx(7, 6), 2, 4, 3, "ikj"),
+        "int64@complex64": solution.tiled_matmul(I, cplx(5, 3).astype(np.complex64), 4, 2, 2, "kji"),
+    }
+
+
+@probe(category="loop-nest", hints=["accumulate"])
+def results_are_new_arrays(solution: Any) -> Any:
+    """Several calls of the same shapes and dtypes, every result kept: each is a new array that shares no memory with
+    A, B or another result, and later calls leave it as it was."""
+    kept = Kept()
+    out = []
+    for n, (dtype, order) in enumerate((("float64", "ijk"), ("float64", "kij"), ("int64", "jik"), ("int64", "kji"), ("float64", "ikj"))):
+        rng = np.random.default_rng(50 + n)
+        A, B = (rng.integers(-20, 20, (6, 5)), rng.integers(-20, 20, (5, 4))) if dtype == "int64" else (randn(60 + n, 6, 5), randn(70 + n, 5, 4))
+        out.append(kept.keep(solution.tiled_matmul(A, B, 4, 3, 2, order), A, B))
+    square = randn(80, 4, 4)
+    eye = np.eye(4)
+    out.append(kept.keep(solution.tiled_matmul(square, eye, 8, 8, 8, "ijk"), square, eye))  # A @ I is A's values, not A
+    out.append(kept.keep(solution.tiled_matmul(eye, square, 2, 2, 2, "jki"), eye, square))
+    return {"results": out, "fresh": kept.fresh()}
+
+
+def overflowing(dtype: str, M: int, N: int, K: int, tk: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random operands of a real float dtype in which some products pass finfo.max: in row i of A and column j of B,
+    two products of opposite sign, in different k-tiles, are each inf in the dtype (so the sum is nan in any order),
+    and another entry gets one product past the limit (inf). In a wider accumulator they are finite and cancel."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype)
+    big = np.sqrt(np.finfo(dtype).max) * 4  # big * big is 16 x the largest finite value
+    ka, kb = 0, min(tk, K - 1)  # different k-tiles whenever K > tk
+    A[0, ka], A[0, kb], B[ka, N - 1], B[kb, N - 1] = big, big, big, -big
+    A[M - 1, K - 1], B[K - 1, 0] = -big, big
+    return A, B
+
+
+@probe(category="loop-nest", hints=["accumulate"])
+def overflow_inside_the_sum(solution: Any) -> Any:
+    """float32 and float64 operands near the dtype's limit: products past finfo.max are inf in the dtype and cancel to
+    nan (or stay inf) in A @ B; an accumulator wider than the result dtype turns them into finite numbers. The
+    result must be non-finite exactly where A @ B is, and equal to it elsewhere."""
+    out = {}
+    for n, (dtype, (M, N, K), (ti, tj, tk), order) in enumerate(
+        (("float32", (4, 5, 6), (2, 3, 2), "kij"), ("float64", (5, 4, 7), (3, 2, 3), "ikj"),
+         ("float32", (3, 6, 5), (1, 4, 1), "jki"), ("float64", (6, 3, 4), (4, 1, 2), "kji"),
+         ("float32", (1, 1, 3), (1, 1, 1), "ijk"), ("float64", (1, 1, 3), (1, 1, 2), "jik"))
+    ):  # fmt: skip
+        A, B = overflowing(dtype, M, N, K, tk, 90 + n)
+        with np.errstate(all="ignore"):
+            C, want = solution.tiled_matmul(A, B, ti, tj, tk, order), A @ B
+        finite = np.isfinite(C) if isinstance(C, np.ndarray) and C.shape == want.shape else None
+        out[f"{dtype}_{order}"] = {
+            "dtype": str(getattr(C, "dtype", type(C).__name__)),
+            "finite": finite,
+            "nonfinite_as_in_A@B": bool(finite is not None and np.array_equal(finite, np.isfinite(want))),
+            "finite_values": np.where(finite, C, 0) if finite is not None else None,
+        }
+    return out
+
+
+def tile_steps(M: int, N: int, K: int, ti: int, tj: int, tk: int, order: str) -> list[tuple[int, int, int]]:
+    starts = {"i": range(0, M, ti), "j": range(0, N, tj), "k": range(0, K, tk)}
+    out = []
+    for step in itertools.product(*(starts[axis] for axis in order)):
+        at = dict(zip(order, step, strict=True))
+        out.append((at["i"], at["j"], at["k"]))
+    return out
+
+
+@probe(category="loop-nest", rtol=1e-12, atol=1e-12, hints=["loop-order", "accumulate"])
+def on_tile_runs_before_its_step(solution: Any) -> Any:
+    """on_tile hooks that change an operand at a chosen step (first, middle, last; A or B; in several orders and tile
+    sizes): every step from that one on reads the changed value and every earlier one read the old one, so the result
+    shows when each on_tile call ran relative to its step's product (and that each step reads the operands)."""
+    out = {}
+    cases = (((3, 4, 2), (3, 2, 1), "ijk", "B", -1), ((5, 4, 6), (2, 3, 2), "kij", "A", 0), ((4, 5, 7), (3, 2, 3), "jki", "B", 5),
+             ((6, 3, 5), (4, 2, 2), "ikj", "A", 4), ((2, 3, 3), (8, 8, 8), "kji", "B", 0), ((7, 6, 4), (3, 4, 1), "jik", "A", -1),
+             ((5, 5, 5), (2, 2, 2), "kji", "B", 13), ((4, 6, 3), (1, 5, 2), "ijk", "A", 3))  # fmt: skip
+    for n, ((M, N, K), (ti, tj, tk), order, which, at) in enumerate(cases):
+        rng = np.random.default_rng(60 + n)
+        A, B = rng.integers(-9, 9, (M, K)).astype(np.float64), rng.integers(-9, 9, (K, N)).astype(np.float64)
+        target = A if which == "A" else B
+        step_at = at % len(tile_steps(M, N, K, ti, tj, tk, order))
+        count = [0]
+
+        def hook(i0: int, j0: int, k0: int, target: np.ndarray = target, step_at: int = step_at) -> None:
+            if count[0] == step_at:
+                target *= -2.0  # in place: the steps from this one on read the new values
+                target += 1.0
+            count[0] += 1
+
+        out[f"{order}_{which}_{n}"] = {"C": solution.tiled_matmul(A, B, ti, tj, tk, order, on_tile=hook), "calls": count[0]}
+    return out
+
+
+@probe(category="loop-nest", hints=["edge-tiles", "loop-order"])
+def tiles_far_larger_than_matrix(solution: Any) -> Any:
+    """Tiles of 2**20 and 10**9 on every axis of small operands (one tile step), and mixed with small tiles: operands
+    padded to whole tiles would need terabytes. Values and on_tile steps, as A @ B and the loop nest."""
+    out = {}
+    rng = np.random.default_rng(70)
+    for n, ((M, N, K), tiles, order, dtype) in enumerate(
+        (((3, 3, 3), (2**20, 2**20, 2**20), "jik", "float64"), ((5, 4, 6), (10**9, 10**9, 10**9), "kij", "int64"),
+         ((4, 7, 5), (2**20, 3, 10**9), "ikj", "float64"), ((6, 2, 3), (2, 10**9, 2**20), "kji", "complex128"),
+         ((3, 5, 7), (10**9, 2**20, 2), "jki", "float32"), ((2, 3, 4), (1, 2**20, 10**9), "ijk", "int32"))
+    ):  # fmt: skip
+        A, B = (rng.integers(-9, 9, (M, K)), rng.integers(-9, 9, (K, N)))
+        C, steps = product_and_steps(solution, A.astype(dtype), B.astype(dtype), *tiles, order)
+        out[f"{n}_{order}"] = {"C": C, "steps": steps}
+    return out
+
+
+def layout(X: np.ndarray, kind: str) -> np.ndarray:
+    """X's values in another memory layout: a reversed view, a Fortran-order copy, a view with a step, or as it is."""
+    if kind == "rows-reversed":
+        return np.ascontiguousarray(X[::-1])[::-1]
+    if kind == "cols-reversed":
+        return np.ascontiguousarray(X[:, ::-1])[:, ::-1]
+    if kind == "fortran":
+        return np.asfortranarray(X)
+    if kind == "transposed":
+        return np.ascontiguousarray(X.T).T
+    if kind == "step":
+        wide = np.zeros((2 * X.shape[0], 3 * X.shape[1]), dtype=X.dtype)
+        wide[::2, ::3] = X
+        return wide[::2, ::3]
+    return X
+
+
+LAYOUTS = ("rows-reversed", "cols-reversed", "fortran", "step", "transposed", "c")
+ALL_DTYPES = ("int32", "int64", "float32", "float64", "complex64", "complex128")
+
+
+@probe(category="loop-nest", hints=["edge-tiles", "accumulate"])
+def operand_layouts(solution: Any) -> Any:
+    """Operands that are reversed views ([::-1], [:, ::-1]), transposed or Fortran-order, or step-sliced ([::2]), in
+    every dtype, and operands that share memory (A and B the same array, or overlapping views of one array): values as
+    A @ B (to the dtype's tolerance, integers exact) and dtype np.result_type(A, B)."""
+    rng = np.random.default_rng(80)
+    out = {}
+    for n, dtype in enumerate(ALL_DTYPES):
+        for m, (ka, kb) in enumerate(((LAYOUTS[n % 6], LAYOUTS[(n + 1) % 6]), (LAYOUTS[(n + 2) % 6], LAYOUTS[(n + 3) % 6]), (LAYOUTS[(n + 4) % 6], LAYOUTS[(n + 5) % 6]))):
+            M, N, K = 5 + m, 6 - m, 7
+            A, B = operand(rng, (M, K), dtype, False), operand(rng, (K, N), dtype, False)
+            A, B = layout(A, ka), layout(B, kb)
+            C = solution.tiled_matmul(A, B, 2 + m, 3, 2 + n % 3, ORDERS[(n + m) % 6])
+            out[f"{dtype}_{ka}_{kb}"] = {"C": C, "exact": bool(np.array_equal(C, A @ B)) if np.dtype(dtype).kind == "i" else True}
+    X = rng.standard_normal((6, 6))
+    out["same_array"] = solution.tiled_matmul(X, X, 4, 2, 5, "kij")
+    out["same_reversed"] = solution.tiled_matmul(X[::-1], X[::-1], 2, 4, 3, "jki")
+    Y = rng.integers(-9, 9, (8, 8))
+    out["overlapping"] = solution.tiled_matmul(Y[1:6, 2:8], Y[:6, 1:5], 3, 2, 4, "ikj")
+    out["overlapping_transposed"] = solution.tiled_matmul(Y[:5, :7], Y.T[1:8, ::2], 2, 3, 3, "jik")
+    return out
+
+
+# Generated products: dtype x shape (0 and 1 included) x special values x tiles x order, from a fixed seed. Each
+# result is compared with the reference's (which is A @ B: exactly for integers, to the dtype's tolerance for floats,
+# nan for nan and inf for inf), its on_tile steps with the loop nest's, and every result must be a new array.
+DOUBLE_DTYPES = (("float64", "float64"), ("complex128", "complex128"), ("int64", "int64"), ("int32", "int32"),
+                 ("float64", "complex128"), ("int64", "float64"), ("int32", "int64"), ("complex128", "int64"),
+                 ("float32", "float64"))  # fmt: skip
+SINGLE_DTYPES = (("float32", "float32"), ("complex64", "complex64"), ("complex64", "float32"), ("float32", "complex64"))
+# The special values each kind of result gets, in turn: inf and nan only where the result is a real float (a complex
+# product's nan pattern depends on how its complex multiplications are formed), sums that wrap only for integers, and
+# products past the largest value of the real float result dtype ("overflow"), of opposite signs in different k-tiles
+# (nan in any order of the sum, finite in a wider accumulator).
+SPECIALS = {"f": ("nonfinite", "overflow", "zero-tiles", "nonfinite", "overflow", "none"), "c": ("zero-tiles", "none"), "i": ("big", "zero-tiles", "big", "none")}
+
+
+def operand(rng: np.random.Generator, shape: tuple[int, int], dtype: str, big: bool) -> np.ndarray:
+    kind = np.dtype(dtype).kind
+    if kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    bits = np.iinfo(dtype).bits
+    if not big:
+        return rng.integers(-30, 30, shape).astype(dtype)
+    magnitude = np.left_shift(np.int64(1), rng.integers(bits // 2 - 4, bits - 2, shape)) + rng.integers(0, 1000, shape)
+    return (magnitude * rng.choice(np.array([-1, 1], dtype=np.int64), shape)).astype(dtype)
+
+
+def generated_products(solution: Any, seed: int, count: int, dtypes: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    kept = Kept()
+    cases = []
+    for n in range(count):
+        da, db = dtypes[n % len(dtypes)]  # every dtype pair in turn, with each special value its result allows
+        kind = np.result_type(da, db).kind
+        specials = SPECIALS[kind]
+        special = specials[(n // len(dtypes)) % len(specials)]
+        M, N, K = (int(rng.choice([0, 1, 1, 2, 3, 4, 5, 6, 7, 9])) for _ in range(3))
+        ti, tj, tk = (int(rng.choice([1, 2, 3, 4, 5, 8, 16, 2**20, 10**9])) for _ in range(3))
+        order = ORDERS[int(rng.integers(6))]
+        big = special == "big"
+        A, B = operand(rng, (M, K), da, big), operand(rng, (K, N), db, big)
+        if special in ("zero-tiles", "nonfinite") and M and N and K:
+            i0, j0, k0 = (int(rng.choice(np.arange(0, d, t))) for d, t in ((M, ti), (N, tj), (K, tk)))
+            A[i0 : i0 + ti, k0 : k0 + tk] = 0  # a whole tile of zeros in A, and one in B
+            B[k0 : k0 + tk, j0 : j0 + tj] = 0
+            if special == "nonfinite" and np.dtype(db).kind == "f":
+                B[int(rng.integers(k0, min(k0 + tk, K))), int(rng.integers(N))] = rng.choice([np.inf, -np.inf, np.nan])
+            if special == "nonfinite" and np.dtype(da).kind == "f":
+                A[int(rng.integers(M)), int(rng.integers(k0, min(k0 + tk, K)))] = rng.choice([np.inf, -np.inf, np.nan])
+        if special == "overflow" and M and N and K:
+            past = float(np.finfo(np.result_type(da, db)).max) / 2.0**58  # times 2**60: 4 x the largest value
+            i, j, ka = int(rng.integers(M)), int(rng.integers(N)), int(rng.integers(K))
+            kb = ((ka // tk + 1) * tk) % K if K > tk else ka  # the start of another k-tile when there is one
+            A[i, ka], B[ka, j] = 2.0**60, past
+            if kb != ka:
+                A[i, kb], B[kb, j] = 2.0**60, -past
+        A, B = layout(A, LAYOUTS[int(rng.integers(len(LAYOUTS)))]), layout(B, LAYOUTS[int(rng.integers(len(LAYOUTS)))])
+        C, steps = product_and_steps(solution, A, B, ti, tj, tk, order)
+        cases.append({"C": kept.keep(C, A, B), "steps": steps})
+    return {"cases": cases, "fresh": kept.fresh()}
+
+
+@probe(category="loop-nest", rtol=1e-12, atol=1e-12, hints=["accumulate", "edge-tiles", "loop-order"])
+def generated_products_double(solution: Any) -> Any:
+    """45 generated products in float64, complex128, int64, int32 and mixes (empty and size-1 dimensions, whole tiles of
+    zeros, inf and nan, int sums that wrap): values, dtype, on_tile steps, a new array each time."""
+    return generated_products(solution, 3101, 45, DOUBLE_DTYPES)
+
+
+@probe(category="loop-nest", hints=["accumulate", "edge-tiles", "loop-order"])
+def generated_products_single(solution: Any) -> Any:
+    """32 generated products in float32, complex64 and their mixes, to float32's tolerance; as above."""
+    return generated_products(solution, 3102, 32, SINGLE_DTYPES)
 
 
 # ---------------------------------------------------------------- search
@@ -117,3 +511,55 @@ def search_budget_of_one(solution: Any) -> Any:
 def search_budget_covers_space(solution: Any) -> Any:
     """M=16, N=24, K=16 (72 schedules), budget 100: the exact optimum is reachable."""
     return search_case(solution, 16, 24, 16, 16, 100)
+
+
+# ---------------------------------------------------------------- generated searches
+# Problems drawn from a fixed seed: dimensions 9 to 48 (2 to 4 tile options each, 48 to 384 schedules; 9 to 32 when
+# the budget covers the space), caches of 16 to 128 lines, and a budget of the family's kind. Every search must return the best schedule it measured; a
+# search that keeps its last state, or the best of part of what it measured, fails wherever a later (or an
+# excluded) measurement was strictly better.
+
+
+def generated_searches(solution: Any, seed: int, count: int, kind: str) -> dict[str, Any]:
+    rng = random.Random(seed)
+    cases = []
+    largest = 32 if kind == "covering" else 48  # a covering budget measures the whole space: keep it small
+    for _ in range(count):
+        M, N, K = (rng.randint(9, largest) for _ in range(3))
+        lines = rng.choice((16, 24, 32, 48, 64, 96, 128))
+        space = len(tile_options(M)) * len(tile_options(N)) * len(tile_options(K)) * len(ORDERS)
+        if kind == "small":
+            budget = rng.randint(2, 10)
+        elif kind == "partial":
+            budget = rng.randint(13, space * 3 // 5)
+        else:  # "covering": the whole space, one more, or many more
+            budget = space + rng.choice((0, 1, rng.randint(2, space)))
+        cases.append(search_case(solution, M, N, K, lines, budget))
+    return {"cases": cases}
+
+
+@probe(category="search", check="searches_ok", hints=["budget", "memoize"])
+def searches_small_budgets(solution: Any) -> Any:
+    """Generated problems with budgets of 2 to 10: the schedule returned is the best one measured."""
+    return generated_searches(solution, 2701, 24, "small")
+
+
+@probe(category="search", check="searches_ok", hints=["budget", "memoize"])
+def searches_partial_budgets(solution: Any) -> Any:
+    """Generated problems with budgets of 13 up to 3/5 of the space: the schedule returned is the best one measured."""
+    return generated_searches(solution, 2702, 8, "partial")
+
+
+@probe(category="search", check="searches_ok", hints=["budget"])
+def searches_budget_covers_space(solution: Any) -> Any:
+    """Generated problems whose budget covers the whole space (exactly, or more): the optimum itself."""
+    return generated_searches(solution, 2703, 6, "covering")
+
+
+@probe(category="search", check="searches_ok", hints=["measure", "memoize"])
+def searches_same_shape_other_caches(solution: Any) -> Any:
+    """Several searches in one run on the same shape with different caches, and the same problem again: each returns a
+    schedule measured in that call, with the cost that call's cost returned (nothing carries over from an earlier call)."""
+    runs = [(48, 32, 40, 32, 30), (48, 32, 40, 256, 30), (48, 32, 40, 128, 30), (48, 32, 40, 32, 30),
+            (16, 24, 16, 16, 72), (16, 24, 16, 64, 72), (16, 24, 16, 16, 72), (16, 24, 16, 64, 9)]  # fmt: skip
+    return {"cases": [search_case(solution, M, N, K, lines, budget) for M, N, K, lines, budget in runs]}

@@ -7,8 +7,17 @@ same pipeline and inputs (both are deterministic).
 
 - ``first_stage_matches``: only ``first`` is compared.
 - ``report_matches``: ``first`` and every stage's ``max_abs`` and ``ratio``,
-  to a relative 1e-4 (float32 arithmetic in the candidate's code is fine);
-  an infinite expected value must be reported as infinite.
+  to a relative 1e-4 (float32 rounding of the pipelines' outputs is well
+  inside it); an infinite expected value must be reported as infinite, and
+  ``errors`` must hold exactly the stages after the first.
+
+The probes with stages of their own (and the generated families) observe a
+list of reports, ``{"reports": [...], "truth": [...]}``, where ``truth`` is
+the report worked out exactly with fractions from the stages' values
+(``exact_report`` in probes/hidden.py). ``first_stages_match_truth`` and
+``reports_match_truth`` judge each of the candidate's reports as above, but
+against the truth of the reference's run, not against the reference's
+report: the reference passes only by agreeing with the exact report.
 """
 
 from __future__ import annotations
@@ -59,3 +68,28 @@ def report_matches(actual: Any, expected: Any) -> tuple[bool, str]:
             if not _close(got[name][key], want[name][key]):
                 return False, f"errors[{name!r}][{key!r}] = {got[name][key]:.6g}, expected {want[name][key]:.6g}"
     return True, "first stage and every stage's max_abs and ratio as expected"
+
+
+def _against_truth(actual: Any, expected: Any, one: Any) -> tuple[bool, str]:
+    if isinstance(actual, str):
+        return False, actual
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is not a list of reports"
+    reports, truth = actual.get("reports"), expected["truth"]
+    if not isinstance(reports, list) or len(reports) != len(truth):
+        return False, "the probe did not run every case"
+    for number, (got, want) in enumerate(zip(reports, truth, strict=True), start=1):
+        ok, message = one(got, want)
+        if not ok:
+            return False, f"case {number} of {len(truth)}: {message}"
+    return True, f"all {len(truth)} cases as the exact report says"
+
+
+def first_stages_match_truth(actual: Any, expected: Any) -> tuple[bool, str]:
+    """``first`` of every case, against the exact report."""
+    return _against_truth(actual, expected, first_stage_matches)
+
+
+def reports_match_truth(actual: Any, expected: Any) -> tuple[bool, str]:
+    """The whole report of every case, against the exact report."""
+    return _against_truth(actual, expected, report_matches)

@@ -18,7 +18,7 @@ def find_drifting_stage(stages, inputs):
         y = st.run(*batch)[0].astype(np.float64)
         if np.isfinite(y).all():
             d = np.abs(y - r)
-            m_abs, m_ratio = float(d.max()), float((d / (st.atol + st.rtol * np.abs(r))).max())
+            m_abs, m_ratio = float(d.max(initial=0.0)), float((d / (st.atol + st.rtol * np.abs(r))).max(initial=0.0))
         else:
             m_abs = m_ratio = float("inf")
         errors[st.name] = {"max_abs": m_abs, "ratio": m_ratio}

@@ -26,8 +26,8 @@ def find_drifting_stage(stages, inputs):
                     max_abs = ratio = math.inf
                     continue
                 d = np.abs(y - r)
-                max_abs = max(max_abs, float(d.max()))
-                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max()))
+                max_abs = max(max_abs, float(d.max(initial=0.0)))
+                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max(initial=0.0)))
         errors[st.name] = {"max_abs": max_abs, "ratio": ratio}
         if first is None and ratio > 1:
             first = st.name

@@ -26,8 +26,8 @@ def find_drifting_stage(stages, inputs):
                     m_abs = m_ratio = float("inf")
                     continue
                 d = np.abs(y - r)
-                m_abs = max(m_abs, float(d.max()))
-                m_ratio = max(m_ratio, float((d / (atol + rtol * np.abs(r))).max()))
+                m_abs = max(m_abs, float(d.max(initial=0.0)))
+                m_ratio = max(m_ratio, float((d / (atol + rtol * np.abs(r))).max(initial=0.0)))
         errors[st.name] = {"max_abs": m_abs, "ratio": m_ratio}
         if first is None and m_ratio > 1:
             first = st.name

@@ -18,8 +18,8 @@ def find_drifting_stage(stages, inputs):
         for b, want in zip(inputs, ref, strict=False):
             for y, r in zip(st.run(*b), want, strict=False):
                 d = np.abs(y.astype(np.float64) - r)
-                m_abs = np.maximum(m_abs, d.max())
-                m_ratio = np.maximum(m_ratio, (d / (st.atol + st.rtol * np.abs(r))).max())
+                m_abs = np.maximum(m_abs, d.max(initial=0.0))
+                m_ratio = np.maximum(m_ratio, (d / (st.atol + st.rtol * np.abs(r))).max(initial=0.0))
         errors[st.name] = {"max_abs": float(m_abs), "ratio": float(m_ratio)}
         if first is None and m_ratio > 1:
             first = st.name

@@ -29,9 +29,9 @@ def find_drifting_stage(stages, inputs):
                     out_of_tolerance = True
                     continue
                 d = np.abs(y - r)
-                max_abs = max(max_abs, float(d.max()))
-                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max()))
-                out_of_tolerance |= bool(d.max() > st.atol + st.rtol * np.abs(r).max())
+                max_abs = max(max_abs, float(d.max(initial=0.0)))
+                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max(initial=0.0)))
+                out_of_tolerance |= bool(d.max(initial=0.0) > st.atol + st.rtol * np.abs(r).max(initial=0.0))
         errors[st.name] = {"max_abs": max_abs, "ratio": ratio}
         if first is None and out_of_tolerance:
             first = st.name

@@ -29,10 +29,11 @@ def find_drifting_stage(stages, inputs):
                     out_of_tolerance = True
                     continue
                 d = np.abs(y - r)
-                max_abs = max(max_abs, float(d.max()))
-                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max()))
-                worst = int(np.argmax(d))
-                out_of_tolerance |= bool(d.flat[worst] > st.atol + st.rtol * abs(r.flat[worst]))
+                max_abs = max(max_abs, float(d.max(initial=0.0)))
+                ratio = max(ratio, float((d / (st.atol + st.rtol * np.abs(r))).max(initial=0.0)))
+                if d.size:
+                    worst = int(np.argmax(d))
+                    out_of_tolerance |= bool(d.flat[worst] > st.atol + st.rtol * abs(r.flat[worst]))
         errors[st.name] = {"max_abs": max_abs, "ratio": ratio}
         if first is None and out_of_tolerance:
             first = st.name

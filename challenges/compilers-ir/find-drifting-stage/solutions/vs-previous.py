@@ -23,8 +23,8 @@ def find_drifting_stage(stages, inputs):
                 d = np.abs(y - r)
                 d = np.where(np.isnan(y) & np.isnan(r), 0.0, d)
                 d = np.where(np.isfinite(d), d, np.inf)
-                m_abs = max(m_abs, float(d.max()))
-                m_ratio = max(m_ratio, float((d / (st.atol + st.rtol * np.abs(np.nan_to_num(r)))).max()))
+                m_abs = max(m_abs, float(d.max(initial=0.0)))
+                m_ratio = max(m_ratio, float((d / (st.atol + st.rtol * np.abs(np.nan_to_num(r)))).max(initial=0.0)))
         errors[st.name] = {"max_abs": m_abs, "ratio": m_ratio}
         if first is None and m_ratio > 1:
             first = st.name

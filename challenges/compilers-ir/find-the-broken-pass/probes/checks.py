@@ -14,6 +14,14 @@ have found exactly that.)
   ``CompileAndRun`` (``compile_budget`` in given/pipeline.py), read from the
   reference's observation; a search that went past it was stopped there and
   its observation says ``over_budget``.
+- ``every_planting_within_budget`` (the generated probes): one pipeline with
+  its bug planted in turn at many passes; ``same_pass_within_budget`` on
+  every planting, against the truth the probe found by checking every dump
+  (``observe_plantings`` in probes/common.py). The reference's answers must
+  be that truth, which must be where the bug went in, and the pipeline must
+  keep the statement's promises (correct dumps within 1% of the bound, broken
+  ones at least 3 times over it on some element); otherwise the package is
+  at fault, never the candidate.
 """
 
 from __future__ import annotations
@@ -69,3 +77,42 @@ def same_pass_within_budget(actual: Any, expected: Any) -> tuple[bool, str]:
             f"for {n} dumps the budget is ceil(log2({n})) + 2 = {allowed}"
         )
     return True, f"{message} (budget {allowed})"
+
+
+def _site(expected: dict[str, Any], index: int) -> str:
+    """Where planting ``index`` went in, as the failure message says it."""
+    k = expected["planted"][index]
+    names = expected["passes"]
+    name = names[k]
+    run = sum(1 for p in names[: k + 1] if p == name)
+    where = "the first pass" if k == 0 else "the last pass" if k == len(names) - 1 else f"run {run} of '{name}'" if run > 1 else f"'{name}'"
+    noop = "" if expected["changes"][k] else ", a pass that changes nothing on the correct program"
+    return f"a {expected['bug']} bug planted at #{k}, {where}{noop}"
+
+
+def every_planting_within_budget(actual: Any, expected: Any) -> tuple[bool, str]:
+    try:
+        cases, truth, planted = expected["cases"], expected["truth"], expected["planted"]
+        names, n, allowed = expected["passes"], expected["dumps"], expected["budget"]
+        got = actual["cases"]
+    except (KeyError, TypeError):
+        return False, "the probe's observation is malformed"
+    if not isinstance(got, list) or len(got) != len(cases):
+        return False, "the probe's observation is malformed"
+    if expected["worst_good"] > 0.01 or expected["least_bad"] < 3:  # a package bug, never the candidate's fault
+        return False, "this pipeline breaks the statement's promise on the margins; report this challenge to its authors"
+    total = len(cases)
+    for index, (mine, ref) in enumerate(zip(got, cases, strict=True)):
+        want = truth[index]
+        if want != planted[index] or not isinstance(ref, dict) or ref.get("answer") != want:
+            return False, "the reference did not find the first broken pass of every planting; report this challenge to its authors"
+        shown = {"answer": want, "answer_pass": None if want is None else names[want], "planted": want, "dumps": n, "budget": allowed}
+        if isinstance(mine, dict) and not mine.get("over_budget"):
+            answer = mine.get("answer")
+            on_pass = names[answer] if isinstance(answer, int) and 0 <= answer < n else None
+            mine = {**mine, "answer_pass": on_pass}
+        ok, message = same_pass_within_budget(mine, shown)
+        if not ok:
+            program = f"{expected['program']} {expected['n']}x{expected['n']} up to {expected['phase']}"
+            return False, f"planting {index + 1} of {total} ({program}, {_site(expected, index)}): {message}"
+    return True, f"all {total} plantings found within the budget of {allowed} compiles for {n} dumps"

@@ -6,13 +6,23 @@ miscompilation planted at one pass (or none) and carried into every later
 dump, and one call of ``find_broken_pass``. ``localise`` probes check the
 answer only; ``bisect`` probes also hold the number of compiles to
 ceil(log2(n)) + 2 for n dumps, and stop a search at the call past it.
+
+Below the hand-written probes, ``generated_pipelines`` draws one pipeline per
+program from a fixed seed (its size, phase, bug and inputs; every kind of bug
+and every phase at least once), and each generated probe plants that bug in
+turn at the first and the last pass, every run of canonicalize and CSE, every
+symbol-dce and a seeded sample of the other passes that change nothing on
+the correct program, one call per planting, each within the bisect budget
+and judged against the truth found by checking every dump
+(``observe_plantings`` in probes/common.py).
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from probe_common import observe
+from probe_common import observe, observe_plantings
 from probekit import probe
 
 # ---------------------------------------------------------------- localise: the answer
@@ -112,6 +122,37 @@ def energy_outputs_large(solution: Any) -> Any:
     return observe(solution, "diff_and_energy", 32, bug="swap", at=(CLONE, 0), seed=96)
 
 
+@probe(category="localise", weight=2, check="same_pass", hints=["any-pass", "edges"])
+def operands_swapped_by_the_last_pass(solution: Any) -> Any:
+    """Softmax up to flow: the last pass, symbol-dce, changes nothing else, and swaps a subtraction's operands.
+
+    The bug is the only change in the last dump: `arith.subf %in, %in_0`
+    became `arith.subf %in_0, %in`. A "did this pass change anything?" test
+    that ignores SSA names (to skip renumberings) misses it.
+    """
+    return observe(solution, "softmax_rows", 8, bug="swap", at="last", phase="flow", seed=41)
+
+
+@probe(category="localise", weight=2, check="same_pass", hints=["any-pass", "tight-tolerance"])
+def constant_rounded_by_symbol_dce(solution: Any) -> Any:
+    """Two outputs: symbol-dce, which changes nothing on the correct program, rounds 1/3 through bfloat16.
+
+    The only change in its dump is the constant's digits (0.333333343 became
+    0.333984375): a change test that masks float literals misses it.
+    """
+    return observe(solution, "diff_and_energy", 8, bug="const", at=("symbol-dce", 0), seed=42)
+
+
+@probe(category="localise", weight=2, check="same_pass", hints=["any-pass"])
+def swap_at_a_later_canonicalize_run(solution: Any) -> Any:
+    """Two outputs: the third run of canonicalize on @main (the second already changed the IR) swaps a subtraction's operands.
+
+    A search that never suspects canonicalize or CSE, or suspects a repeated
+    pass only at its first run that changed something, names a later pass.
+    """
+    return observe(solution, "diff_and_energy", 8, bug="swap", at=("canonicalize @main", 2), seed=43)
+
+
 # ---------------------------------------------------------------- bisect: the answer within ceil(log2(n)) + 2 compiles
 
 
@@ -137,3 +178,71 @@ def bisect_outlined_constant(solution: Any) -> Any:
 def bisect_nothing_broken(solution: Any) -> Any:
     """Layer norm, 72 dumps up to global-optimization: no pass is broken."""
     return observe(solution, "layernorm_rows", 8, phase="global-optimization", seed=20, budgeted=True)
+
+
+# ---------------------------------------------------------------- generated: one pipeline per program, the bug planted in turn at many passes
+
+# Checked by checking every dump of the five pipelines it draws (dense_relu_rowsum 12 reduce and
+# diff_and_energy 16 swap up to global-optimization, softmax_rows 8 swap and gelu_colmean 10 const up
+# to dispatch-creation, layernorm_rows 10 reduce up to flow): correct dumps stay under 0.0036 of the
+# bound, broken ones exceed it at least 4.2 times (the GELU constant), as the statement promises;
+# every_planting_within_budget checks both again on every run.
+FAMILY_SEED = 4145
+PROGRAM_NAMES = ("dense_relu_rowsum", "softmax_rows", "layernorm_rows", "gelu_colmean", "diff_and_energy")
+SIZES = (6, 8, 10, 12, 16, 24, 32)
+BUGS = ("swap", "const", "reduce")
+PHASES = ("global-optimization", "dispatch-creation", "flow")
+
+
+def generated_pipelines(seed: int) -> list[dict[str, Any]]:
+    """One pipeline per program: its size, bug, phase and input seed, drawn from ``seed``.
+
+    Every kind of bug and every phase comes at least once. A layer norm's
+    changed constant is 1/n, which bfloat16 holds exactly when n is a power
+    of two, so those sizes are left out for it (the "bug" would change nothing).
+    """
+    rng = random.Random(seed)
+    bugs = [*BUGS, *rng.choices(BUGS, k=len(PROGRAM_NAMES) - len(BUGS))]
+    phases = [*PHASES, *rng.choices(PHASES, k=len(PROGRAM_NAMES) - len(PHASES))]
+    rng.shuffle(bugs)
+    rng.shuffle(phases)
+    family = []
+    for index, (program, bug, phase) in enumerate(zip(PROGRAM_NAMES, bugs, phases, strict=True)):
+        sizes = [n for n in SIZES if not (program == "layernorm_rows" and bug == "const" and n & (n - 1) == 0)]
+        family.append({"program": program, "n": rng.choice(sizes), "bug": bug, "phase": phase, "seed": seed * 10 + index})
+    return family
+
+
+def planted_in_turn(solution: Any, index: int) -> Any:
+    spec = generated_pipelines(FAMILY_SEED)[index]
+    return observe_plantings(solution, spec.pop("program"), spec.pop("n"), **spec)
+
+
+@probe(category="bisect", check="every_planting_within_budget", hints=["any-pass", "identical-dumps", "edges", "budget"], timeout=180)
+def generated_plantings_dense_relu_rowsum(solution: Any) -> Any:
+    """Generated: matmul + bias + ReLU + row sum, its bug planted in turn at the first and last pass, every canonicalize and CSE run, and passes that change nothing."""
+    return planted_in_turn(solution, 0)
+
+
+@probe(category="bisect", check="every_planting_within_budget", hints=["any-pass", "identical-dumps", "edges", "budget"], timeout=180)
+def generated_plantings_softmax_rows(solution: Any) -> Any:
+    """Generated: softmax, its bug planted in turn at the first and last pass, every canonicalize and CSE run, and passes that change nothing."""
+    return planted_in_turn(solution, 1)
+
+
+@probe(category="bisect", check="every_planting_within_budget", hints=["any-pass", "identical-dumps", "edges", "budget"], timeout=180)
+def generated_plantings_layernorm_rows(solution: Any) -> Any:
+    """Generated: layer norm, its bug planted in turn at the first and last pass, every canonicalize and CSE run, and passes that change nothing."""
+    return planted_in_turn(solution, 2)
+
+
+@probe(category="bisect", check="every_planting_within_budget", hints=["any-pass", "identical-dumps", "edges", "budget"], timeout=180)
+def generated_plantings_gelu_colmean(solution: Any) -> Any:
+    """Generated: GELU + column mean, its bug planted in turn at the first and last pass, every canonicalize and CSE run, and passes that change nothing."""
+    return planted_in_turn(solution, 3)
+
+
+@probe(category="bisect", check="every_planting_within_budget", hints=["any-pass", "identical-dumps", "edges", "budget"], timeout=180)
+def generated_plantings_diff_and_energy(solution: Any) -> Any:
+    """Generated: two outputs, its bug planted in turn at the first and last pass, every canonicalize and CSE run, and passes that change nothing."""
+    return planted_in_turn(solution, 4)

@@ -3,24 +3,28 @@
 Each probe builds a small module with seeded parameters, traces it with
 ``torch.fx.symbolic_trace``, runs the candidate's ``fuse`` on the
 GraphModule, and observes what the returned graph holds (node targets,
-counted, without placeholders, outputs and get_attr nodes) and what a
-GraphModule rebuilt from that graph computes on fixed inputs. Both are
-compared with the reference's (auto check: exact for the counts, float32
-tolerance for the values).
+counted, without placeholders, outputs and get_attr nodes, and the fused
+calls' argument form), what a GraphModule rebuilt from that graph computes
+on fixed inputs, whether the returned module called as it is dispatches
+what its graph does (recompiled), whether any of the module's own
+parameters or buffers changed, and whether every node the rewrites do not
+replace is still there as it was (op, target, args, kwargs, order: see
+``untouched`` in probes/common.py). All are compared with the reference's
+(auto check: exact for the counts and flags, float32 tolerance for the
+values).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Any
 
 import torch
 import torch.fx as fx
 import torch.nn.functional as F
-from probe_common import randn, run_pass
+from probe_common import DispatchRecorder, attributes_changed, own_attributes, randn, run_pass, runs_its_graph, snapshot, untouched
 from probekit import probe
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 
 # ---------------------------------------------------------------- silu
 
@@ -176,6 +180,82 @@ def functional_relu_inplace(solution: Any) -> dict[str, Any]:
     return run_pass(solution, InplaceRelu(), randn(14, 3, 4))
 
 
+class LinearReadsItsParameters(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.block = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        r = F.relu(self.fc(x))
+        s = self.block(r)
+        return r + self.fc.bias, self.fc.weight.sum(), s * self.block[0].weight.mean(), self.block[0].bias * 2.0
+
+
+@probe(category="linear-relu", hints=["get-attr"])
+def linear_parameters_also_read_by_the_module(solution: Any) -> dict[str, Any]:
+    """Fused nn.Linears whose weight and bias the module itself reads after them (self.fc.bias, self.block[0].weight):
+    the fused op must read parameters defined before it."""
+    torch.manual_seed(67)
+    return run_pass(solution, LinearReadsItsParameters(), randn(68, 2, 4))
+
+
+class MyLinear(nn.Linear):
+    """A user's subclass of nn.Linear: torch.fx traces through it (it is no torch.nn class), into F.linear."""
+
+
+class LinearSubclasses(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.MultiheadAttention(6, 2).out_proj  # NonDynamicallyQuantizableLinear: an nn.Linear subclass, a leaf
+        self.head = nn.modules.linear.NonDynamicallyQuantizableLinear(6, 4, bias=False)
+        self.mine = MyLinear(6, 5)
+        with torch.no_grad():
+            self.proj.bias.normal_()  # MultiheadAttention starts it at zero
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        return F.relu(self.proj(x)), self.head(x).relu(), torch.relu(self.mine(x))
+
+
+@probe(category="linear-relu", weight=2, hints=["match-by-type"])
+def linear_subclass_submodules(solution: Any) -> dict[str, Any]:
+    """Subclasses of nn.Linear: MultiheadAttention's out_proj (NonDynamicallyQuantizableLinear, with and without bias),
+    and a user's subclass, which FX traces into F.linear: each is a linear, so each ReLU fuses."""
+    torch.manual_seed(69)
+    return run_pass(solution, LinearSubclasses(), randn(70, 2, 3, 6))
+
+
+class NamesAlreadyTaken(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.fc_weight = nn.Parameter(torch.randn(4, 4))
+        self.fc_bias = nn.Parameter(torch.randn(4))
+        self.register_buffer("block_0_weight", torch.randn(4, 4))
+        self.block_0_bias = nn.Parameter(torch.randn(4))
+        self.weight = nn.Parameter(torch.randn(4, 4))
+        self.bias = nn.Parameter(torch.randn(4))
+        self.fused_weight = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        r = F.relu(self.fc(x))
+        s = self.block(r)
+        return (
+            s + x @ self.fc_weight + self.fc_bias,
+            F.linear(x, self.block_0_weight, self.block_0_bias) * 2.0,
+            torch.addmm(self.bias, x, self.weight) - x @ self.fused_weight,
+        )
+
+
+@probe(category="linear-relu", weight=2, hints=["get-attr"])
+def attribute_names_already_taken(solution: Any) -> dict[str, Any]:
+    """A module whose own parameters and buffers already have the names a pass might give a fused Linear's
+    (fc_weight, fc_bias, block_0_weight, weight, bias, ...), all read by forward: none may be replaced."""
+    torch.manual_seed(71)
+    return run_pass(solution, NamesAlreadyTaken(), randn(72, 3, 4))
+
+
 # ---------------------------------------------------------------- leave-alone
 
 
@@ -310,6 +390,948 @@ def sums_tanh_and_out_argument(solution: Any) -> dict[str, Any]:
     return run_pass(solution, NotAProductOrNotAReLU(), randn(34, 3, 4), randn(35, 3, 4))
 
 
+# ---------------------------------------------------------------- keywords, in-place, dead nodes
+
+
+class SiluKeywords(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = nn.Sigmoid()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        a = torch.mul(input=x, other=torch.sigmoid(input=x))
+        b = y.mul(other=y.sigmoid())
+        c = torch.mul(self.gate(input=y), other=y)
+        return a, b, c
+
+
+@probe(category="silu", hints=["silu-forms", "keywords"])
+def silu_keyword_arguments(solution: Any) -> dict[str, Any]:
+    """Products and sigmoids whose operands are passed by keyword: torch.mul(input=, other=), x.mul(other=), sigmoid(input=)."""
+    return run_pass(solution, SiluKeywords(), randn(37, 3, 4), randn(38, 2, 4))
+
+
+class SigmoidSharedByProducts(nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        return x * s, torch.mul(s, x), x.mul(s)
+
+
+@probe(category="silu", hints=["silu-dead-code"])
+def silu_sigmoid_shared_by_products_only(solution: Any) -> dict[str, Any]:
+    """One sigmoid read by three products and nothing else: three silu calls, and the sigmoid goes."""
+    return run_pass(solution, SigmoidSharedByProducts(), randn(39, 2, 5))
+
+
+class LinearReluKeywords(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(5, 4))
+        self.b = nn.Parameter(torch.randn(5))
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> tuple:
+        a = F.relu(F.linear(input=x, weight=self.w, bias=None))
+        b = torch.relu(input=F.linear(x, weight=w, bias=self.b))
+        c = F.relu(input=self.fc(input=x), inplace=True)
+        d = self.fc(input=x).relu()
+        return a, b, c, d
+
+
+@probe(category="linear-relu", weight=2, hints=["linear-relu-forms", "keywords"])
+def linear_relu_keyword_arguments_everywhere(solution: Any) -> dict[str, Any]:
+    """F.linear(input=x, weight=w, bias=None), a bias by keyword, self.fc(input=x), torch.relu(input=h), F.relu(input=h)."""
+    torch.manual_seed(41)
+    return run_pass(solution, LinearReluKeywords(), randn(42, 2, 3, 4), randn(43, 5, 4))
+
+
+class LinearWeightsFromAnywhere(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.wt = nn.Parameter(torch.randn(4, 6))
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        a = F.relu(F.linear(x, w, b))
+        g = torch.tanh(x)
+        h = self.fc(x)
+        k = g * 2.0
+        c = torch.relu(F.linear(x, self.wt.t(), None))
+        return a, k, h.relu(), c
+
+
+@probe(category="linear-relu", hints=["linear-relu-forms"])
+def linear_weights_from_inputs_and_far_relus(solution: Any) -> dict[str, Any]:
+    """Weights and bias that are inputs of forward or computed in it, explicit bias None, and a ReLU several nodes after its Linear."""
+    torch.manual_seed(44)
+    return run_pass(solution, LinearWeightsFromAnywhere(), randn(45, 3, 4), randn(46, 5, 4), randn(47, 5))
+
+
+class InplaceAroundMatches(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        x.add_(1.0)  # before the SiLU: it reads the new x
+        a = x * torch.sigmoid(x)
+        y.mul_(-2.0)
+        h = self.fc(y)
+        y.add_(3.0)  # between a Linear and its ReLU: the fused op reads y as the Linear did
+        r = F.relu(h)
+        g = F.linear(y, self.w)
+        y.mul_(0.5)
+        g = torch.relu(g)
+        y.add_(1.0)  # after the matches
+        x.mul_(0.5)
+        return a, r, g, x, y
+
+
+@probe(category="mixed", weight=2, hints=["inplace"])
+def inplace_ops_before_and_after_matches(solution: Any) -> dict[str, Any]:
+    """Inputs changed in place before, after, and between a Linear and its ReLU: each rewrite reads the values the module read."""
+    torch.manual_seed(48)
+    return run_pass(solution, InplaceAroundMatches(), randn(49, 3, 4), randn(50, 3, 4))
+
+
+class DeadAndInplace(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        torch.sigmoid(x)  # read by nothing: the module's own dead node
+        x.relu()
+        y = x.clone()
+        y.mul_(2.0)  # its result is read by nothing, but it changes y
+        z = torch.tanh(x)
+        F.relu(z, inplace=True)  # likewise: it changes z
+        h = self.fc(x)
+        return y * torch.sigmoid(y), z, F.relu(h)
+
+
+@probe(category="leave-alone", weight=2, hints=["dead-code-kept"])
+def dead_nodes_and_inplace_calls_kept(solution: Any) -> dict[str, Any]:
+    """Nodes of the module's own that nothing reads, and in-place calls whose result nothing reads: all stay."""
+    torch.manual_seed(51)
+    return run_pass(solution, DeadAndInplace(), randn(52, 3, 4))
+
+
+class InplaceForms(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.fc2 = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        c = x.clone()
+        c.mul_(torch.sigmoid(c))  # writes c
+        d = x.clone()
+        t = d.sigmoid_()  # writes d: d * t is sigmoid(x) squared
+        return c, d * t, self.fc(x).relu_(), torch.relu_(self.fc2(x))
+
+
+@probe(category="leave-alone", hints=["inplace"])
+def inplace_methods_are_not_matches(solution: Any) -> dict[str, Any]:
+    """c.mul_(sigmoid(c)), d * d.sigmoid_(), relu_() and torch.relu_ after a Linear: in-place calls are not the patterns' calls."""
+    torch.manual_seed(53)
+    return run_pass(solution, InplaceForms(), randn(54, 2, 4))
+
+
+class NestedBlocks(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 6))
+        self.heads = nn.ModuleDict({"act": nn.Sigmoid(), "out": nn.Linear(6, 3), "relu": nn.ReLU()})
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.block(x)
+        h = h * self.heads["act"](h)
+        return self.heads["relu"](self.heads["out"](h))
+
+
+@probe(category="linear-relu", weight=2, hints=["linear-relu-forms", "get-attr"])
+def submodules_nested_in_containers(solution: Any) -> dict[str, Any]:
+    """Linear, ReLU and Sigmoid submodules inside an nn.Sequential and an nn.ModuleDict of the module: dotted targets."""
+    torch.manual_seed(60)
+    return run_pass(solution, NestedBlocks(), randn(61, 2, 3, 4))
+
+
+class LinearReadByTwoRelus(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(3, 4))
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = self.fc(x)
+        g = F.linear(x, self.w)
+        return F.relu(h) + torch.relu(h), g.relu(), self.act(g)
+
+
+@probe(category="leave-alone", hints=["other-users"])
+def linear_read_by_two_relus(solution: Any) -> dict[str, Any]:
+    """A Linear read by two ReLUs: neither is its only reader, so nothing fuses (fusing both would run the matmul twice)."""
+    torch.manual_seed(57)
+    return run_pass(solution, LinearReadByTwoRelus(), randn(58, 2, 4))
+
+
+class SigmoidWithOut(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(3, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x, out=self.buf)
+        return x * s + self.buf, self.buf * 2.0
+
+
+@probe(category="leave-alone", hints=["keywords"])
+def sigmoid_with_an_out_argument(solution: Any) -> dict[str, Any]:
+    """x * torch.sigmoid(x, out=buf): the sigmoid also writes buf, so it is not one of the pattern's calls."""
+    return run_pass(solution, SigmoidWithOut(), randn(59, 3, 4))
+
+
+class MoreLookAlikes(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.relu = nn.Sigmoid()  # a sigmoid, whatever its name
+        self.sigmoid = nn.Tanh()  # not a sigmoid
+        self.fc = nn.Linear(4, 4)
+        self.bilinear = nn.Bilinear(4, 4, 4)
+        self.act = nn.ReLU6()
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        return (
+            x * self.relu(x),
+            self.sigmoid(x) * x,
+            x * F.hardsigmoid(x),
+            F.logsigmoid(x) * x,
+            F.relu(self.bilinear(x, x)),
+            torch.relu(torch.matmul(x, self.w.t()) + 1.0),
+            self.act(self.fc(x)),
+            F.relu6(self.fc(x)),
+            F.elu(self.fc(x)),
+        )
+
+
+@probe(category="leave-alone", weight=2, hints=["match-by-type"])
+def look_alike_functions_and_names(solution: Any) -> dict[str, Any]:
+    """An nn.Sigmoid named relu (a SiLU), an nn.Tanh named sigmoid, hardsigmoid, logsigmoid, Bilinear, matmul + add, ReLU6, elu."""
+    torch.manual_seed(55)
+    return run_pass(solution, MoreLookAlikes(), randn(56, 3, 4))
+
+
+class SameValuedAliases(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.fc2 = nn.Linear(4, 4)
+        self.thr = nn.Threshold(0.0, 0.0)
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.b = nn.Parameter(torch.randn(4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        return (
+            torch.multiply(x, torch.sigmoid(x)),
+            y.multiply(y.sigmoid()),
+            x * torch.special.expit(x),
+            torch.special.expit(y).mul(y),
+            F.threshold(self.fc(x), 0.0, 0.0),
+            self.thr(self.fc2(y)),
+            torch.addmm(self.b, x, self.w.t()).relu(),
+        )
+
+
+@probe(category="leave-alone", weight=2, hints=["match-by-type"])
+def same_valued_aliases_stay(solution: Any) -> dict[str, Any]:
+    """torch.multiply, the multiply method, torch.special.expit, F.threshold(h, 0, 0), nn.Threshold(0, 0) and
+    torch.addmm: they compute what a listed spelling computes, but the statement does not list them, so they stay."""
+    torch.manual_seed(62)
+    return run_pass(solution, SameValuedAliases(), randn(63, 3, 4), randn(64, 3, 4))
+
+
+class RepeatedExpressions(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        a = (x + 1.0) * torch.sigmoid(x + 1.0)  # two additions, two nodes
+        b = torch.tanh(y).mul(torch.tanh(y).sigmoid())
+        c = y.clone()
+        u = c * 0.5
+        c.add_(1.0)  # the second c * 0.5 reads the changed c: not even the same value
+        d = u * torch.sigmoid(c * 0.5)
+        return a, b, d, c
+
+
+@probe(category="leave-alone", weight=2, hints=["same-operand"])
+def repeated_expressions_are_other_nodes(solution: Any) -> dict[str, Any]:
+    """(x + 1) * sigmoid(x + 1), tanh(y) * sigmoid(tanh(y)), and u * sigmoid(c * 0.5) with u = c * 0.5 before an
+    in-place change of c: equal expressions written twice are two nodes, so none is a SiLU."""
+    return run_pass(solution, RepeatedExpressions(), randn(65, 3, 4), randn(66, 2, 4))
+
+
+class UntouchedCallsWithKeywords(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.fc = nn.Linear(4, 4)
+        self.act = nn.Sigmoid()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        h = F.linear(x, weight=self.w)  # two readers: it stays, and so does its ReLU
+        g = self.fc(input=x)  # likewise
+        k = torch.tanh(y)
+        return (
+            torch.relu(input=h) + h,
+            torch.mul(h, other=y),
+            g.mul(other=self.act(input=k)),
+            torch.sigmoid(input=g) * y,
+            F.relu(inplace=False, input=k),
+            torch.sub(y, alpha=0.5, other=g),
+        )
+
+
+@probe(category="leave-alone", weight=2, hints=["keywords", "dead-code-kept"])
+def untouched_calls_keep_their_arguments(solution: Any) -> dict[str, Any]:
+    """Products, sigmoids, ReLUs and linears that are no match, written with keyword arguments (some in an order
+    of their own): each stays exactly as written, op, target, args and kwargs in their order."""
+    torch.manual_seed(76)
+    return run_pass(solution, UntouchedCallsWithKeywords(), randn(77, 3, 4), randn(78, 3, 4))
+
+
+class OwnUnreadNodesOfEveryKind(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.aux = nn.Linear(4, 2)
+        self.gate = nn.Sigmoid()
+        self.act = nn.ReLU()
+        self.w = nn.Parameter(torch.randn(2, 4))
+        self.scale = nn.Parameter(torch.randn(4))
+        self.register_buffer("shift", torch.randn(4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        self.fc.weight  # get_attr nodes nothing reads
+        self.scale
+        self.shift
+        self.aux(x)  # an nn.Linear and an F.linear nothing reads
+        F.linear(x, self.w)
+        F.linear(input=y, weight=self.w, bias=None)
+        torch.sigmoid(x + 1.0)  # a sigmoid, a product, ReLUs nothing reads
+        self.gate(y)
+        x * y
+        torch.mul(x, 2.0)
+        self.act(y)
+        y.relu()
+        return torch.relu(self.fc(x))
+
+
+@probe(category="leave-alone", weight=2, hints=["dead-code-kept"])
+def own_unread_nodes_of_every_kind(solution: Any) -> dict[str, Any]:
+    """The module's own nodes that nothing reads, of every kind: get_attr of a Linear's weight, of a parameter and of a
+    buffer, an nn.Linear and F.linear calls, a sigmoid, an nn.Sigmoid, products, ReLUs: all stay."""
+    torch.manual_seed(79)
+    return run_pass(solution, OwnUnreadNodesOfEveryKind(), randn(80, 3, 4), randn(81, 3, 4))
+
+
+class KeywordsInAnyOrder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(5, 4))
+        self.b = nn.Parameter(torch.randn(5))
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        return (
+            torch.relu(F.linear(x, bias=b, weight=w)),
+            F.relu(F.linear(weight=self.w, input=x)),
+            F.relu(inplace=True, input=F.linear(bias=self.b, input=x, weight=self.w)),
+            F.linear(weight=w, bias=b, input=x).relu(),
+            torch.mul(other=torch.sigmoid(input=x), input=x),
+        )
+
+
+@probe(category="linear-relu", weight=2, hints=["keywords", "linear-relu-forms"])
+def keyword_arguments_in_any_order(solution: Any) -> dict[str, Any]:
+    """F.linear(x, bias=b, weight=w), F.linear(weight=w, input=x), F.relu(inplace=True, input=h),
+    torch.mul(other=s, input=x): keywords bind by name, whatever order they were written in."""
+    torch.manual_seed(82)
+    return run_pass(solution, KeywordsInAnyOrder(), randn(83, 2, 4), randn(84, 5, 4), randn(85, 5))
+
+
+class WeightChangedBeforeRelu(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 4))
+        self.b = nn.Parameter(torch.randn(3))
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        v = self.w * 1.0
+        c = self.b + 0.0
+        h = F.linear(x, v, c)
+        v.mul_(2.0)  # between the linear and its ReLU: the fused op reads v and c as the linear did
+        c.sub_(5.0)
+        r = torch.relu(h)
+        g = F.linear(x, w, bias=b)
+        b.add_(3.0)
+        g = F.relu(g)
+        k = F.linear(x, w)
+        w.mul_(-1.0)
+        return r, g, k.relu(), v, c, w, b
+
+
+@probe(category="mixed", weight=2, hints=["inplace"])
+def weight_and_bias_changed_between_linear_and_relu(solution: Any) -> dict[str, Any]:
+    """A linear's weight or bias (computed in forward, or an input) changed in place between the linear and its ReLU:
+    the fused op must read them as the linear did."""
+    torch.manual_seed(86)
+    return run_pass(solution, WeightChangedBeforeRelu(), randn(87, 2, 4), randn(88, 3, 4), randn(89, 3))
+
+
+class LinearParametersChangedBefore(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.block = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
+        self.w = nn.Parameter(torch.randn(3, 4))
+        self.requires_grad_(False)  # parameters the module itself changes in place
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        self.fc.weight.mul_(0.5)  # before the Linear: the fused op reads the new weight and bias
+        self.fc.bias.add_(1.0)
+        r = F.relu(self.fc(x))
+        self.block[0].weight.sub_(0.25)
+        s = self.block(x)
+        self.w.mul_(-1.0)
+        g = torch.relu(F.linear(x, self.w))
+        return r, s, g
+
+
+@probe(category="mixed", weight=2, hints=["inplace", "get-attr"])
+def linear_own_parameters_changed_before_the_linear(solution: Any) -> dict[str, Any]:
+    """An nn.Linear's own weight and bias (and a parameter read by F.linear) changed in place in forward before the
+    linear, and the graph called twice: each call's fused op reads the parameters as they are then."""
+    torch.manual_seed(104)
+    return run_pass(solution, LinearParametersChangedBefore(), randn(105, 2, 4), calls=2)
+
+
+class LinearParametersChangedBetween(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.fc2 = nn.Linear(4, 3, bias=False)
+        self.w = nn.Parameter(torch.randn(3, 4))
+        self.requires_grad_(False)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = self.fc(x)
+        self.fc.weight.mul_(0.5)  # between the Linear and its ReLU: the fused op reads them as the Linear did
+        self.fc.bias.add_(1.0)
+        r = F.relu(h)
+        k = self.fc2(x)
+        self.fc2.weight.add_(0.5)
+        q = k.relu()
+        g = F.linear(x, self.w)
+        self.w.mul_(-1.0)
+        g = torch.relu(g)
+        return r, q, g
+
+
+@probe(category="mixed", weight=2, hints=["inplace", "get-attr"])
+def linear_own_parameters_changed_between_linear_and_relu(solution: Any) -> dict[str, Any]:
+    """An nn.Linear's own weight and bias (and a parameter read by F.linear) changed in place between the linear and
+    its ReLU, and the graph called twice: the fused op reads them as the linear did, on each call."""
+    torch.manual_seed(106)
+    return run_pass(solution, LinearParametersChangedBetween(), randn(107, 2, 4), calls=2)
+
+
+class ExplicitOutNone(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        return torch.mul(x, torch.sigmoid(x), out=None), torch.sigmoid(y, out=None) * y, x * torch.sigmoid(x)
+
+
+@probe(category="leave-alone", hints=["keywords"])
+def explicit_out_none(solution: Any) -> dict[str, Any]:
+    """torch.mul(x, sigmoid(x), out=None) and torch.sigmoid(y, out=None) * y: out=None is an argument the lists do not
+    allow, so neither is one of the patterns' calls; the plain x * sigmoid(x) next to them becomes F.silu."""
+    return run_pass(solution, ExplicitOutNone(), randn(90, 3, 4), randn(91, 3, 4))
+
+
+class SigmoidChangedInPlace(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = nn.Sigmoid()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        s.mul_(2.0)  # the product reads 2 * sigmoid(x): no SiLU
+        a = x * s
+        t = y.sigmoid()
+        b = t * y  # reads sigmoid(y): a SiLU
+        t.add_(1.0)
+        c = y.mul(t)  # reads sigmoid(y) + 1: no SiLU
+        u = self.gate(x)
+        torch.add(y, 1.0, out=u)  # writes u
+        d = torch.mul(u, x)
+        v = x.sigmoid()
+        e = v * x
+        v.clamp_(max=0.5)  # after the product: e is a SiLU, and v stays (clamp_ reads it)
+        w = torch.sigmoid(y)
+        F.hardtanh(w, min_val=0.0, max_val=0.6, inplace=True)  # writes w
+        f = w * y
+        return a, b, c, d, e, v, f
+
+
+@probe(category="silu", weight=2, hints=["inplace", "silu-dead-code"])
+def sigmoid_changed_in_place_before_the_product(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result changed in place (mul_, add_, out=, F.hardtanh(..., inplace=True)) before a product reads
+    it: that product is no SiLU and stays; a product that reads it before the change becomes F.silu."""
+    return run_pass(solution, SigmoidChangedInPlace(), randn(92, 3, 4), randn(93, 3, 4))
+
+
+# Red team round 4: the sigmoid's result changed in place by spellings the probe above does not use, each
+# before its product (so no product here is a SiLU but the controls named as such).
+
+
+class SigmoidChangedBySubmodules(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clip = nn.Hardtanh(0.0, 0.25, inplace=True)
+        self.cut = nn.Threshold(0.6, 0.0, inplace=True)
+        self.act = nn.SiLU(inplace=True)
+        self.keep = nn.Hardtanh(0.0, 0.25)  # built without inplace: it makes a new tensor and writes nothing
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        self.clip(s)  # writes s
+        a = x * s
+        t = y.sigmoid()
+        self.cut(t)  # writes t
+        b = t * y
+        u = torch.sigmoid(y)
+        self.act(u)  # writes u
+        c = torch.mul(y, u)
+        v = torch.sigmoid(x)
+        k = self.keep(v)
+        d = x * v  # a SiLU: v is unchanged
+        return a, b, c, d, k
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_by_inplace_submodules(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result passed to a submodule built with inplace=True (nn.Hardtanh, nn.Threshold, nn.SiLU) before
+    the product: that writes it, so the product is no SiLU; the same Hardtanh built without inplace writes nothing."""
+    return run_pass(solution, SigmoidChangedBySubmodules(), randn(94, 3, 4), randn(95, 3, 4))
+
+
+class SigmoidChangedByInplaceFunctions(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        torch.exp_(s)
+        a = x * s
+        t = y.sigmoid()
+        torch.sigmoid_(t)
+        b = torch.mul(t, y)
+        u = torch.sigmoid(y)
+        torch.clamp_(u, max=0.3)
+        c = y.mul(u)
+        v = torch.sigmoid(x)
+        torch.square_(v)
+        d = v * x
+        return a, b, c, d
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_by_inplace_torch_functions(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result changed by in-place torch functions (torch.exp_, torch.sigmoid_, torch.clamp_,
+    torch.square_) before the product: no product is a SiLU."""
+    return run_pass(solution, SigmoidChangedByInplaceFunctions(), randn(96, 3, 4), randn(97, 3, 4))
+
+
+class SigmoidChangedByKeyword(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        torch.clamp_(input=s, max=0.25)
+        a = x * s
+        u = torch.sigmoid(y)
+        torch.exp_(input=u)
+        c = torch.mul(u, y)
+        v = x.sigmoid()
+        torch.ops.aten.exp_(self=v)  # the overload packet, its tensor by keyword
+        d = v * x
+        return a, c, d
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_in_place_by_keyword(solution: Any) -> dict[str, Any]:
+    """In-place functions given the sigmoid's result by keyword (torch.clamp_(input=s, ...), torch.exp_(input=s),
+    torch.ops.aten.exp_(self=s)) before the product: no product is a SiLU."""
+    return run_pass(solution, SigmoidChangedByKeyword(), randn(98, 3, 4), randn(99, 3, 4))
+
+
+class SigmoidChangedByOtherMethods(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        s.pow_(2.0)
+        a = x * s
+        t = y.sigmoid()
+        t.exp_()
+        b = t * y
+        u = torch.sigmoid(y)
+        u.masked_fill_(y > 0.0, 0.0)
+        c = torch.mul(y, u)
+        v = x.sigmoid()
+        v.sqrt_()
+        d = x.mul(v)
+        w = torch.sigmoid(x)
+        w.neg_()
+        e = w * x
+        return a, b, c, d, e
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_by_other_inplace_methods(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result changed by in-place methods beyond the common few (pow_, exp_, masked_fill_, sqrt_, neg_)
+    before the product: every method whose name ends in one underscore writes its tensor, so no product is a SiLU."""
+    return run_pass(solution, SigmoidChangedByOtherMethods(), randn(100, 3, 4), randn(101, 3, 4))
+
+
+class SigmoidWrittenByOverloadsAndOutTuples(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        m = x.sum(0)
+        s = torch.sigmoid(m)
+        idx = torch.argmax(y, 0)
+        torch.max(y, 0, out=(s, idx))  # writes s (and idx)
+        a = m * s
+        t = torch.sigmoid(x)
+        torch.ops.aten.mul_.Tensor(t, y)  # an overload whose schema writes its first argument
+        b = x * t
+        u = y.sigmoid()
+        torch.ops.aten.clamp_.default(u, None, max=0.3)
+        torch.ops.aten.exp_.default(self=u)  # the schema's written argument, by keyword
+        c = torch.mul(u, y)
+        v = torch.sigmoid(x)
+        torch.ops.aten.mul.out(y, y, out=v)
+        d = v * x
+        w = torch.sigmoid(y)
+        e = w * y  # a SiLU: the overload below writes w after the product
+        torch.ops.aten.add_.Tensor(w, x)
+        z = y.sigmoid()
+        torch.nn.init.constant_(z, 0.5)  # traced as constant_(tensor=z, val=0.5)
+        f = z * y
+        q = torch.sigmoid(x)
+        r = torch.ops.aten.mul.Tensor(q, y)  # an overload that only reads q: x * q below is a SiLU
+        g = x * q
+        return a, b, c, d, e, w, idx, f, r, g
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_written_by_overloads_init_and_out_tuples(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result written by torch.max(y, 0, out=(s, idx)) (a tuple out=), by aten operator overloads
+    (torch.ops.aten.mul_.Tensor, clamp_.default, mul.out(out=s)) and by torch.nn.init.constant_ (which FX records with
+    tensor=s) before the product: no SiLU; one written after its product is one, and so is one an overload only reads."""
+    return run_pass(solution, SigmoidWrittenByOverloadsAndOutTuples(), randn(102, 3, 4), randn(103, 3, 4))
+
+
+# Red team round 5: in-place calls between a sigmoid and its product that write something else (they only read the
+# sigmoid's result or x, or change another tensor: every product here is a SiLU), schema writes through keywords
+# other than out= and through overload packets, in-place functions and submodules of types no probe above names, an
+# in-place submodule given its tensor by keyword, aten operators, and nn.Linear subclasses with a forward of their own.
+
+
+class SigmoidReadByCallsWritingOthers(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        buf = y.clone()
+        s = torch.sigmoid(x)
+        buf.add_(s)  # writes buf, reads s
+        a = x * s  # a SiLU
+        out = torch.empty_like(y)
+        t = x.sigmoid()
+        torch.add(buf, t, out=out)  # writes out, reads t
+        b = torch.mul(t, x)
+        cpy = torch.zeros_like(y)
+        u = torch.sigmoid(y)
+        cpy.copy_(u)  # writes cpy, reads u
+        c = y.mul(u)
+        acc = y.clone()
+        v = torch.sigmoid(x)
+        torch.ops.aten.add_.Tensor(acc, v)  # the overload writes acc (its self), only reads v
+        vals, idx = torch.empty_like(y), torch.empty(y.shape, dtype=torch.long)
+        torch.ops.aten.sort.values(v, -1, False, values=vals, indices=idx)  # reads v, writes vals and idx
+        d = v * x
+        w = y.sigmoid()
+        torch.ops.aten.sort(w, values=vals, indices=idx)  # the packet: reads w, writes vals and idx
+        buf.addcmul_(w, w)  # writes buf, reads w twice
+        e = w * y
+        return a, b, c, d, e, s, buf, out, cpy, acc, vals, idx
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def calls_that_only_read_the_sigmoid_between(solution: Any) -> dict[str, Any]:
+    """In-place and out= calls between the sigmoid and the product that write another tensor and only read the
+    sigmoid's result (buf.add_(s), torch.add(buf, t, out=out), cpy.copy_(u), aten.add_.Tensor(acc, v),
+    aten.sort(v, values=vals, ...), buf.addcmul_(w, w)): s is unchanged, so every product is a SiLU."""
+    return run_pass(solution, SigmoidReadByCallsWritingOthers(), randn(104, 3, 4), randn(105, 3, 4))
+
+
+class OtherTensorsChangedBetween(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clip = nn.Hardtanh(-0.5, 0.5, inplace=True)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        y.add_(1.0)  # changes y, not s
+        a = x * s
+        t = x.sigmoid()
+        torch.exp_(y)
+        F.hardtanh(y, -2.0, 2.0, inplace=True)
+        b = torch.mul(x, t)
+        buf = y.clone()
+        u = torch.sigmoid(y)
+        buf.add_(y)  # writes buf, reads y (the product's x): y is unchanged
+        self.clip(buf)
+        c = u.mul(y)
+        out = torch.empty_like(x)
+        v = torch.sigmoid(x)
+        torch.mul(x, 2.0, out=out)  # writes out, reads x
+        torch.nn.init.constant_(buf, 0.25)
+        d = v * x
+        return a, b, c, d, y, buf, out
+
+
+@probe(category="silu", hints=["inplace"])
+def other_tensors_changed_between_sigmoid_and_product(solution: Any) -> dict[str, Any]:
+    """In-place changes of other tensors between the sigmoid and the product (y.add_(1.0), torch.exp_(y), an in-place
+    Hardtanh of buf, buf.add_(x) and torch.mul(x, 2.0, out=out), which only read the product's x): the sigmoid's
+    result is unchanged, so every product is a SiLU."""
+    return run_pass(solution, OtherTensorsChangedBetween(), randn(106, 3, 4), randn(107, 3, 4))
+
+
+class SigmoidWrittenBySchemaKeywords(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        idx = torch.empty(y.shape, dtype=torch.long)
+        torch.ops.aten.sort.values(y, values=s, indices=idx)  # the schema writes values (not named out)
+        a = x * s
+        m = x.sum(1, keepdim=True)
+        t = torch.sigmoid(m)
+        top = torch.empty(m.shape, dtype=torch.long)
+        torch.ops.aten.max.dim_max(y, 1, True, max=t, max_values=top)  # writes max
+        b = m * t
+        u = y.sigmoid()
+        torch.ops.aten.mul_.Tensor(self=u, other=x)  # the written self by keyword
+        c = torch.mul(y, u)
+        v = torch.sigmoid(y)
+        top4 = torch.empty(y.shape, dtype=torch.long)
+        torch.ops.aten.topk.values(y, 4, values=v, indices=top4)  # writes values
+        d = v * y
+        return a, b, c, d, idx, top, top4
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_written_through_schema_keywords(solution: Any) -> dict[str, Any]:
+    """Operator overloads whose schema writes the sigmoid's result through a keyword (aten.sort.values(values=s),
+    aten.max.dim_max(max=t), aten.mul_.Tensor(self=u, ...), aten.topk.values(values=v)) before the product:
+    no product is a SiLU."""
+    return run_pass(solution, SigmoidWrittenBySchemaKeywords(), randn(108, 3, 4), randn(109, 3, 4))
+
+
+class SigmoidWrittenThroughPackets(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        idx = torch.empty(y.shape, dtype=torch.long)
+        torch.ops.aten.sort(y, values=s, indices=idx)  # dispatches to aten::sort.values: writes s
+        a = x * s
+        m = x.sum(1, keepdim=True)
+        t = torch.sigmoid(m)
+        top = torch.empty(m.shape, dtype=torch.long)
+        torch.ops.aten.max(y, 1, True, max=t, max_values=top)  # aten::max.dim_max: writes t
+        b = t * m
+        u = y.sigmoid()
+        torch.ops.aten.mul(y, x, out=u)
+        c = y.mul(u)
+        v = torch.sigmoid(x)
+        w = torch.ops.aten.sort(v)  # the packet only reads v: a SiLU below
+        d = x * v
+        q = torch.sigmoid(y)
+        r = y.sigmoid()
+        torch.ops.aten._foreach_add_(self=[q, r], scalar=0.5)  # a written list argument (Tensor(a!)[] self) holding both
+        e = y * q
+        f = torch.mul(r, y)
+        return a, b, c, d, e, f, idx, top, w
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_written_through_overload_packets(solution: Any) -> dict[str, Any]:
+    """Overload packets given the sigmoid's result by a keyword one of their overloads writes (torch.ops.aten.sort(y,
+    values=s, ...), torch.ops.aten.max(y, 1, True, max=t, ...), torch.ops.aten.mul(..., out=u), a list holding q and r
+    as torch.ops.aten._foreach_add_'s self=) before the product: no SiLU; a packet that only reads the sigmoid's result
+    leaves its product a SiLU."""
+    return run_pass(solution, SigmoidWrittenThroughPackets(), randn(110, 3, 4), randn(111, 3, 4))
+
+
+class SigmoidChangedByMoreSubmodules(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.mish = nn.Mish(inplace=True)
+        self.selu = nn.SELU(inplace=True)
+        self.celu = nn.CELU(0.5, inplace=True)
+        self.hsig = nn.Hardsigmoid(inplace=True)
+        self.rrelu = nn.RReLU(inplace=True)
+        self.drop = nn.Dropout(0.3, inplace=True)
+        self.keep = nn.Mish()  # built without inplace: writes nothing
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        self.mish(s)
+        a = x * s
+        t = y.sigmoid()
+        self.selu(t)
+        b = t * y
+        u = torch.sigmoid(y)
+        self.celu(u)
+        c = torch.mul(y, u)
+        v = torch.sigmoid(x)
+        self.hsig(v)
+        d = x.mul(v)
+        w = x.sigmoid()
+        self.rrelu(w)  # in eval mode a fixed slope: the values of a sigmoid stay, but the call writes w
+        e = w * x
+        q = torch.sigmoid(y)
+        self.drop(q)  # in eval mode the identity, written in place
+        f = y * q
+        k = torch.sigmoid(x)
+        g = self.keep(k)
+        h = x * k  # a SiLU: k is unchanged
+        return a, b, c, d, e, f, g, h
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_by_inplace_submodules_of_other_types(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result passed to submodules of other types built with inplace=True (nn.Mish, nn.SELU, nn.CELU,
+    nn.Hardsigmoid, nn.RReLU, nn.Dropout) before the product: each writes it, so no product is a SiLU; an nn.Mish
+    built without inplace writes nothing."""
+    return run_pass(solution, SigmoidChangedByMoreSubmodules(), randn(112, 3, 4), randn(113, 3, 4))
+
+
+class SigmoidChangedByMoreInplaceFunctions(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        F.mish(s, inplace=True)
+        a = x * s
+        t = y.sigmoid()
+        F.selu(t, inplace=True)
+        b = t * y
+        u = torch.sigmoid(y)
+        F.hardsigmoid(u, inplace=True)
+        c = torch.mul(y, u)
+        v = torch.sigmoid(x)
+        F.celu(v, 0.5, inplace=True)
+        d = x.mul(v)
+        w = x.sigmoid()
+        F.hardswish(w, inplace=True)
+        e = w * x
+        q = torch.sigmoid(y)
+        F.dropout(q, 0.3, False, True)  # training=False, inplace=True: the identity, written in place
+        f = y * q
+        k = torch.sigmoid(x)
+        g = F.mish(k)  # inplace=False: writes nothing
+        h = x * k  # a SiLU
+        return a, b, c, d, e, f, g, h
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_changed_by_inplace_functions_of_other_types(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result given to other functions with inplace=True (F.mish, F.selu, F.hardsigmoid, F.celu,
+    F.hardswish, F.dropout) before the product: each writes it, so no product is a SiLU; F.mish without inplace writes
+    nothing."""
+    return run_pass(solution, SigmoidChangedByMoreInplaceFunctions(), randn(114, 3, 4), randn(115, 3, 4))
+
+
+class InplaceSubmoduleByKeyword(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clip = nn.Hardtanh(0.0, 0.5, inplace=True)
+        self.act = nn.SiLU(inplace=True)
+        self.keep = nn.Hardtanh(0.0, 0.5)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        self.clip(input=s)  # writes s: the tensor by keyword
+        a = x * s
+        t = y.sigmoid()
+        self.act(input=t)
+        b = torch.mul(t, y)
+        u = torch.sigmoid(y)
+        k = self.keep(input=u)  # built without inplace
+        c = y * u  # a SiLU
+        return a, b, c, k
+
+
+@probe(category="silu", hints=["inplace", "keywords"])
+def inplace_submodule_given_its_tensor_by_keyword(solution: Any) -> dict[str, Any]:
+    """Submodules built with inplace=True called with the sigmoid's result by keyword (self.clip(input=s)) before the
+    product: they write it, so the product is no SiLU; the same call of one built without inplace writes nothing."""
+    return run_pass(solution, InplaceSubmoduleByKeyword(), randn(116, 3, 4), randn(117, 3, 4))
+
+
+class AtenOperatorsStay(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.b = nn.Parameter(torch.randn(4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        return (
+            x * torch.ops.aten.sigmoid.default(x),
+            torch.ops.aten.mul.Tensor(y, torch.sigmoid(y)),
+            torch.ops.aten.sigmoid(y).mul(y),
+            torch.ops.aten.mul(x, x.sigmoid()),
+            torch.ops.aten.relu.default(F.linear(x, self.w, self.b)),
+            F.relu(torch.ops.aten.linear.default(y, self.w, self.b)),
+            torch.ops.aten.relu(self.fc(x)),
+            torch.relu(torch.ops.aten.linear(x, self.w)),
+        )
+
+
+@probe(category="leave-alone", weight=2, hints=["match-by-type"])
+def aten_operators_stay(solution: Any) -> dict[str, Any]:
+    """torch.ops.aten.sigmoid.default, aten.mul.Tensor, aten.relu.default, aten.linear.default and their packets next to
+    listed spellings: they compute what a listed call computes, but the statement's lists do not name them, so they stay."""
+    torch.manual_seed(118)
+    return run_pass(solution, AtenOperatorsStay(), randn(119, 3, 4), randn(120, 3, 4))
+
+
+class LinearSubclassesWithTheirOwnForward(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        import torch.ao.nn.qat as nnqat
+        import torch.ao.nn.qat.dynamic as nnqatd
+
+        qconfig = torch.ao.quantization.get_default_qat_qconfig("x86")
+        self.qat = nnqat.Linear(6, 5, qconfig=qconfig)  # fake-quantises its weight
+        self.dyn = nnqatd.Linear(6, 4, qconfig=torch.ao.quantization.qconfig.default_dynamic_qat_qconfig)  # no forward in its class, but its parent's: not nn.Linear's
+        self.plain = nn.modules.linear.NonDynamicallyQuantizableLinear(6, 3)  # nn.Linear's forward: a linear
+        with torch.no_grad():
+            self.qat.weight.mul_(3.0)
+            self.dyn.weight.mul_(3.0)
+            self(torch.zeros(1, 6))  # the fake-quantisers observe the weights once, so every call computes the same
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        return F.relu(self.qat(x)), self.dyn(x).relu(), torch.relu(self.plain(x))
+
+
+@probe(category="leave-alone", weight=2, hints=["match-by-type"])
+def linear_subclasses_with_their_own_forward(solution: Any) -> dict[str, Any]:
+    """A ReLU of torch.ao.nn.qat.Linear (whose forward fake-quantises the weight) and of its dynamic subclass (which
+    inherits that forward) stays: they are no linears. A NonDynamicallyQuantizableLinear (nn.Linear's forward) fuses."""
+    torch.manual_seed(121)
+    return run_pass(solution, LinearSubclassesWithTheirOwnForward(), randn(122, 2, 3, 6))
+
+
 # ---------------------------------------------------------------- mixed
 
 
@@ -335,18 +1357,6 @@ def mlp_with_both_patterns(solution: Any) -> dict[str, Any]:
     return run_pass(solution, MlpWithSilu(), randn(22, 4, 6))
 
 
-class DispatchRecorder(TorchDispatchMode):
-    """The operators a call dispatches, counted by overload packet."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.counts: Counter[str] = Counter()
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
-        self.counts[str(func.overloadpacket)] += 1
-        return func(*args, **(kwargs or {}))
-
-
 @probe(category="mixed", weight=2, hints=["recompile"])
 def returned_module_runs_its_graph(solution: Any) -> dict[str, Any]:
     """The returned GraphModule, called as it is (not rebuilt from its graph), runs the rewritten graph: the
@@ -360,3 +1370,580 @@ def returned_module_runs_its_graph(solution: Any) -> dict[str, Any]:
     with torch.no_grad(), DispatchRecorder() as recorder:
         returned(x)
     return {"dispatched": dict(sorted(recorder.counts.items()))}
+
+
+class OnlySilus(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.sigmoid(x) + x.mul(x.sigmoid())
+
+
+class OnlyLinearRelus(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 5)
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.act(self.fc(x))
+
+
+def _dispatched_as_returned(solution: Any, module: nn.Module, x: torch.Tensor) -> dict[str, Any]:
+    returned = solution.fuse(fx.symbolic_trace(module.eval()))
+    if not isinstance(returned, fx.GraphModule):
+        return {"error": f"fuse returned a {type(returned).__name__}, not a GraphModule"}
+    with torch.no_grad(), DispatchRecorder() as recorder:
+        returned(x)
+    return {"dispatched": dict(sorted(recorder.counts.items()))}
+
+
+@probe(category="silu", hints=["recompile"])
+def returned_module_runs_its_graph_silu_only(solution: Any) -> dict[str, Any]:
+    """A module with SiLU products and no Linear + ReLU, called as returned: it dispatches silu, not sigmoid and mul."""
+    return _dispatched_as_returned(solution, OnlySilus(), randn(73, 3, 4))
+
+
+@probe(category="linear-relu", hints=["recompile"])
+def returned_module_runs_its_graph_linear_relu_only(solution: Any) -> dict[str, Any]:
+    """A module with a Linear + ReLU and no SiLU, called as returned: it dispatches the fused op, not the Linear and ReLU."""
+    torch.manual_seed(74)
+    return _dispatched_as_returned(solution, OnlyLinearRelus(), randn(75, 2, 4))
+
+
+# ---------------------------------------------------------------- generated modules
+#
+# A seeded generator of modules whose forward is Python source made up of "blocks": a SiLU
+# match, a Linear + ReLU match, a look-alike that is no match, an in-place operation, a dead
+# node. Each case is traced with symbolic_trace like every other probe; the check is semantic:
+# the module run eagerly against the returned graph on the same inputs, graph.lint(), what
+# the graph calls (counted), unused nodes, whether the returned module called as it is
+# dispatches what its graph does, whether the module's own parameters kept their values, and
+# the pass applied a second time to its own result (it must change nothing). One probe per
+# family; each family draws its constructs many times, from a fixed seed.
+
+_SIG_POS = ("torch.sigmoid({x})", "{x}.sigmoid()", "F.sigmoid({x})", "MOD:Sigmoid({x})")
+_SIG_KW = ("torch.sigmoid(input={x})", "F.sigmoid(input={x})", "MOD:Sigmoid(input={x})")
+_MUL_POS = ("{a} * {b}", "torch.mul({a}, {b})", "{a}.mul({b})")
+_MUL_KW = ("torch.mul({a}, other={b})", "torch.mul(input={a}, other={b})", "{a}.mul(other={b})")
+_RELU_POS = ("F.relu({h})", "F.relu({h}, inplace=True)", "F.relu({h}, inplace=False)", "torch.relu({h})", "{h}.relu()",
+             "MOD:ReLU({h})", "MOD:ReLUi({h})")  # fmt: skip
+_RELU_KW = ("F.relu(input={h})", "F.relu(input={h}, inplace=True)", "torch.relu(input={h})", "MOD:ReLU(input={h})")
+# Keywords written in an order other than the signature's (red team round 3): they bind by name.
+_MUL_KW_ORDER = ("torch.mul(other={b}, input={a})",)
+_RELU_KW_ORDER = ("F.relu(inplace=True, input={h})", "F.relu(inplace=False, input={h})")
+_LINEAR_KW_ORDER = ("F.linear({x}, bias={b}, weight={w})", "F.linear(weight={w}, input={x}, bias={b})",
+                    "F.linear(bias={b}, weight={w}, input={x})", "F.linear(weight={w}, bias={b}, input={x})")  # fmt: skip
+# Names a submodule may get: some say what it is not.
+_MOD_NAMES = ("fc", "proj", "act", "gate", "linear", "relu", "sigmoid", "layer")
+
+
+class _Gen:
+    """One generated module: its forward's source, its submodules and parameters, its inputs."""
+
+    def __init__(self, seed: int, family: str) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+        # The constructs red team round 2 added draw from a stream of their own, so the cases drawn
+        # before them stay as they were (see _with_extra).
+        self.extra = random.Random(seed * 31 + 7)
+        self.family = family
+        self.lines: list[str] = []
+        self.modules: dict[str, nn.Module] = {}
+        self.params: dict[str, tuple] = {}
+        self.inputs: list[tuple[str, tuple]] = []
+        self.pool: list[tuple[str, int]] = []  # activations: (name, features)
+        self.reads: Counter[str] = Counter()
+        self.extra_outputs: list[str] = []
+        self.defined: list[str] = []
+        self.nested: dict[str, nn.Module] = {}
+        self.buffers: dict[str, tuple] = {}
+        self.inplace_inside = family in ("inplace-dead", "everything")
+        self.n = 0
+        self.batch = self.rng.choice([(), (1,), (3,), (2, 3), (2, 1, 3)])
+        self.dtype = torch.float64 if self.rng.random() < 0.2 else torch.float32
+        for _ in range(self.rng.choice([1, 1, 2])):
+            self.new_input(self.rng.choice([3, 4, 5]))
+
+    # -- names
+    def fresh(self, prefix: str = "v") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def new_input(self, feat: int) -> str:
+        name = self.fresh("x")
+        self.inputs.append((name, (*self.batch, feat)))
+        self.pool.append((name, feat))
+        return name
+
+    def module(self, kind: str, *args: Any) -> str:
+        if kind == "Linear" and self.extra.random() < 0.3:  # a subclass of nn.Linear is a linear too
+            kind = self.extra.choice(["LinearNDQ", "LinearSub"])
+        name = f"{self.rng.choice(_MOD_NAMES)}{self.n}_{len(self.modules) + len(self.nested)}"
+        if self.rng.random() < 0.3:  # inside a container: its target is dotted ("blocks.fc3_1")
+            self.nested[name] = kind_module(kind, *args)
+            return f"self.blocks.{name}"
+        self.modules[name] = kind_module(kind, *args)
+        return f"self.{name}"
+
+    def param(self, *shape: int) -> str:
+        name = self.fresh("p")
+        self.params[name] = shape
+        return f"self.{name}"
+
+    def use(self, *names: str) -> None:
+        for name in names:
+            self.reads[name] += 1
+
+    def emit(self, expr: str, feat: int | None = None, reads: tuple = ()) -> str:
+        name = self.fresh()
+        self.lines.append(f"{name} = {expr}")
+        self.defined.append(name)
+        self.use(*reads)
+        if feat is not None:
+            self.pool.append((name, feat))
+        return name
+
+    def _with_extra(self, block: Any) -> None:
+        """Run a block drawing every choice from the extra stream."""
+        main, self.rng = self.rng, self.extra
+        try:
+            block()
+        finally:
+            self.rng = main
+
+    def stmt(self, code: str, reads: tuple = ()) -> None:
+        self.lines.append(code)
+        self.use(*reads)
+
+    def pick(self, feat: int | None = None) -> tuple[str, int]:
+        choices = [v for v in self.pool if feat is None or v[1] == feat]
+        return self.rng.choice(choices) if choices else (self.new_input(feat), feat)
+
+    def spell(self, template: str, **names: str) -> str:
+        if template.startswith("MOD:"):
+            kind, rest = template[4:].split("(", 1)
+            return self.module(kind) + "(" + rest.format(**names)
+        return template.format(**names)
+
+    # -- blocks
+    def filler(self) -> None:
+        """An unrelated node: no match, not a look-alike."""
+        x, f = self.pick()
+        expr = self.rng.choice(["{x} * 0.5", "torch.tanh({x})", "{x} - 0.25", "torch.sin({x})", "torch.abs({x})"])
+        self.emit(expr.format(x=x), f, (x,))
+
+    def silu(self, keywords: bool) -> None:
+        x, f = self.pick()
+        sig_forms = _SIG_KW if keywords else _SIG_POS
+        mul_forms = _MUL_KW if keywords else _MUL_POS
+        s = self.emit(self.spell(self.rng.choice(sig_forms), x=x), None, (x,))
+        readers = self.rng.choice([1, 1, 1, 2, 3])
+        other = self.rng.random() < 0.35
+        for i in range(readers):
+            a, b = (x, s) if self.rng.random() < 0.5 else (s, x)
+            form = self.rng.choice(mul_forms)
+            if keywords and self.extra.random() < 0.3:
+                form = self.extra.choice(_MUL_KW_ORDER)
+            self.emit(self.spell(form, a=a, b=b), f, (x, s))
+            if other and i == 0:
+                self.other_reader(s, f)
+            if self.rng.random() < 0.2:
+                self.filler()
+        self.later(s, f)
+
+    def later(self, v: str, feat: int) -> None:
+        """Now and then, a pattern's intermediate is read again by a later block."""
+        if self.rng.random() < 0.15:
+            self.pool.append((v, feat))
+
+    def other_reader(self, v: str, feat: int) -> None:
+        """A reader of v outside any pattern: flat, in a list, as a keyword, or v returned."""
+        how = self.rng.choice(["flat", "list", "keyword", "output", "dict", "relu"])
+        if how == "relu":  # a second ReLU of the same value
+            self.emit(self.spell(self.rng.choice(["torch.relu({h})", "{h}.relu()", "F.relu({h})", "MOD:ReLU({h})"]), h=v), feat, (v,))
+        elif how == "flat":
+            self.emit(f"{v} + 1.0", feat, (v,))
+        elif how == "list":
+            y, _ = self.pick(feat)
+            self.extra_outputs.append(self.emit(f"torch.cat([{y}, {v}], dim=-1)", None, (y, v)))
+        elif how == "keyword":
+            y, _ = self.pick(feat)
+            self.emit(f"torch.sub({y}, other={v}, alpha=0.5)", feat, (y, v))
+        elif how == "output":
+            self.extra_outputs.append(v)
+            self.use(v)
+        else:
+            self.extra_outputs.append(f'{{"pre": [{v}]}}')
+            self.use(v)
+
+    def linear_relu(self, keywords: bool, gaps: bool = True) -> None:
+        x, f = self.pick()
+        e = self.rng.choice([2, 3, 4, 5, 6])
+        bias = self.rng.random() < 0.6
+        kind = self.rng.choice(["module", "module", "function", "placeholder", "computed"])
+        if kind == "module":
+            mod = self.module("Linear", f, e, bias)
+            h = self.emit(f"{mod}(input={x})" if keywords else f"{mod}({x})", None, (x,))
+        else:
+            if kind == "function":
+                w = self.param(e, f)
+                b = self.param(e) if bias else "None"
+            elif kind == "placeholder":
+                w = self.fresh("w")
+                self.inputs.append((w, (e, f)))
+                b = "None"
+                if bias:
+                    b = self.fresh("b")
+                    self.inputs.append((b, (e,)))
+            else:
+                w = self.emit(f"{self.param(f, e)}.t()")
+                b = self.emit(f"{self.param(e)} * 0.5") if bias else "None"
+            self.use(w, b)
+            if keywords:
+                spellings = [f"F.linear(input={x}, weight={w}, bias={b})", f"F.linear({x}, weight={w}, bias={b})",
+                             f"F.linear({x}, {w}, bias={b})", f"F.linear(input={x}, weight={w})" if b == "None" else f"F.linear({x}, weight={w}, bias={b})"]  # fmt: skip
+            else:
+                spellings = [f"F.linear({x}, {w}, {b})", f"F.linear({x}, {w})" if b == "None" else f"F.linear({x}, {w}, {b})"]
+            spelling = self.rng.choice(spellings)
+            if keywords and self.extra.random() < 0.4:
+                spelling = self.extra.choice(_LINEAR_KW_ORDER).format(x=x, w=w, b=b)
+            h = self.emit(spelling, None, (x,))
+        if gaps and self.rng.random() < 0.4:
+            self.filler()
+        if self.inplace_inside and x != h and self.rng.random() < 0.5:  # the fused op must read x as the linear did
+            self.stmt(self.rng.choice([f"{x}.add_(0.5)", f"{x}.mul_(-1.5)"]), (x,))
+        if self.inplace_inside and kind in ("placeholder", "computed") and self.extra.random() < 0.85:
+            # ... and the weight and bias too (a computed weight is a view of a parameter: only its bias changes)
+            changed = [v for v in ((w,) if kind == "placeholder" else ()) + ((b,) if b != "None" else ())]
+            if changed:
+                v = self.extra.choice(changed)
+                self.stmt(self.extra.choice([f"{v}.add_(0.5)", f"{v}.mul_(-1.5)"]), (v,))
+        other = self.rng.random() < 0.3
+        if other and self.rng.random() < 0.5:
+            self.other_reader(h, e)
+        relu_forms = _RELU_KW if keywords else _RELU_POS
+        r_form = self.rng.choice(relu_forms)
+        if keywords and self.extra.random() < 0.3:
+            r_form = self.extra.choice(_RELU_KW_ORDER)
+        r = self.emit(self.spell(r_form, h=h), e, (h,))
+        if other and self.reads[h] == 1:
+            self.other_reader(h, e)
+        self.later(h, e)
+        if kind == "module":
+            self.linear_attributes(mod, x, r, f, e, bias)
+
+    def linear_attributes(self, mod: str, x: str, r: str, f: int, e: int, bias: bool) -> None:
+        """After a fused nn.Linear: the module reads its parameters itself (get_attr nodes after the
+        fused op), or has parameters of its own named as a pass might name the Linear's."""
+        if self.extra.random() < 0.4:
+            if bias and self.extra.random() < 0.5:
+                self.emit(f"{r} + {mod}.bias", e, (r,))
+            else:
+                self.emit(self.extra.choice([f"{mod}.weight.sum()", f"{mod}.weight * 2.0"]))
+        if self.extra.random() < 0.35:
+            flat = mod[len("self.") :].replace(".", "_")
+            self.params[f"{flat}_weight"] = (e, f)
+            self.emit(f"torch.matmul({x}, self.{flat}_weight.t())", e, (x,))
+            if self.extra.random() < 0.5:
+                self.params[f"{flat}_bias"] = (e,)
+                self.emit(f"self.{flat}_bias * 1.5", e)
+
+    def alias_or_repeat(self) -> None:
+        """No match either: a spelling the statement does not list, computing what a listed one does
+        (torch.multiply, the multiply method, torch.special.expit, a threshold at 0), or an expression
+        written twice, two nodes (with an in-place change between them, or without)."""
+        x, f = self.pick()
+        choice = self.rng.randrange(5)
+        if choice == 0:
+            s = self.emit(self.spell(self.rng.choice(_SIG_POS), x=x), None, (x,))
+            a, b = (x, s) if self.rng.random() < 0.5 else (s, x)
+            self.emit(self.rng.choice([f"torch.multiply({a}, {b})", f"{a}.multiply({b})"]), f, (x, s))
+        elif choice == 1:
+            s = self.emit(f"torch.special.expit({x})", None, (x,))
+            a, b = (x, s) if self.rng.random() < 0.5 else (s, x)
+            self.emit(self.spell(self.rng.choice(_MUL_POS), a=a, b=b), f, (x, s))
+        elif choice == 2:
+            e = self.rng.choice([2, 3, 4])
+            h = self.emit(f"{self.module('Linear', f, e, self.rng.random() < 0.5)}({x})", None, (x,))
+            self.emit(self.spell(self.rng.choice(["F.threshold({h}, 0.0, 0.0)", "MOD:Threshold({h})"]), h=h), e, (h,))
+        else:
+            expr = self.rng.choice(["{v} + 1.0", "{v} * 0.5", "torch.tanh({v})", "{v}.abs()", "torch.sin({v})"])
+            v = x
+            if choice == 4:  # the second copy reads v after an in-place change: another value
+                v = self.emit(f"{x}.clone()", None, (x,))
+                self.extra_outputs.append(v)
+            first = self.emit(expr.format(v=v), None, (v,))
+            if choice == 4:
+                self.stmt(self.rng.choice([f"{v}.add_(0.5)", f"{v}.mul_(-1.5)"]), (v,))
+            second = self.emit(expr.format(v=v), None, (v,))
+            s = self.emit(self.spell(self.rng.choice(_SIG_POS), x=second), None, (second,))
+            a, b = (first, s) if self.rng.random() < 0.5 else (s, first)
+            self.emit(self.spell(self.rng.choice(_MUL_POS), a=a, b=b), f, (first, s))
+
+    def look_alike(self) -> None:
+        """Something that resembles a match and is none."""
+        if self.extra.random() < 0.4:
+            self._with_extra(self.alias_or_repeat)
+        x, f = self.pick()
+        y, _ = self.pick(f)
+        choice = self.rng.randrange(16)
+        if choice == 0:  # a gate (or, with a single activation of this width, a sum)
+            s = self.emit(f"torch.sigmoid({y})", f, (y,))
+            self.emit(f"{x} * {s}" if y != x else f"{x} + {s}", f, (x, s))
+        elif choice == 1:
+            s = self.emit(f"torch.sigmoid({x})", f, (x,))
+            self.emit(self.rng.choice([f"{x} + {s}", f"torch.add({s}, {x})", f"{x}.sub({s})"]), f, (x, s))
+        elif choice == 2:
+            t = self.emit(f"{x}.tanh()", f, (x,))
+            self.emit(f"{x} * {t}", f, (x, t))
+        elif choice == 3:
+            t = self.emit(f"F.hardsigmoid({x})", f, (x,))
+            self.emit(f"torch.mul({t}, {x})", f, (x, t))
+        elif choice == 4:
+            t = self.emit(f"F.logsigmoid({x})", f, (x,))
+            self.emit(f"{x} * {t}", f, (x, t))
+        elif choice == 5:  # sigmoid(x) * sigmoid(x), sigmoid(x) * 2
+            s = self.emit(f"{x}.sigmoid()", f, (x,))
+            self.emit(self.rng.choice([f"{s} * {s}", f"{s} * 2.0", f"torch.mul({s}, 0.5)"]), f, (s, s))
+        elif choice == 6:  # an in-place product: it writes c
+            c = self.emit(f"{x}.clone()", f, (x,))
+            s = self.emit(f"torch.sigmoid({c})", f, (c,))
+            self.stmt(f"{c}.mul_({s})", (c, s))
+            self.extra_outputs.append(c)
+        elif choice == 7:  # an in-place sigmoid: it writes c, so c * t is sigmoid(x) squared
+            c = self.emit(f"{x}.clone()", None, (x,))
+            t = self.emit(f"{c}.sigmoid_()", f, (c,))
+            self.emit(f"{c} * {t}", f, (c, t))
+        elif choice == 8:  # an nn.Sigmoid named like something else is a sigmoid; an nn.Tanh named sigmoid is not
+            name = f"sigmoid{self.n}_{len(self.modules)}"
+            self.modules[name] = nn.Tanh()
+            t = self.emit(f"self.{name}({x})", f, (x,))
+            self.emit(f"{t} * {x}", f, (x, t))
+        else:  # a Linear, or something like one, under something like a ReLU
+            e = self.rng.choice([2, 3, 4, 5])
+            lin_kind = self.rng.randrange(4)
+            if lin_kind == 0:
+                h = self.emit(f"{self.module('Identity')}({x})", f, (x,))
+                e = f
+            elif lin_kind == 1:
+                h = self.emit(f"{self.module('Bilinear', f, f, e)}({x}, {y})", e, (x, y))
+            elif lin_kind == 2:
+                h = self.emit(f"torch.matmul({x}, {self.param(f, e)}) + {self.param(e)}", e, (x,))
+            else:
+                h = self.emit(f"{self.module('Linear', f, e, True)}({x})", e, (x,))
+            act = self.rng.choice(["F.relu6({h})", "F.leaky_relu({h})", "F.gelu({h})", "{h}.clamp(min=0.0)", "torch.clamp_min({h}, 0.0)",
+                                   "F.elu({h})", "MOD:ReLU6({h})", "MOD:LeakyReLU({h})", "{h}.relu_()", "torch.relu_({h})",
+                                   "F.hardtanh({h}, 0.0, 6.0)"])  # fmt: skip
+            if lin_kind != 3 and self.rng.random() < 0.5:
+                act = self.rng.choice(["F.relu({h})", "{h}.relu()", "torch.relu({h})", "MOD:ReLU({h})"])
+            self.emit(self.spell(act, h=h), e, (h,))
+
+    def inplace(self) -> None:
+        """An in-place change of an activation, between matches (never inside one)."""
+        x, f = self.pick()
+        self.stmt(self.rng.choice([f"{x}.add_(0.5)", f"{x}.mul_(0.75)", f"torch.relu_({x})", f"F.relu({x}, inplace=True)"]), (x,))
+
+    def dead(self) -> None:
+        """A node whose result nothing reads: the module's own, so it stays."""
+        x, f = self.pick()
+        choice = self.rng.randrange(5)
+        if choice == 0:
+            self.stmt(self.rng.choice([f"torch.sigmoid({x})", f"{x}.relu()", f"{x} * 2.0", f"F.silu({x})"]), (x,))
+        elif choice == 1:  # a whole SiLU nothing reads: it is still rewritten
+            self.stmt(f"{x} * torch.sigmoid({x})", (x,))
+        elif choice == 2:  # a Linear + ReLU nothing reads
+            self.stmt(f"F.relu({self.module('Linear', f, 3, True)}({x}))", (x,))
+        elif choice == 3:  # a copy changed in place and never read again
+            c = self.emit(f"{x}.clone()", None, (x,))
+            self.stmt(f"{c}.mul_(2.0)", (c,))
+            self.extra_outputs.append(c)
+        else:  # a sigmoid computed twice, one of them read by nothing
+            self.stmt(f"{x}.sigmoid()", (x,))
+        if self.extra.random() < 0.5:
+            self._with_extra(self.dead_more)
+
+    def dead_more(self) -> None:
+        """More of the module's own nodes nothing reads, of every kind (red team round 3): get_attr nodes,
+        linears, products, ReLUs, some with keyword arguments. All stay."""
+        x, f = self.pick()
+        y, _ = self.pick(f)
+        e = self.rng.choice([2, 3])
+        choice = self.rng.randrange(8)
+        if choice == 0:  # a parameter read and dropped
+            self.stmt(self.param(f))
+        elif choice == 1:  # a Linear's weight read and dropped
+            mod = self.module("Linear", f, e, True)
+            self.stmt(self.rng.choice([f"{mod}.weight", f"{mod}.bias"]))
+        elif choice == 2:
+            self.stmt(f"{self.module('Linear', f, e, self.rng.random() < 0.5)}({x})", (x,))
+        elif choice == 3:
+            self.stmt(self.rng.choice([f"F.linear({x}, {self.param(e, f)})", f"F.linear(input={x}, weight={self.param(e, f)})",
+                                       f"F.linear({x}, bias={self.param(e)}, weight={self.param(e, f)})"]), (x,))  # fmt: skip
+        elif choice == 4:
+            self.stmt(self.rng.choice([f"{x} * {y}", f"torch.mul({x}, other={y})", f"{x}.mul(0.5)"]), (x, y))
+        elif choice == 5:
+            self.stmt(self.spell(self.rng.choice(["torch.relu(input={h})", "MOD:ReLU({h})", "F.relu({h})"]), h=x), (x,))
+        elif choice == 6:
+            self.stmt(self.spell(self.rng.choice(["torch.sigmoid(input={x})", "MOD:Sigmoid({x})"]), x=x), (x,))
+        else:  # a buffer read and dropped
+            name = self.fresh("buf")
+            self.buffers[name] = (f,)
+            self.stmt(f"self.{name}")
+
+    # -- the module
+    def build(self) -> tuple[nn.Module, list[torch.Tensor]]:
+        outputs = [name for name in self.defined if not self.reads[name]] + self.extra_outputs or [self.inputs[0][0]]
+        if self.rng.random() < 0.5 and len(outputs) > 1:  # nest some outputs
+            outputs = [outputs[0], "[" + ", ".join(outputs[1:]) + "]"]
+        args = ", ".join(name for name, _ in self.inputs)
+        body = "\n".join("    " + line for line in self.lines) or "    pass"
+        src = f"def forward(self, {args}):\n{body}\n    return ({', '.join(outputs)},)\n"
+        namespace: dict[str, Any] = {"torch": torch, "F": F}
+        exec(compile(src, f"<generated {self.family}>", "exec"), namespace)  # noqa: S102
+        cls = type("Generated", (nn.Module,), {"forward": namespace["forward"]})
+        module = cls()
+        gen = torch.Generator().manual_seed(self.rng.randrange(2**31))
+        for name, sub in self.modules.items():
+            module.add_module(name, sub)
+        if self.nested:
+            module.add_module("blocks", nn.Sequential(OrderedDict(self.nested)) if self.rng.random() < 0.5 else nn.ModuleDict(self.nested))
+        for name, shape in self.params.items():
+            module.register_parameter(name, nn.Parameter(torch.randn(*shape, generator=gen) * 0.5))
+        for name, shape in self.buffers.items():
+            module.register_buffer(name, torch.randn(*shape, generator=gen))
+        for p in module.parameters():
+            with torch.no_grad():
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+        module.to(self.dtype).eval()
+        inputs = [torch.randn(*shape, generator=gen, dtype=self.dtype) for _, shape in self.inputs]
+        module.src = src  # for whoever debugs a case
+        return module, inputs
+
+
+def kind_module(kind: str, *args: Any) -> nn.Module:
+    return {"Sigmoid": nn.Sigmoid, "ReLU": nn.ReLU, "ReLUi": lambda: nn.ReLU(inplace=True), "Linear": nn.Linear, "Identity": nn.Identity,
+            "Bilinear": nn.Bilinear, "ReLU6": nn.ReLU6, "LeakyReLU": nn.LeakyReLU, "LinearSub": MyLinear,
+            "LinearNDQ": nn.modules.linear.NonDynamicallyQuantizableLinear, "Threshold": lambda: nn.Threshold(0.0, 0.0)}[kind](*args)  # fmt: skip
+
+
+def _blocks(gen: _Gen, family: str) -> None:
+    rng = gen.rng
+    for _ in range(rng.choice([2, 3, 3, 4])):
+        if family == "silu":
+            gen.silu(keywords=False)
+        elif family == "linear-relu":
+            gen.linear_relu(keywords=False)
+        elif family == "keywords":
+            gen.silu(keywords=True) if rng.random() < 0.5 else gen.linear_relu(keywords=True)
+        elif family == "look-alike":
+            gen.look_alike()
+        elif family == "inplace-dead":
+            for block in rng.sample([gen.inplace, gen.dead, gen.inplace, lambda: gen.silu(False), lambda: gen.linear_relu(False)], 3):
+                block()
+        else:  # everything, in any order
+            rng.choice([lambda: gen.silu(rng.random() < 0.5), lambda: gen.linear_relu(rng.random() < 0.5), gen.look_alike,
+                        gen.inplace, gen.dead, gen.filler])()  # fmt: skip
+        if rng.random() < 0.3:
+            gen.filler()
+
+
+def _graph_record(gm: fx.GraphModule, inputs: list, expected: Any, before: list) -> list:
+    """lint, what the graph calls (counted), unused nodes, whether every node the rewrites do not replace
+    is as it was in ``before`` (the graph fuse was given), whether it computes what the module does, and
+    whether the module as returned runs its graph (dispatches what a GraphModule rebuilt from it does)."""
+    from probe_common import node_counts
+
+    try:
+        gm.graph.lint()
+        lint = True
+    except Exception:  # noqa: BLE001
+        lint = False
+    counts = node_counts(gm)
+    unused = sum(1 for n in gm.graph.nodes if n.op not in ("placeholder", "output") and not n.users)
+    record = [lint, ",".join(f"{k}:{v}" for k, v in sorted(counts.items())), unused, untouched(before, snapshot(gm))]
+    if inputs is None:
+        return record
+    try:
+        with torch.no_grad():
+            got = fx.GraphModule(gm, gm.graph)(*(t.clone() for t in inputs))
+        flat_got, spec_got = torch.utils._pytree.tree_flatten(got)
+        flat_exp, spec_exp = torch.utils._pytree.tree_flatten(expected)
+        tol = 1e-9 if inputs[0].dtype == torch.float64 else 2e-5
+        same = spec_got == spec_exp and all(
+            isinstance(g, torch.Tensor) and g.shape == e.shape and g.dtype == e.dtype and torch.allclose(g, e, rtol=tol, atol=tol)
+            for g, e in zip(flat_got, flat_exp)
+        )
+    except Exception as exc:  # noqa: BLE001
+        same = f"run raised {type(exc).__name__}"
+    return [*record, same, runs_its_graph(gm, inputs)]
+
+
+def _generated_family(solution: Any, family: str, seed: int, count: int) -> dict[str, Any]:
+    """Per case: [lint, node counts, unused nodes, untouched nodes as they were, same values as the module, the
+    module as returned runs its graph, own parameters changed, unchanged by a second fuse]."""
+    import random
+
+    seeds = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        gen = _Gen(seeds.randrange(2**31), family)
+        _blocks(gen, family)
+        module, inputs = gen.build()
+        with torch.no_grad():
+            expected = module(*(t.clone() for t in inputs))
+        traced = fx.symbolic_trace(module)
+        own = own_attributes(traced)
+        before = snapshot(traced)  # before the pass edits these very nodes
+        try:
+            out = solution.fuse(traced)
+        except Exception as exc:  # noqa: BLE001
+            cases.append(f"fuse raised {type(exc).__name__}")
+            continue
+        if not isinstance(out, fx.GraphModule):
+            cases.append("fuse returned no GraphModule")
+            continue
+        first = [*_graph_record(out, inputs, expected, before), attributes_changed(out, own)]
+        try:  # the pass applied to its own result changes nothing
+            returned = snapshot(out)
+            again = solution.fuse(out)
+            second = _graph_record(again, None, None, returned) if isinstance(again, fx.GraphModule) else None
+        except Exception:  # noqa: BLE001
+            second = None
+        cases.append([*first, second == first[:4]])
+    return {"cases": cases}
+
+
+@probe(category="silu", weight=2, timeout=40, hints=["silu-forms", "same-operand", "silu-dead-code"])
+def generated_silu(solution: Any) -> dict[str, Any]:
+    """Generated modules: SiLUs in every positional spelling, shared sigmoids, other readers, other shapes and dtypes."""
+    return _generated_family(solution, "silu", seed=2701, count=20)
+
+
+@probe(category="linear-relu", weight=2, timeout=40, hints=["linear-relu-forms", "get-attr", "other-users"])
+def generated_linear_relu(solution: Any) -> dict[str, Any]:
+    """Generated modules: Linear + ReLU in every positional spelling, weights of every origin, other readers, shapes, dtypes."""
+    return _generated_family(solution, "linear-relu", seed=2702, count=20)
+
+
+@probe(category="mixed", weight=2, timeout=40, hints=["keywords"])
+def generated_keyword_arguments(solution: Any) -> dict[str, Any]:
+    """Generated modules: both patterns with their arguments passed by keyword wherever Python allows it."""
+    return _generated_family(solution, "keywords", seed=2703, count=20)
+
+
+@probe(category="leave-alone", weight=2, timeout=40, hints=["match-by-type", "same-operand", "inplace"])
+def generated_look_alikes(solution: Any) -> dict[str, Any]:
+    """Generated modules: gates, sums, look-alike functions and modules, in-place calls: nothing to rewrite."""
+    return _generated_family(solution, "look-alike", seed=2704, count=20)
+
+
+@probe(category="mixed", weight=2, timeout=40, hints=["inplace", "dead-code-kept"])
+def generated_inplace_and_dead_nodes(solution: Any) -> dict[str, Any]:
+    """Generated modules: matches between in-place changes of their operands, and nodes nothing reads."""
+    return _generated_family(solution, "inplace-dead", seed=2705, count=20)
+
+
+@probe(category="mixed", weight=2, timeout=40, hints=["silu-forms", "linear-relu-forms", "other-users", "inplace"])
+def generated_everything(solution: Any) -> dict[str, Any]:
+    """Generated modules: every construct above, in any order, and the pass applied to its own result."""
+    return _generated_family(solution, "everything", seed=2706, count=20)

@@ -3,10 +3,12 @@
 Each probe builds a small module with seeded parameters, traces it with
 ``torch.fx.symbolic_trace``, runs the candidate's ``fuse`` on the
 GraphModule, and observes what the returned graph holds (node targets,
-counted, without placeholders, outputs and get_attr nodes) and what a
-GraphModule rebuilt from that graph computes on fixed inputs. Both are
-compared with the reference's (auto check: exact for the counts, float32
-tolerance for the values).
+counted, without placeholders, outputs and get_attr nodes, and the fused
+calls' argument form), what a GraphModule rebuilt from that graph computes
+on fixed inputs, whether the returned module called as it is dispatches
+what its graph does (recompiled), and whether any of the module's own
+parameters or buffers changed. All are compared with the reference's (auto
+check: exact for the counts and flags, float32 tolerance for the values).
 """
 
 from __future__ import annotations

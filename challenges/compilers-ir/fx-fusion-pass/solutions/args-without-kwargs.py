@@ -6,6 +6,11 @@ walks into them. The mistake is that FX keeps keyword arguments apart, in
 then fuses a Linear that must stay (the matmul runs twice) and erases a
 sigmoid that is still read. ``node.users`` (or ``all_input_nodes``) counts
 both.
+
+Written for the statement before issue 27's round, it also reads the operands of the
+sigmoid, the product, the ReLU and the submodules from node.args only (every argument may now
+be passed by keyword) and inserts the fused op where the ReLU stood (the module may change
+the linear's input in place between the two): see its why in expected.toml.
 """
 
 from __future__ import annotations

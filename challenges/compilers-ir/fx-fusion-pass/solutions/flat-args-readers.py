@@ -1,12 +1,17 @@
 """Counts a node's readers by scanning the other nodes' args, one level deep.
 
-Everything else is right. The mistake is in "the ReLU is the linear's only
+Everything else was right then. The mistake is in "the ReLU is the linear's only
 reader" (and "keep the sigmoid when something reads it"): a node can read a
 value from inside a tuple or list argument (``torch.cat([relu(h), h])``, the
 output node's ``(relu(h), h)``) or through a keyword argument, and a flat
 ``a is node for a in n.args`` sees none of those. The pass then fuses a
 Linear that must stay, so the matmul runs twice, and it erases a sigmoid
 that is still read (``graph.erase_node`` refuses).
+
+Written for the statement before issue 27's round, it also reads the operands of the
+sigmoid, the product, the ReLU and the submodules from node.args only (every argument may now
+be passed by keyword) and inserts the fused op where the ReLU stood (the module may change
+the linear's input in place between the two): see its why in expected.toml.
 """
 
 from __future__ import annotations

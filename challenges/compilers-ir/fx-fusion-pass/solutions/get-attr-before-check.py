@@ -6,6 +6,11 @@ order: the pass builds the fused call's arguments (``get_attr`` nodes for an
 another reader and skips the fusion, leaving the ``get_attr`` nodes in the
 graph with nothing reading them. "Leave no node that your rewrite made
 unused": decide first, then create.
+
+Written for the statement before issue 27's round, it also reads the operands of the
+sigmoid, the product, the ReLU and the submodules from node.args only (every argument may now
+be passed by keyword) and inserts the fused op where the ReLU stood (the module may change
+the linear's input in place between the two): see its why in expected.toml.
 """
 
 from __future__ import annotations

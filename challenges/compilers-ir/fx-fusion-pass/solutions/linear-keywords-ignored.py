@@ -1,9 +1,14 @@
 """Reads F.linear's weight and bias from its positional args only.
 
-Everything else is right. The mistake: ``F.linear(x, w, bias=b)`` traces
+Everything else was right then. The mistake: ``F.linear(x, w, bias=b)`` traces
 with ``b`` in ``node.kwargs``, not in ``node.args``, so padding the args to
 three reads the bias as None and the fused op drops it (or, with the weight
 passed as a keyword too, calls the kernel without a weight).
+
+Written for the statement before issue 27's round, it also reads the operands of the
+sigmoid, the product, the ReLU and the submodules from node.args only (every argument may now
+be passed by keyword) and inserts the fused op where the ReLU stood (the module may change
+the linear's input in place between the two): see its why in expected.toml.
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ submodule or ``F.linear``. The SiLU pattern needs the *same* node on both
 sides of the product; the Linear + ReLU pattern needs the linear's output to
 have no reader other than the ReLU, or fusing would compute the linear twice.
 Replaced nodes are erased as soon as nothing reads them.
+
+Written for the statement before issue 27's round, it also reads the operands of the
+sigmoid, the product, the ReLU and the submodules from node.args only (every argument may now
+be passed by keyword) and inserts the fused op where the ReLU stood (the module may change
+the linear's input in place between the two): see its why in expected.toml.
 """
 
 from __future__ import annotations

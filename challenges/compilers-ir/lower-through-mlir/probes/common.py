@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Sequence
@@ -88,8 +89,80 @@ def _write(path: str, data: bytes) -> None:
         f.write(data)
 
 
+def _export(model: nn.Module, example: tuple[torch.Tensor, ...], path: str, graph_name: str | None) -> None:
+    """TorchScript export with a dynamic batch, inputs named after forward's parameters; graph renamed if asked."""
+    names = list(inspect.signature(model.forward).parameters)[: len(example)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TracerWarning of a traced Python branch, among others
+        torch.onnx.export(
+            model,
+            example,
+            path,
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=names,
+            dynamic_axes={name: {0: "batch"} for name in names},
+        )
+    if graph_name is not None:
+        proto = onnx.load(path)
+        proto.graph.name = graph_name  # iree-import-onnx names the function after the graph
+        onnx.save(proto, path)
+
+
+EXTERNAL_DATA = "model.onnx.data"  # where an export keeping its weights outside the .onnx file puts them
+
+
+def _save_with_external_data(path: str) -> None:
+    """Rewrite the .onnx file at ``path`` with every weight in ``model.onnx.data`` beside it, as the dynamo exporter does.
+
+    The initializers are sorted by name first (the TorchScript exporter's
+    order varies from model to model), so two models of one architecture get
+    byte-identical .onnx files: only their external-data files differ.
+    """
+    proto = onnx.load(path)
+    initializers = sorted(proto.graph.initializer, key=lambda t: t.name)
+    del proto.graph.initializer[:]
+    proto.graph.initializer.extend(initializers)
+    data_path = os.path.join(os.path.dirname(path), EXTERNAL_DATA)
+    if os.path.exists(data_path):  # onnx appends to an existing data file: an earlier lowering's is replaced
+        os.remove(data_path)
+    onnx.save_model(proto, path, save_as_external_data=True, all_tensors_to_one_file=True, location=EXTERNAL_DATA, size_threshold=0)
+
+
+def _onnx_parts(onnx_path: str) -> list[bytes]:
+    """The bytes of the .onnx file and of every external-data file it refers to: what its import reads."""
+    proto = onnx.load(onnx_path, load_external_data=False)
+    locations = sorted(
+        {entry.value for t in proto.graph.initializer for entry in t.external_data if entry.key == "location"}
+    )
+    folder = os.path.dirname(onnx_path)
+    return [_read(onnx_path), *(part for name in locations for part in (name.encode(), _read(os.path.join(folder, name))))]
+
+
+def _cached_import(onnx_path: str, mlir_path: str) -> bytes:
+    """iree-import-onnx of ``onnx_path`` (from the compile cache when it has it); ``mlir_path`` is written either way."""
+    # The importer reads the graph through the onnx package: its version is an input too. The
+    # weights are part of the import (dense resources in the .mlir file), external ones included.
+    import_key = [onnx.__version__, *_onnx_parts(onnx_path)]
+    mlir = compile_cache.cached("iree-import-onnx", import_key, functools.partial(_import_mlir, onnx_path, mlir_path))
+    _write(mlir_path, mlir)
+    return mlir
+
+
+def _cached_compile(mlir_path: str, vmfb_path: str, mlir: bytes, iree_flags: Sequence[str]) -> None:
+    """iree-compile of ``mlir_path`` (whose bytes are ``mlir``) for llvm-cpu, from the compile cache when it has it."""
+    flags = [*CPU_FLAGS, *iree_flags]
+    vmfb = compile_cache.cached("iree-compile-llvm-cpu", [*flags, mlir], functools.partial(_compile_vmfb, mlir_path, vmfb_path, flags))
+    _write(vmfb_path, vmfb)
+
+
 def build_artifacts(
-    model: nn.Module, example: tuple[torch.Tensor, ...], graph_name: str, iree_flags: Sequence[str] = ()
+    model: nn.Module,
+    example: tuple[torch.Tensor, ...],
+    graph_name: str,
+    iree_flags: Sequence[str] = (),
+    workdir: str | None = None,
+    external_data: bool = False,
 ) -> dict[str, str]:
     """The probe's own lowering: TorchScript export (dynamic batch), iree-import-onnx, iree-compile.
 
@@ -102,33 +175,56 @@ def build_artifacts(
     compile, the same for the same ONNX bytes and flags, come from the
     platform's compile cache (runner/compile_cache.py, filled when the
     sandbox environment is built: challenge.toml ``warm = ["compile"]``) when
-    it holds them, else run here. Either way the three files are written.
+    it holds them, else run here. Either way the three files are written:
+    into a new folder, or over the files already in ``workdir`` if given
+    (the same paths as an earlier lowering).
+
+    With ``external_data`` the .onnx file keeps only the graph, and the
+    weights sit in ``model.onnx.data`` beside it (the dynamo exporter's
+    default): onnxruntime finds them from the file's path, and a session
+    built from the .onnx file's bytes alone cannot.
+    """
+    workdir = tempfile.mkdtemp(prefix="probe-lowering-") if workdir is None else workdir
+    paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
+    _export(model, example, paths["onnx"], graph_name)
+    if external_data:
+        _save_with_external_data(paths["onnx"])
+    mlir = _cached_import(paths["onnx"], paths["mlir"])
+    _cached_compile(paths["mlir"], paths["vmfb"], mlir, iree_flags)
+    return {**paths, "function": graph_name}
+
+
+def build_two_function_artifacts(
+    model: nn.Module, example: tuple[torch.Tensor, ...], function: str, helper: nn.Module, helper_name: str
+) -> dict[str, str]:
+    """Artifacts whose vmfb exports two functions: ``helper_name`` first, then ``function``, the model.
+
+    The .onnx file is the model's export as torch.onnx names it (graph
+    "main_graph"), so the function to call is neither the ONNX graph's name
+    nor the module's first export: only ``artifacts["function"]`` says which
+    it is. The .mlir file is the import of the helper (same input type)
+    followed by the import of the model under the name ``function``, in one
+    module; the vmfb is its compile. Imports and compile go through the
+    compile cache like ``build_artifacts``'s.
     """
     workdir = tempfile.mkdtemp(prefix="probe-lowering-")
     paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
-    names = list(inspect.signature(model.forward).parameters)[: len(example)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the TracerWarning of a traced Python branch, among others
-        torch.onnx.export(
-            model,
-            example,
-            paths["onnx"],
-            dynamo=False,
-            opset_version=OPSET,
-            input_names=names,
-            dynamic_axes={name: {0: "batch"} for name in names},
-        )
-    proto = onnx.load(paths["onnx"])
-    proto.graph.name = graph_name  # iree-import-onnx names the function after the graph
-    onnx.save(proto, paths["onnx"])
-    # The importer reads the graph through the onnx package: its version is an input too.
-    import_key = [onnx.__version__, _read(paths["onnx"])]
-    mlir = compile_cache.cached("iree-import-onnx", import_key, functools.partial(_import_mlir, paths["onnx"], paths["mlir"]))
+    _export(model, example, paths["onnx"], None)  # graph "main_graph", the torch.onnx default
+    parts = {}
+    for name, module in ((helper_name, helper), (function, model)):
+        onnx_path, mlir_path = (os.path.join(workdir, f"{name}.{ext}") for ext in ("onnx", "mlir"))
+        _export(module, example, onnx_path, name)
+        parts[name] = _cached_import(onnx_path, mlir_path).decode()
+    context = iree.compiler.ir.Context()
+    merged = iree.compiler.ir.Module.parse(parts[function], context)
+    helper_module = iree.compiler.ir.Module.parse(parts[helper_name], context)
+    first = merged.body.operations[0]
+    for op in list(helper_module.body.operations):
+        op.move_before(first)
+    mlir = str(merged).encode()
     _write(paths["mlir"], mlir)
-    flags = [*CPU_FLAGS, *iree_flags]
-    vmfb = compile_cache.cached("iree-compile-llvm-cpu", [*flags, mlir], functools.partial(_compile_vmfb, paths["mlir"], paths["vmfb"], flags))
-    _write(paths["vmfb"], vmfb)
-    return {**paths, "function": graph_name}
+    _cached_compile(paths["mlir"], paths["vmfb"], mlir, ())
+    return {**paths, "function": function}
 
 
 def run_onnxruntime(path: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -181,6 +277,45 @@ def mlir_summary(text: str) -> tuple[list[str], set[str]]:
     return functions, operators
 
 
+DYNAMIC = "?"  # a dimension without a fixed size, in the observations below
+_VTENSOR_DIMS = re.compile(r"^!torch\.vtensor<\[([^\]]*)\]")
+
+
+def onnx_input_dims(graph: onnx.GraphProto) -> list[list[int | str]]:
+    """The dims of each entry of an ONNX graph's ``graph.input``: the size if fixed, else DYNAMIC.
+
+    Every entry counts, an initializer listed as an input too
+    (``keep_initializers_as_inputs=True``): the graph's inputs must be
+    exactly ``forward``'s arguments. onnxruntime's ``get_inputs()`` hides
+    such overridable weights, so the list is read from the graph itself.
+    """
+    return [[d.dim_value if d.HasField("dim_value") else DYNAMIC for d in arg.type.tensor_type.shape.dim] for arg in graph.input]
+
+
+def _type_dims(type_: Any) -> list[int | str] | str:
+    """The dims of an MLIR tensor type (torch dialect or builtin) with DYNAMIC for '?', or the type's text."""
+    text = str(type_)
+    found = _VTENSOR_DIMS.match(text)
+    if found:
+        return [DYNAMIC if d.strip() == "?" else int(d) for d in found.group(1).split(",") if d.strip()]
+    try:
+        shaped = iree.compiler.ir.RankedTensorType(type_)
+    except Exception:  # noqa: BLE001 - not a ranked tensor: its text is the observation
+        return text
+    return [DYNAMIC if shaped.is_dynamic_dim(i) else shaped.get_dim_size(i) for i in range(shaped.rank)]
+
+
+def mlir_input_dims(text: str, function: str) -> list[list[int | str] | str]:
+    """The dims of each argument of ``func.func @function`` in an MLIR module (the entry signature)."""
+    module = iree.compiler.ir.Module.parse(text, iree.compiler.ir.Context())
+    for op in module.body.operations:
+        inner = op.operation
+        if inner.name == "func.func" and iree.compiler.ir.StringAttr(inner.attributes["sym_name"]).value == function:
+            signature = iree.compiler.ir.FunctionType(iree.compiler.ir.TypeAttr(inner.attributes["function_type"]).value)
+            return [_type_dims(t) for t in signature.inputs]
+    return []
+
+
 def artifact_problem(artifacts: Any, workdir: str) -> str | None:
     """None if lower() returned the three files and the function name as specified, else what is wrong."""
     if not isinstance(artifacts, dict):
@@ -222,14 +357,23 @@ def artifact_problem(artifacts: Any, workdir: str) -> str | None:
 def lowering_case(
     solution: Any, model: nn.Module, example: tuple[torch.Tensor, ...], runs: list[tuple[torch.Tensor, ...]]
 ) -> dict[str, Any]:
-    """Call lower(), then run its .onnx file in onnxruntime and its .vmfb in IREE on other batches."""
+    """Call lower(), read the dims of its inputs, then run its .onnx file in onnxruntime and its .vmfb in IREE on other batches.
+
+    ``input_dims`` holds each graph input's dims in the .onnx file and each
+    argument's in the .mlir function's signature, with "?" for a dynamic one:
+    the check wants dim 0 dynamic and the others at the example's sizes.
+    """
     want = [eager(model, inputs) for inputs in runs]  # before lower() can touch the model
     workdir = tempfile.mkdtemp(prefix="lower-")
     artifacts = solution.lower(model, example, workdir)
     problem = artifact_problem(artifacts, workdir)
     if problem is not None:
         return {"artifacts": problem, "runs": []}
-    out: dict[str, Any] = {"artifacts": "ok", "runs": []}
+    # Dim 0 of every input dynamic, the others the example's: in the ONNX graph and in the MLIR signature.
+    with open(artifacts["mlir"], encoding="utf-8") as f:
+        mlir_dims = mlir_input_dims(f.read(), artifacts["function"])
+    dims = {"onnx": onnx_input_dims(onnx.load(str(artifacts["onnx"])).graph), "mlir": mlir_dims}
+    out: dict[str, Any] = {"artifacts": "ok", "input_dims": dims, "runs": []}
     for inputs, torch_out in zip(runs, want, strict=True):
         arrays = numpy_inputs(inputs)
         entry: dict[str, Any] = {"batch": int(arrays[0].shape[0]), "torch": torch_out}
@@ -303,6 +447,45 @@ def verification_case(
     truth = run_levels(model, artifacts, inputs)
     report = solution.verify(model, dict(artifacts), inputs)
     return {"truth": truth, "report": observe_report(report)}
+
+
+# 1980-01-01 00:00:00 UTC, the timestamp zip archives and many reproducible builds give every file.
+FIXED_MTIME_NS = 315_532_800 * 10**9
+
+
+def repeated_verification_case(
+    solution: Any,
+    calls: list[tuple[nn.Module, tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]],
+    graph_name: str,
+    *,
+    external_data: bool = False,
+    fixed_mtime: bool = False,
+) -> dict[str, Any]:
+    """Several verify() calls in this one process, each on new artifacts written over the same three paths.
+
+    Each call lowers its model into the same folder (so the .onnx, .mlir and
+    .vmfb paths and the function name repeat), runs every level itself, then
+    calls verify(). A verify() that keeps an onnxruntime session or an IREE
+    module from an earlier call, keyed by the file's path, reports the
+    earlier model's outputs. With ``external_data`` the weights sit in
+    ``model.onnx.data`` (``build_artifacts``), and for models of one
+    architecture the .onnx file itself is byte for byte the same each time.
+    With ``fixed_mtime`` every file of the folder gets the same modification
+    time after each lowering (:data:`FIXED_MTIME_NS`, as a copy that keeps
+    timestamps or a reproducible build leaves them), so models of one
+    architecture leave the same paths, sizes and mtimes behind.
+    """
+    workdir = tempfile.mkdtemp(prefix="probe-lowering-")
+    observations = []
+    for model, example, inputs in calls:
+        artifacts = build_artifacts(model, example, graph_name, workdir=workdir, external_data=external_data)
+        if fixed_mtime:
+            for name in os.listdir(workdir):
+                os.utime(os.path.join(workdir, name), ns=(FIXED_MTIME_NS, FIXED_MTIME_NS))
+        truth = run_levels(model, artifacts, inputs)
+        report = solution.verify(model, dict(artifacts), inputs)
+        observations.append({"truth": truth, "report": observe_report(report)})
+    return {"calls": observations}
 
 
 # ---------------------------------------------------------------- models and inputs

@@ -4,31 +4,65 @@ Two categories:
 
 - ``lowering``: the probe calls the candidate's ``lower(model, example,
   workdir)``, checks the artifacts (three files in workdir; the .mlir is the
-  torch-dialect import of the .onnx file and holds the named function), runs
-  the .onnx file in onnxruntime and the .vmfb in IREE itself, on batches of
-  other sizes, and returns their outputs next to PyTorch's
+  torch-dialect import of the .onnx file and holds the named function),
+  reads the dims of every input in the ONNX graph and in the MLIR
+  function's signature (dim 0 dynamic, the others the example's: a
+  sequence length or channel count made dynamic fails every lowering
+  probe), runs the .onnx file in onnxruntime and the .vmfb in IREE itself,
+  on batches of other sizes, and returns their outputs next to PyTorch's
   (``levels_match_torch``). Models: an MLP block, an attention block with two
   outputs, a conv net exported from a single image, a token classifier with
-  int64 ids in and an int64 argmax out, and a 1-d signal model (Conv1d, max
-  pooling, nearest Resize, CumSum, TopK) for operator coverage.
+  int64 ids in and an int64 argmax out, a 1-d signal model (Conv1d, max
+  pooling, nearest Resize, CumSum, TopK) for operator coverage, and a head
+  whose ``forward(x, attention_mask, context)`` never reads its mask
+  (``lower_unused_forward_argument``). The ONNX input list is
+  ``graph.input`` itself, so it must hold exactly ``forward``'s arguments:
+  weights listed as inputs (``keep_initializers_as_inputs=True``) fail every
+  lowering probe, and an unused argument the TorchScript exporter dropped
+  fails the last one.
 - ``verification``: the probe lowers the model itself (``build_artifacts``,
   with a function name other than "main_graph"), runs every level itself,
-  then calls the candidate's ``verify`` (``report_is_consistent``). Three of
-  the lowerings really drift, each at one level:
+  then calls the candidate's ``verify`` (``report_is_consistent``: the
+  outputs are each level's, the errors those of the reported outputs, and
+  the ``*_vs_torch`` errors those against the probe's own float32 PyTorch
+  run, which a float64 torch level misses by 5-50% on a faithful lowering).
+  Four of the lowerings really drift, each at one level:
 
   - the ONNX level: ``ClippedMLP`` rescales its activations in a Python
     ``if`` on a tensor value; tracing records the branch the example took
     (not rescaled), the verification inputs take the other one. onnxruntime
-    and IREE agree with each other and both differ from PyTorch;
+    and IREE agree with each other and both differ from PyTorch.
+    ``TokenKeys`` does the same to int64 keys above 2**24: they differ by
+    exactly 1, which a comparison through float32 cannot see;
   - the IREE level: iree-compile with bf16 matmul operands
     (``--iree-global-opt-demote-contraction-inputs-type=bf16``): onnxruntime
     matches PyTorch, IREE drifts by about 1e-3. In the token classifier
     that drift flips one row's int64 argmax, so the integer output carries
     the largest error.
 
-  One more verification hands ``verify`` a model left in training mode
-  (``verify_model_left_in_training_mode``): the torch level runs in eval
-  mode whatever mode the model comes in.
+  The others hand ``verify`` what a verify() written against its own
+  lower() does not expect: a model left in training mode
+  (``verify_model_left_in_training_mode``: the torch level runs in eval
+  mode whatever mode the model comes in); a vmfb exporting two functions,
+  the model second and under a name that is not the ONNX graph's
+  (``verify_function_among_several``); two calls in one process on
+  artifacts written to the same paths (``verify_twice_same_paths``,
+  ``reports_are_consistent``); and a model whose float32 rounding is part
+  of what it computes (``verify_float32_rounding_in_the_model``), which a
+  torch level run in float64 gets wrong by far more than the tolerance.
+
+  And inputs a verify() tried only on its own lower()'s files and on
+  batches like the example's does not expect: an empty batch
+  (``verify_empty_batch``: every error is a maximum over nothing, 0); an
+  input that requires grad (``verify_inputs_require_grad``); an .onnx file
+  whose weights are in ``model.onnx.data`` beside it
+  (``verify_external_data``: a session built from the file's bytes cannot
+  find them); and two more pairs of calls on the same paths, one where only
+  the external data changes while the .onnx file stays byte for byte the
+  same (``verify_twice_external_data``: a cache keyed on the .onnx file's
+  content), one where every file keeps its size and gets the same fixed
+  modification time (``verify_twice_timestamps_kept``: a cache keyed on
+  path, mtime and size).
 """
 
 from __future__ import annotations
@@ -45,8 +79,10 @@ from probe_common import (
     MLPBlock,
     TwoHeads,
     build_artifacts,
+    build_two_function_artifacts,
     lowering_case,
     observe_report,
+    repeated_verification_case,
     run_levels,
     verification_case,
 )
@@ -141,6 +177,84 @@ class ClippedMLP(nn.Module):
         return self.fc2(h)
 
 
+class Center(nn.Module):
+    """Its input minus the mean over the last dim: the other function of a two-function module."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x - x.mean(dim=-1, keepdim=True)
+
+
+class TokenKeys(nn.Module):
+    """int64 token ids in; their mean embedding and an int64 key per token out, ``id * 2**26 + position``.
+
+    The keys are above 2**24, where float32 holds only even integers (and
+    from 2**26 only multiples of 8). Positions count from 1 when every row
+    starts with the BOS token: a Python `if` on a tensor value, which tracing
+    records as the branch the example took. An export from an example
+    without a leading BOS then gives keys one less than PyTorch's for inputs
+    with one.
+    """
+
+    BOS = 1
+
+    def __init__(self, vocab: int = 50) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, D)
+
+    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        positions = torch.arange(ids.shape[1])
+        if bool((ids[:, 0] == self.BOS).all()):
+            positions = positions + 1
+        return self.embed(ids).mean(dim=1), ids * 2**26 + positions
+
+
+class RoundedInputMLP(nn.Module):
+    """Snaps its input to a grid of 1/8 with the float32 rounding trick, then a GELU MLP.
+
+    ``(v + 1.5 * 2**23) - 1.5 * 2**23`` rounds v to an integer in float32
+    (the sum has no bits below 1); in float64 it gives v back. Every step is
+    one correctly rounded float32 operation on exact values, so PyTorch,
+    onnxruntime and IREE snap to the same grid point, bit for bit: the
+    rounding is part of what the model computes.
+    """
+
+    MAGIC = 1.5 * 2**23
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(D, 4 * D)
+        self.fc2 = nn.Linear(4 * D, D)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        snapped = ((x * 8.0 + self.MAGIC) - self.MAGIC) * 0.125
+        return self.fc2(F.gelu(self.fc1(snapped)))
+
+
+class OptionalMaskHead(nn.Module):
+    """Pools normalized tokens and adds a projected context vector: inputs (x, attention_mask, context).
+
+    The attention mask is used only when ``use_mask`` is set, which it is
+    not here: in this configuration forward never reads its middle argument,
+    as a model whose mask is optional often does. The graph must take it all
+    the same: the TorchScript exporter leaves an unused argument out of the
+    graph, so its graph takes (x, context) and no longer follows forward's
+    arguments.
+    """
+
+    def __init__(self, classes: int = 4, context: int = 3) -> None:
+        super().__init__()
+        self.use_mask = False
+        self.ln = nn.LayerNorm(D)
+        self.fc = nn.Linear(D, classes)
+        self.ctx = nn.Linear(context, classes)
+
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        h = self.ln(x)
+        if self.use_mask:
+            h = h * attention_mask.unsqueeze(-1)
+        return self.fc(h.mean(dim=1)) + self.ctx(context)
+
+
 def build(cls: type[nn.Module], seed: int) -> nn.Module:
     """A model with seeded weights, in eval mode, with non-trivial normalization parameters."""
     torch.manual_seed(seed)
@@ -181,10 +295,27 @@ def ids_and_mask(batch: int, seed: int, vocab: int = 50) -> tuple[torch.Tensor, 
     return ids, mask
 
 
+def tokens_mask_context(batch: int, seed: int) -> tuple[torch.Tensor, ...]:
+    """(x, attention_mask, context) for ``OptionalMaskHead``: the mask marks the first (i % SEQ) + 1 tokens of row i."""
+    (x,) = tokens(batch, seed=seed)
+    lengths = torch.arange(batch) % SEQ + 1
+    mask = (torch.arange(SEQ)[None, :] < lengths[:, None]).to(torch.float32)
+    return x, mask, randn(batch, 3, seed=seed + 1)
+
+
+def token_ids(batch: int, seed: int, bos: bool, vocab: int = 50) -> tuple[torch.Tensor, ...]:
+    """Ids from 2 up (no padding id 0, no BOS 1), with the BOS token in front of every row if ``bos``."""
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(2, vocab, (batch, SEQ), generator=gen, dtype=torch.int64)
+    if bos:
+        ids[:, 0] = TokenKeys.BOS
+    return (ids,)
+
+
 # ---------------------------------------------------------------- lowering
 
 
-@probe(category="lowering", check="levels_match_torch", hints=["dynamic-batch", "mlir-import"])
+@probe(category="lowering", check="levels_match_torch", hints=["dynamic-batch", "mlir-import", "graph-inputs"])
 def lower_mlp_other_batches(solution: Any) -> dict[str, Any]:
     """MLP block lowered from a batch-2 example, run at batch 1 and batch 5."""
     model = build(MLPBlock, seed=10)
@@ -219,17 +350,24 @@ def lower_signal_ops(solution: Any) -> dict[str, Any]:
     return lowering_case(solution, model, signals(2, seed=1400), [signals(3, seed=1401)])
 
 
+@probe(category="lowering", check="levels_match_torch", hints=["graph-inputs", "dynamic-batch"])
+def lower_unused_forward_argument(solution: Any) -> dict[str, Any]:
+    """forward(x, attention_mask, context) that never reads attention_mask: the graph still takes all three, at batch 3."""
+    model = build(OptionalMaskHead, seed=15)
+    return lowering_case(solution, model, tokens_mask_context(2, seed=1500), [tokens_mask_context(3, seed=1501)])
+
+
 # ---------------------------------------------------------------- verification
 
 
-@probe(category="verification", check="report_is_consistent", hints=["report-definition", "which-pair", "function-name"])
+@probe(category="verification", check="report_is_consistent", hints=["report-definition", "which-pair", "function-name", "float32-torch"])
 def verify_faithful_mlp(solution: Any) -> dict[str, Any]:
     """A faithful lowering of an MLP block, verified at batch 5: every error is float32 rounding."""
     model = build(MLPBlock, seed=20)
     return verification_case(solution, model, tokens(2, seed=2000), tokens(5, seed=2001), "mlp_block")
 
 
-@probe(category="verification", check="report_is_consistent", hints=["every-output", "report-definition"])
+@probe(category="verification", check="report_is_consistent", hints=["every-output", "report-definition", "float32-torch"])
 def verify_attention_two_outputs(solution: Any) -> dict[str, Any]:
     """A faithful lowering of an attention block with two outputs: every output, every level."""
     model = build(AttentionBlock, seed=21)
@@ -285,3 +423,138 @@ def verify_model_left_in_training_mode(solution: Any) -> dict[str, Any]:
     model.train()
     report = solution.verify(model, dict(artifacts), inputs)
     return {"truth": truth, "report": observe_report(report)}
+
+
+@probe(category="verification", check="report_is_consistent", hints=["function-name"])
+def verify_function_among_several(solution: Any) -> dict[str, Any]:
+    """The vmfb exports two functions, the model second, and the .onnx graph has another name.
+
+    The module holds ``center`` (its input minus its mean, same input type,
+    same output shape), then ``mlp_block``, the model; the .onnx file keeps
+    torch.onnx's graph name "main_graph". Only ``artifacts["function"]``
+    names the model: a verify() that takes the ONNX graph's name, the first
+    function of the .mlir file or the first export of the module calls
+    another function or none.
+    """
+    model = build(MLPBlock, seed=28)
+    artifacts = build_two_function_artifacts(model, tokens(2, seed=2800), "mlp_block", Center(), "center")
+    inputs = tokens(3, seed=2801)
+    truth = run_levels(model, artifacts, inputs)
+    report = solution.verify(model, dict(artifacts), inputs)
+    return {"truth": truth, "report": observe_report(report)}
+
+
+@probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "report-definition"])
+def verify_twice_same_paths(solution: Any) -> dict[str, Any]:
+    """Two verify() calls in one process: two MLP blocks lowered one after the other into the same files.
+
+    The second lowering writes its .onnx, .mlir and .vmfb over the first's,
+    at the same paths and with the same function name, and the inputs are
+    the same values. A verify() that keeps an onnxruntime session or an
+    IREE module by path reports the first model's outputs for the second.
+    """
+    first, second = build(MLPBlock, seed=26), build(MLPBlock, seed=27)
+    calls = [(first, tokens(2, seed=2600), tokens(4, seed=2601)), (second, tokens(2, seed=2700), tokens(4, seed=2601))]
+    return repeated_verification_case(solution, calls, "mlp_block")
+
+
+@probe(category="verification", check="report_is_consistent", hints=["float32-torch", "report-definition"])
+def verify_float32_rounding_in_the_model(solution: Any) -> dict[str, Any]:
+    """A model whose float32 rounding is part of what it computes: the torch level is model(*inputs) as given.
+
+    ``RoundedInputMLP`` snaps its input to a 1/8 grid with the float32
+    rounding trick; the three levels agree on the grid, and the lowering is
+    faithful (errors of float32 rounding). A torch level run in float64 (a
+    "more exact" copy of the model) skips the snapping and is off by up to
+    0.06 before the MLP.
+    """
+    model = build(RoundedInputMLP, seed=29)
+    return verification_case(solution, model, tokens(2, seed=2900), tokens(5, seed=2901), "rounded_mlp")
+
+
+@probe(category="verification", check="report_is_consistent", hints=["large-int64", "which-pair", "report-definition"])
+def verify_int64_keys_above_2_24(solution: Any) -> dict[str, Any]:
+    """int64 keys above 2**24 that differ by exactly 1 between PyTorch and the exported graph.
+
+    ``TokenKeys`` is exported from ids without a leading BOS token and
+    verified on ids with one: PyTorch's keys are ``id * 2**26 + position +
+    1``, onnxruntime's and IREE's one less. The true ``*_vs_torch`` max_abs
+    is 1 (the float output's drift is about 1e-8). Through float32 the keys
+    lose their low bits: both sides round to the same multiple of 8 (an
+    error of 0), or one side does (errors of 7 or 8), never 1.
+    """
+    model = build(TokenKeys, seed=30)
+    return verification_case(solution, model, token_ids(2, seed=3000, bos=False), token_ids(6, seed=3001, bos=True), "token_keys")
+
+
+@probe(category="verification", check="report_is_consistent", hints=["any-batch", "report-definition"])
+def verify_empty_batch(solution: Any) -> dict[str, Any]:
+    """A faithful lowering of an MLP block, verified on a batch of size 0.
+
+    Every level runs it and returns outputs with a batch of 0, so every
+    error is a maximum over no element at all: 0. A verify() whose maxima
+    cannot start from an empty set (``ndarray.max()`` with no ``initial``)
+    raises instead of reporting.
+    """
+    model = build(MLPBlock, seed=31)
+    return verification_case(solution, model, tokens(2, seed=3100), tokens(0, seed=3101), "mlp_block")
+
+
+@probe(category="verification", check="report_is_consistent", hints=["any-batch", "input-dtypes"])
+def verify_inputs_require_grad(solution: Any) -> dict[str, Any]:
+    """A faithful lowering of the two-output block, verified on an input that requires grad.
+
+    The input comes as it would from a training loop or an attribution
+    run (``requires_grad=True``). The torch level runs it under no_grad; the
+    runtimes need plain arrays, which ``t.numpy()`` refuses to give for a
+    tensor that requires grad (``t.detach().numpy()`` does).
+    """
+    model = build(TwoHeads, seed=32)
+    (x,) = tokens(3, seed=3201)
+    return verification_case(solution, model, tokens(2, seed=3200), (x.requires_grad_(True),), "two_heads")
+
+
+@probe(category="verification", check="report_is_consistent", hints=["external-data", "report-definition"])
+def verify_external_data(solution: Any) -> dict[str, Any]:
+    """An MLP block whose .onnx file keeps its weights in model.onnx.data beside it, as the dynamo exporter writes it.
+
+    onnxruntime finds the weights through the .onnx file's path; a session
+    built from the file's bytes (``InferenceSession(f.read())``) has no
+    folder to look in and refuses the model.
+    """
+    model = build(MLPBlock, seed=33)
+    artifacts = build_artifacts(model, tokens(2, seed=3300), "mlp_block", external_data=True)
+    inputs = tokens(4, seed=3301)
+    truth = run_levels(model, artifacts, inputs)
+    report = solution.verify(model, dict(artifacts), inputs)
+    return {"truth": truth, "report": observe_report(report)}
+
+
+@probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "external-data"])
+def verify_twice_external_data(solution: Any) -> dict[str, Any]:
+    """Two verify() calls on two MLP blocks lowered into the same folder, weights in model.onnx.data.
+
+    The two models share their architecture, so the second .onnx file is
+    byte for byte the first: only model.onnx.data (and the .mlir and .vmfb
+    files) change. A verify() that keys its sessions on the .onnx file's
+    content alone reports the first model's onnxruntime outputs for the
+    second.
+    """
+    first, second = build(MLPBlock, seed=34), build(MLPBlock, seed=35)
+    calls = [(first, tokens(2, seed=3400), tokens(3, seed=3401)), (second, tokens(2, seed=3500), tokens(3, seed=3401))]
+    return repeated_verification_case(solution, calls, "mlp_block", external_data=True)
+
+
+@probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "report-definition"])
+def verify_twice_timestamps_kept(solution: Any) -> dict[str, Any]:
+    """Two verify() calls on two MLP blocks rewritten at the same paths with the same sizes and modification times.
+
+    After each lowering every file gets the same fixed mtime, as a copy
+    that keeps timestamps (``shutil.copy2``, ``rsync -t``) or a
+    reproducible build leaves it; the models share their architecture, so
+    the sizes repeat too. A verify() that keys its cache on (path, mtime,
+    size) reports the first model's outputs for the second.
+    """
+    first, second = build(MLPBlock, seed=36), build(MLPBlock, seed=37)
+    calls = [(first, tokens(2, seed=3600), tokens(5, seed=3601)), (second, tokens(2, seed=3700), tokens(5, seed=3601))]
+    return repeated_verification_case(solution, calls, "mlp_block", fixed_mtime=True)

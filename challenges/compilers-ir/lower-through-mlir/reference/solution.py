@@ -5,6 +5,9 @@ lower:
   self-contained file, exports in eval mode), with ``dynamic_axes`` making
   dim 0 of every input a named dimension. Without it the batch is frozen at
   the example's size in the ONNX file, in the MLIR types and in the vmfb.
+  The TorchScript exporter leaves out of the graph an argument that
+  ``forward`` never reads (an optional attention mask, say); it is put back,
+  in its place, so that the graph's inputs are exactly forward's arguments.
 - MLIR: iree-import-onnx, run in this process through the console script's
   own entry point (the script is not on the sandbox's PATH). It writes the
   model in the torch dialect, one ``torch.operator "onnx.X"`` per ONNX node,
@@ -64,6 +67,7 @@ def lower(model: torch.nn.Module, example_inputs: tuple[torch.Tensor, ...], work
             input_names=names,
             dynamic_axes={name: {0: "batch"} for name in names},
         )
+    keep_every_argument(onnx_path, names, example_inputs)
 
     # iree-import-onnx model.onnx -o model.mlir, in-process.
     from iree.compiler.tools.import_onnx.__main__ import main, parse_arguments
@@ -79,6 +83,24 @@ def lower(model: torch.nn.Module, example_inputs: tuple[torch.Tensor, ...], work
     # The importer names the function after the ONNX graph ("main_graph" for torch.onnx).
     function = onnx.load(onnx_path, load_external_data=False).graph.name
     return {"onnx": onnx_path, "mlir": mlir_path, "vmfb": vmfb_path, "function": function}
+
+
+def keep_every_argument(onnx_path: str, names: list[str], example_inputs: tuple[torch.Tensor, ...]) -> None:
+    """Give the graph one input per forward argument, in order: put back the ones the exporter dropped as unused."""
+    proto = onnx.load(onnx_path)
+    inputs = {arg.name: arg for arg in proto.graph.input}
+    if [arg.name for arg in proto.graph.input] == names:
+        return
+    kept = []
+    for name, example in zip(names, example_inputs, strict=True):
+        if name in inputs:
+            kept.append(inputs[name])
+        else:  # never read by the model: an input all the same, dynamic batch, the example's other sizes and dtype
+            dtype = onnx.helper.np_dtype_to_tensor_dtype(example.detach().numpy().dtype)
+            kept.append(onnx.helper.make_tensor_value_info(name, dtype, ["batch", *example.shape[1:]]))
+    del proto.graph.input[:]
+    proto.graph.input.extend(kept)
+    onnx.save(proto, onnx_path)
 
 
 # ---------------------------------------------------------------- verify

@@ -94,4 +94,6 @@ def tiles_match(actual: Any, expected: Any) -> tuple[bool, str]:
         ]
         if wrong:
             return False, f"{name}: " + "; ".join(wrong)
+    if not want:
+        return True, "no dispatch function: an empty dict"
     return True, "; ".join(f"{n}: {e['root']} workgroup {e['workgroup']} vector {e['vector']}" for n, e in want.items())

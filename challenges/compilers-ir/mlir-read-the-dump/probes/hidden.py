@@ -39,6 +39,19 @@ The programs and what makes each one worth asking about:
 - ``BRANCHY``: a matmul or a transpose, chosen by an ``scf.if``: the host
   program launches its two dispatches from inside the branches, so the
   ``flow.dispatch`` ops are nested in regions, not in the function's body.
+- ``DEAD_MATMUL``: a matmul whose result is never used, beside an
+  elementwise add. The first ``canonicalize`` on the host function erases
+  it (dump 2), long before dispatch formation, and adds no op name: the
+  answer's ``became`` is empty. A candidate who looks for the matmul only
+  inside executables, or only from the flow phase on, answers None.
+  (Red team round 1.)
+- ``CF_BRANCHES``: a host function that branches between blocks with
+  ``cf.cond_br``: one branch holds that dead matmul and an add, the other a
+  generic whose body is written with vector ops. The dead matmul, the
+  vector ops of dump 0 and both ``flow.dispatch`` launches all sit outside
+  the function's entry block, so a candidate whose walk visits only the
+  first block of each region answers None, a later dump, and 0 launches.
+  (Red team round 1.)
 - ``SORT``: two ``iree_linalg_ext.sort`` ops, of a matrix along its rows
   and of a vector: the dispatches' roots are not ``linalg`` ops at all. The
   matrix sort's configuration has no ``vector_reduction`` level, the vector
@@ -177,6 +190,56 @@ func.func @main(%x: tensor<4x64xf32>, %y: tensor<64xf32>) -> (tensor<4x64xf32>, 
 """
 
 
+DEAD_MATMUL = """
+func.func @main(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %unused = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %sum : tensor<32x32xf32>
+}
+"""
+
+CF_BRANCHES = """
+func.func @main(%flag: i1, %a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  cf.cond_br %flag, ^add, ^reduce
+^add:
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %unused = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  cf.br ^done(%sum : tensor<32x32xf32>)
+^reduce:
+  %twice = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %v = vector.broadcast %x : f32 to vector<2xf32>
+    %s = vector.reduction <add>, %v : vector<2xf32> into f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  cf.br ^done(%twice : tensor<32x32xf32>)
+^done(%r: tensor<32x32xf32>):
+  return %r : tensor<32x32xf32>
+}
+"""
+
+
 # ---------------------------------------------------------------- matmul
 
 
@@ -216,6 +279,19 @@ def batch_matmul_lowered(solution: Any) -> Any:
     """matmul_lowered on a batched matmul."""
     return matmul_case(solution, BATCH_ONLY)
 
+
+@probe(category="matmul", check="matmul_matches", hints=["exact-rule", "walk-ops"])
+def dead_matmul_lowered(solution: Any) -> Any:
+    """matmul_lowered on a matmul whose result is never used (erased on the host, before dispatch formation)."""
+    return matmul_case(solution, DEAD_MATMUL)
+
+
+@probe(category="matmul", check="matmul_matches", hints=["walk-ops", "exact-rule"])
+def cf_branches_lowered(solution: Any) -> Any:
+    """matmul_lowered on a host function that branches between blocks (cf.cond_br), with a dead matmul in a branch."""
+    return matmul_case(solution, CF_BRANCHES)
+
+
 # ---------------------------------------------------------------- dispatch
 
 
@@ -247,6 +323,12 @@ def data_tiled_matmul_dispatches(solution: Any) -> Any:
 def branchy_dispatches(solution: Any) -> Any:
     """dispatch_count on a program that picks one of two computations with an scf.if."""
     return dispatch_case(solution, BRANCHY)
+
+
+@probe(category="dispatch", check="dispatches_match", hints=["walk-ops", "flow-phase"])
+def cf_branches_dispatches(solution: Any) -> Any:
+    """dispatch_count on a host function that branches between blocks (cf.cond_br), a dispatch in each branch."""
+    return dispatch_case(solution, CF_BRANCHES)
 
 
 # ---------------------------------------------------------------- vector
@@ -281,6 +363,13 @@ def odd_matmul_vector(solution: Any) -> Any:
 def vector_body_vector(solution: Any) -> Any:
     """first_vector_pass on an elementwise generic whose body is written with vector ops."""
     return vector_case(solution, VECTOR_BODY)
+
+
+@probe(category="vector", check="vector_matches", hints=["walk-ops", "exact-rule"])
+def cf_branches_vector(solution: Any) -> Any:
+    """first_vector_pass on a host function that branches between blocks (cf.cond_br), vector ops in a branch."""
+    return vector_case(solution, CF_BRANCHES)
+
 
 # ---------------------------------------------------------------- tiles
 
@@ -319,3 +408,15 @@ def two_different_matmuls_tiles(solution: Any) -> Any:
 def sort_tiles(solution: Any) -> Any:
     """tile_sizes on two sorts, of a matrix along its rows and of a vector (levels missing from their configurations)."""
     return tiles_case(solution, SORT)
+
+
+@probe(category="tiles", check="tiles_match", hints=["root-op"])
+def reshape_only_tiles(solution: Any) -> Any:
+    """tile_sizes on a program that only reshapes its input (no dispatch function: an empty dict)."""
+    return tiles_case(solution, RESHAPE_ONLY)
+
+
+@probe(category="tiles", check="tiles_match", hints=["root-op", "config-levels"])
+def cf_branches_tiles(solution: Any) -> Any:
+    """tile_sizes on a host function that branches between blocks (cf.cond_br), a dispatch in each branch."""
+    return tiles_case(solution, CF_BRANCHES)

@@ -34,6 +34,14 @@ def _outputs_problem(actual: Any, expected: Any) -> str | None:
                 g, e = _arr(got.get(name)), _arr(ref_t)
                 if g is None:
                     return f"{where}: the folded model has no output {name!r}"
+                if e.dtype.kind == "S":  # a string output (UTF-8 bytes): equal or not, no values shown
+                    if g.dtype.kind != "S" or g.shape != e.shape:
+                        return f"{where}: output {name!r} is not a string tensor of shape {list(e.shape)} like the original's"
+                    bad = g != e
+                    if bad.any():
+                        return (f"{where}: string output {name!r} differs from the original model's at {int(bad.sum())} of "
+                                f"{g.size} elements; first at flat index {int(np.argmax(bad))}")
+                    continue
                 if g.shape != e.shape or g.dtype != e.dtype:
                     return f"{where}: output {name!r} is {g.dtype}{list(g.shape)}, the original gives {e.dtype}{list(e.shape)}"
                 gv, ev = g.astype(np.float64), e.astype(np.float64)
@@ -69,3 +77,14 @@ def folded_ok(actual: Any, expected: Any) -> tuple[bool, str]:
     if actual.get("initializers") != expected["initializers"]:
         return False, f"the folded graph has {actual.get('initializers')} initializers; expected {expected['initializers']}"
     return True, f"valid, same outputs, {_fmt_counts(expected['op_counts'])} and {expected['initializers']} initializers"
+
+
+def generated_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Generated models: one record per case, "ok <op counts> sub:<nodes in bodies> init:<initializers>" or what went wrong."""
+    if not isinstance(actual, list) or len(actual) != len(expected) or not all(isinstance(a, str) for a in actual):
+        return False, "the probe's observation is malformed"
+    wrong = [k for k, (a, e) in enumerate(zip(actual, expected, strict=True)) if a != e]
+    if wrong:
+        k = wrong[0]
+        return False, f"{len(wrong)} of {len(expected)} generated models differ; first, case {k}: {actual[k]!r}, expected {expected[k]!r}"
+    return True, f"{len(expected)} generated models folded as the rules say"

@@ -50,7 +50,14 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], times: int = 1) ->
     opts.log_severity_level = 3
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
-    return [dict(zip(names, sess.run(None, feeds), strict=True)) for _ in range(times)]
+    return [dict(zip(names, map(_plain, sess.run(None, feeds)), strict=True)) for _ in range(times)]
+
+
+def _plain(value: Any) -> Any:
+    """A string output (onnxruntime gives an object array of str) as UTF-8 bytes: object arrays are no observations."""
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return np.char.encode(value.astype(str), "utf-8")
+    return value
 
 
 def _short(exc: BaseException) -> str:

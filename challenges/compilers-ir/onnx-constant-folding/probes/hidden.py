@@ -6,17 +6,702 @@ calls ``fold_constants`` on a copy, and observes the folded model: whether
 number of initializers, its interface, and its onnxruntime outputs for the
 same feeds. The check ``folded_ok`` compares the structure with the
 reference's folded model and the outputs with the *original* model's.
+
+Five more probes fold models drawn by a seeded generator (below), 20 to 40
+each, and observe one short record per model (check ``generated_ok``). The
+four hand-written probes in the "red team round 2" section come from that
+round (body inputs that reuse an outer name, omitted outputs of folded nodes,
+Dropout), and the last five from round 3 (empty names in optional input
+slots and on both sides of liveness, large folded values, string and float8
+values).
 """
 
 from __future__ import annotations
 
+import copy
+from collections import Counter
 from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
-from probe_common import F32, const, fold_case, init, make, randn, vi
+from onnx import TensorProto, helper, numpy_helper
+from probe_common import F32, const, fold_case, init, make, randn, run, vi
 from probekit import probe
+
+# ---------------------------------------------------------------- generated models
+# A seeded generator of valid models over every construct the statement allows: constant subgraphs of many op
+# kinds (Constant nodes in each attribute form, shared initializers, omitted optional inputs, intermediates of other
+# ranks and dtypes, multi-output nodes with unused outputs, folded nodes with omitted optional outputs before a
+# present one, Dropout with and without a training_mode input and with "" in its optional slots, dead nodes of the input
+# with an omitted output, values of more than 65536 elements sliced back), Identity chains (into graph outputs, from graph inputs
+# and overridable initializers, sources also read before or after the Identity), graph outputs also read, unread
+# graph inputs and initializers, value_info, names that look like names a pass would make up, If, Loop and Scan
+# bodies reading outer names at depth 1 and 2, body inputs that reuse an outer name (read by the bodies nested in
+# that body, and read as the outer tensor by sibling bodies and by the graph holding the node), nodes of other
+# domains, random ops, and a random topological order. Each
+# case is judged by semantics (check_model, onnxruntime on the original against the result on two feeds, the
+# second one feeding the overridable initializers) and by the counts the rules give (the reference's record).
+
+F64, I64, BOOL = TensorProto.DOUBLE, TensorProto.INT64, TensorProto.BOOL
+_SUFFIXES = ("_folded", "_const", "_fold", "_init", "_0", "__1", "_out", "_cst")
+_SHAPES = ([2, 3], [3, 4], [2, 1, 3], [4], [3, 2, 2])
+_UNARY = ("Neg", "Relu", "Abs", "Tanh", "Sigmoid", "Sin", "Softsign")
+_BINARY = ("Add", "Sub", "Mul", "Max", "Min")
+_RANDOM_LIKE = ("RandomUniformLike", "RandomNormalLike")
+
+
+class _Gen:
+    """One random valid model: a pool of float32 tensors of one shape, grown by constructs."""
+
+    def __init__(self, seed: int, *, ident: float, sub: float, dom: float, rand: float, fold: float) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.p = {"ident": ident, "sub": sub, "dom": dom, "rand": rand, "fold": fold}
+        self.shape = list(_SHAPES[int(self.rng.integers(len(_SHAPES)))])
+        if dom:
+            self.shape = [2, 3] if self.rng.random() < 0.5 else [3, 4]
+        self.opset = int(self.rng.choice([13, 15, 17, 18]))
+        self.nodes: list[tuple[onnx.NodeProto, set[str]]] = []  # (node, every name it reads, subgraphs included)
+        self.inits: list[onnx.TensorProto] = []
+        self.inputs: list[onnx.ValueInfoProto] = []
+        self.outputs: list[str] = []
+        self.value_info: list[onnx.ValueInfoProto] = []
+        self.feeds: list[dict[str, np.ndarray]] = [{}, {}]
+        self.const: list[str] = []  # float32 tensors of self.shape by kind
+        self.var: list[str] = []
+        self.fixed: list[str] = []  # graph inputs and overridable initializers (an Identity of one stays)
+        self.renamed: list[str] = []  # Identity outputs, and sources of Identities into graph outputs
+        self.taken: set[str] = set()
+        self.domains: dict[str, int] = {}
+        self.random = False
+        self.flag: str | None = None
+        self.n = 0
+        self.avoid: set[str] = set()  # names a body being built must not read from outside (see no_capture)
+
+    # ---- names and values
+    def name(self, base: str = "t") -> str:
+        while True:
+            self.n += 1
+            r = self.rng.random()
+            if r < 0.25 and self.taken:
+                other = sorted(self.taken)[int(self.rng.integers(len(self.taken)))]
+                cand = other + _SUFFIXES[int(self.rng.integers(len(_SUFFIXES)))]
+            elif r < 0.35:
+                cand = f"{base}_{self.n}_Constant_output_0"
+            else:
+                cand = f"{base}{self.n}"
+            if cand not in self.taken:
+                self.taken.add(cand)
+                return cand
+
+    def value(self, shape=None, dtype=np.float32) -> np.ndarray:
+        shape = self.shape if shape is None else shape
+        if dtype == np.int64:
+            return self.rng.integers(-3, 4, size=shape).astype(np.int64)
+        return (self.rng.standard_normal(shape) * 1.5).astype(dtype)
+
+    def chance(self, p: float) -> bool:
+        return bool(self.rng.random() < p)
+
+    def pick(self, names: list[str]) -> str:
+        return names[int(self.rng.integers(len(names)))]
+
+    def operand(self, want_const: bool | None = None) -> str:
+        if want_const is None:
+            want_const = self.chance(self.p["fold"])
+        pool = self.const if (want_const and self.const) or not self.var else self.var
+        return self.pick(pool)
+
+    # ---- building blocks
+    def add(self, op: str, inputs: list[str], n_out: int = 1, domain: str = "", extra_reads=(), omit=(), **attrs) -> list[str]:
+        outs = ["" if j in omit else self.name(op[:3].lower()) for j in range(n_out)]
+        node = helper.make_node(op, inputs, outs, domain=domain, **attrs)
+        if self.chance(0.3):
+            node.name = self.name("node")
+        self.nodes.append((node, {i for i in inputs if i} | set(extra_reads)))
+        return outs
+
+    def init(self, value: np.ndarray, base: str = "w") -> str:
+        name = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def constant_node(self, value: np.ndarray) -> str:
+        v = np.asarray(value)
+        r = self.rng.random()
+        if v.dtype == np.float32 and v.ndim == 0 and r < 0.5:
+            return self.add("Constant", [], value_float=float(v))[0]
+        if v.dtype == np.float32 and v.ndim == 1 and r < 0.5:
+            return self.add("Constant", [], value_floats=[float(a) for a in v])[0]
+        if v.dtype == np.int64 and v.ndim == 1 and r < 0.5:
+            return self.add("Constant", [], value_ints=[int(a) for a in v])[0]
+        if v.dtype == np.int64 and v.ndim == 0 and r < 0.5:
+            return self.add("Constant", [], value_int=int(v))[0]
+        return self.add("Constant", [], value=numpy_helper.from_array(v))[0]
+
+    def literal(self, value: np.ndarray, base: str = "k") -> str:
+        """A constant as an initializer or a Constant node (sometimes an existing one: shared)."""
+        return self.init(value, base) if self.chance(0.5) else self.constant_node(value)
+
+    def broadcast_const(self) -> str:
+        """A scalar or a row that broadcasts against the pool's shape."""
+        return self.literal(self.value([]) if self.chance(0.5) else self.value([self.shape[-1]]))
+
+    # ---- constructs: each takes float32 tensors of self.shape and makes one
+    def construct(self, a: str) -> str:
+        r = int(self.rng.integers(19))
+        s = self.shape
+        if r == 0:
+            return self.add(self.pick(list(_UNARY)), [a])[0]
+        if r == 1:
+            b = self.operand() if self.chance(0.7) else self.broadcast_const()
+            return self.add(self.pick(list(_BINARY)), [a, b] if self.chance(0.5) else [b, a])[0]
+        if r == 2:  # Reshape to rank 1 and back, shape tensors as Constant or initializer
+            flat = self.add("Reshape", [a, self.literal(np.array([-1], np.int64))])[0]
+            flat = self.add(self.pick(list(_UNARY)), [flat])[0]
+            return self.add("Reshape", [flat, self.literal(np.array(s, np.int64))])[0]
+        if r == 3:  # Transpose and back
+            perm = list(range(len(s)))[::-1]
+            t = self.add("Transpose", [a], perm=perm)[0]
+            t = self.add(self.pick(list(_UNARY)), [t])[0]
+            return self.add("Transpose", [t], perm=perm)[0]
+        if r == 4:  # through float64
+            d = self.add("Cast", [a], to=F64)[0]
+            d = self.add("Mul", [d, self.literal(np.float64(self.rng.uniform(0.5, 2.0)))])[0]
+            return self.add("Cast", [d], to=F32)[0]
+        if r == 5:  # an int64 path: exact values, Range, Shape, Size
+            k = self.literal(self.value(dtype=np.int64), "ik")
+            if self.chance(0.5):
+                sz = self.add("Size", [a])[0]
+                k = self.add("Add", [k, sz])[0]
+            kf = self.add("Cast", [k], to=F32)[0]
+            return self.add("Add", [a, kf])[0]
+        if r == 6:  # Range, reshaped to the pool's shape
+            n = int(np.prod(s))
+            rg = self.add("Range", [self.literal(np.int64(0)), self.literal(np.int64(n)), self.literal(np.int64(1))])[0]
+            rg = self.add("Reshape", [self.add("Cast", [rg], to=F32)[0], self.literal(np.array(s, np.int64))])[0]
+            return self.add("Sub", [a, rg])[0]
+        if r == 7:  # Split (multi-output), joined back in another order or one half dead
+            ax = len(s) - 1
+            if s[ax] < 2:
+                return self.add("Neg", [a])[0]
+            k = int(self.rng.integers(1, s[ax]))
+            p0, p1 = self.add("Split", [a, self.literal(np.array([k, s[ax] - k], np.int64))], n_out=2, axis=ax)
+            p1 = self.add(self.pick(list(_UNARY)), [p1])[0]
+            return self.add("Concat", [p1, p0] if self.chance(0.5) else [p0, p1], axis=ax)[0]
+        if r == 8:  # TopK over the last axis: values or indices
+            vals, idx = self.add("TopK", [a, self.literal(np.array([s[-1]], np.int64))], n_out=2, axis=-1)
+            if self.chance(0.5):
+                return vals
+            return self.add("Add", [a, self.add("Cast", [idx], to=F32)[0]])[0]
+        if r == 9:  # Unsqueeze (rank + 1), ReduceSum back
+            u = self.add("Unsqueeze", [a, self.literal(np.array([0], np.int64))])[0]
+            return self.add("ReduceSum", [u, self.literal(np.array([0], np.int64))], keepdims=0)[0]
+        if r == 10:  # Shape and ConstantOfShape
+            sh = self.add("Shape", [a])[0]
+            c = self.add("ConstantOfShape", [sh], value=numpy_helper.from_array(np.array([self.rng.uniform(0.5, 2)], np.float32)))[0]
+            return self.add("Mul", [a, c])[0]
+        if r == 11:  # Clip with an omitted bound
+            lo, hi = self.literal(np.float32(-0.5)), self.literal(np.float32(0.7))
+            return self.add("Clip", [a, "", hi] if self.chance(0.5) else [a, lo])[0]
+        if r == 12:  # Slice with omitted axes: reverses axis 0
+            st, en = self.literal(np.array([-1], np.int64)), self.literal(np.array([-(2**62)], np.int64))
+            return self.add("Slice", [a, st, en, "", self.literal(np.array([-1], np.int64))])[0]
+        if r == 13:  # Where on a comparison
+            cond = self.add("Greater", [a, self.operand()])[0]
+            return self.add("Where", [cond, a, self.operand()])[0]
+        if r == 14:  # Gather along axis 0 with a permutation
+            perm = self.rng.permutation(s[0]).astype(np.int64)
+            return self.add("Gather", [a, self.literal(perm)], axis=0)[0]
+        if r == 15:  # a reduction that keeps dims, broadcast back
+            red = self.add("ReduceSum", [a, self.literal(np.array([len(s) - 1], np.int64))], keepdims=1)[0]
+            return self.add("Sub", [a, red])[0]
+        if r == 16:
+            return self.omitted_outputs(a)
+        if r == 17:
+            return self.large(a)
+        return self.add("Identity", [a])[0]
+
+    def large(self, a: str) -> str:
+        """A value of more than 65536 elements (an Expand or a Tile along a new or the first axis), one slice of it
+        taken back exactly: folded like any other when ``a`` is constant, whatever its size."""
+        s = self.shape
+        k = -(-70000 // int(np.prod(s)))
+        if self.chance(0.5):
+            big = self.add("Expand", [a, self.literal(np.array([k, *s], np.int64))])[0]
+            return self.add("Gather", [big, self.literal(np.int64(int(self.rng.integers(k))))], axis=0)[0]
+        big = self.add("Tile", [a, self.literal(np.array([k] + [1] * (len(s) - 1), np.int64))])[0]
+        j = int(self.rng.integers(k)) * s[0]
+        ends = np.array([j + s[0]], np.int64)
+        return self.add("Slice", [big, self.literal(np.array([j], np.int64)), self.literal(ends), self.literal(np.array([0], np.int64))])[0]
+
+    def omitted_outputs(self, a: str) -> str:
+        """A node with an omitted optional output ("") before a present one, or a Dropout out of training mode.
+        (Unique is exact: LayerNormalization's values from the reference evaluator and onnxruntime differ in the last
+        bits, which a TopK downstream can turn into different indices; the hand-written probe has one.)"""
+        if self.chance(0.5):  # Unique of an int64 constant, a middle output omitted and a later one used
+            vals = self.rng.integers(-2, 3, size=int(self.rng.integers(3, 8))).astype(np.int64)
+            omit, used = [((1, 2), 3), ((1, 3), 2), ((2,), 3), ((1,), 2)][int(self.rng.integers(4))]
+            outs = self.add("Unique", [self.literal(vals, "ik")], n_out=4, omit=omit, sorted=1)
+            total = self.add("ReduceSum", [self.add("Cast", [outs[used]], to=F32)[0]], keepdims=0)[0]
+            scale = self.add("Mul", [total, self.literal(np.float32(0.125))])[0]
+            return self.add(self.pick(["Add", "Sub"]), [a, scale])[0]
+        # Dropout: without training_mode (absent or "", ratio too) it folds; given one (here a constant false) it stays
+        ratio = self.literal(np.float32(0.5))
+        ins = [[a], [a, ratio], [a, "", self.literal(np.array(False))], [a, ratio, ""], [a, "", ""]][int(self.rng.integers(5))]
+        out = self.add("Dropout", ins, n_out=2 if self.chance(0.5) else 1, seed=int(self.rng.integers(1, 100)))[0]
+        if self.var and self.chance(0.5):  # a dead node of the input with an omitted output ("") that nothing reads
+            self.add("Dropout", [self.operand(False)], n_out=2, omit=(1,))
+        return out
+
+    def kind_after(self, inputs: list[str]) -> bool:
+        return all(i in self.const for i in inputs)
+
+    # ---- the model
+    def build(self):
+        s = self.shape
+        n_in = int(self.rng.integers(1, 3))
+        for _ in range(n_in):
+            x = self.name("x")
+            self.inputs.append(helper.make_tensor_value_info(x, F32, s))
+            for f in self.feeds:
+                f[x] = self.value()
+            self.var.append(x)
+            self.fixed.append(x)
+        if self.chance(0.3):  # a graph input nobody reads
+            u = self.name("unused")
+            self.inputs.append(helper.make_tensor_value_info(u, F32, s))
+            for f in self.feeds:
+                f[u] = self.value()
+        if self.chance(0.5 if self.p["ident"] else 0.25):  # overridable initializers, read or not
+            for _ in range(int(self.rng.integers(1, 3))):
+                o = self.name("default")
+                self.inputs.append(helper.make_tensor_value_info(o, F32, s))
+                self.inits.append(numpy_helper.from_array(self.value(), o))
+                self.feeds[1][o] = self.value()
+                if self.chance(0.8):
+                    self.var.append(o)
+                    self.fixed.append(o)
+        for _ in range(int(self.rng.integers(1, 4))):
+            self.const.append(self.literal(self.value()))
+        if self.chance(0.3):
+            self.init(self.value(), "orphan")  # read by nothing
+        if self.p["dom"] or self.p["sub"]:
+            if self.chance(0.6):
+                flag = self.name("flag")
+                self.inputs.append(helper.make_tensor_value_info(flag, BOOL, []))
+                self.feeds[0][flag], self.feeds[1][flag] = np.array(True), np.array(False)
+                self.flag = flag
+            else:
+                self.flag = None
+        steps = int(self.rng.integers(6, 14))
+        for _ in range(steps):
+            self.step()
+        self.finish_outputs()
+        return self.model()
+
+    def step(self) -> None:
+        r = self.rng.random()
+        if self.p["sub"] and r < self.p["sub"]:
+            k = self.rng.random()
+            out = self.if_node(depth=1) if k < 0.5 else self.loop_node() if k < 0.75 else self.scan_node()
+            self.var.append(out)
+            return
+        if self.p["dom"] and r < self.p["sub"] + self.p["dom"]:
+            a = self.operand()
+            if self.chance(0.25):  # a model-local function named like an ONNX op: it is not the ONNX op
+                self.domains["local"] = 1
+                out = self.add("Identity", [a], domain="local")[0]
+            elif self.chance(0.5) or len(self.shape) != 2:
+                self.domains["com.microsoft"] = 1
+                out = self.add("Gelu", [a], domain="com.microsoft")[0]
+            else:
+                self.domains["ai.onnx.ml"] = 3
+                out = self.add("Scaler", [a], domain="ai.onnx.ml", offset=[0.5], scale=[1.5])[0]
+            self.var.append(out)
+            return
+        if self.p["rand"] and r < self.p["sub"] + self.p["dom"] + self.p["rand"]:
+            self.random = True
+            a = self.operand(True) if self.const else self.operand()
+            op = self.pick(list(_RANDOM_LIKE))
+            kw = {"low": -0.1, "high": 0.1} if op == "RandomUniformLike" else {"scale": 0.1}
+            out = self.add(op, [a], seed=float(self.rng.integers(1, 100)), **kw)[0]
+            self.var.append(self.add("Add", [out, self.operand()])[0])
+            return
+        if self.p["ident"] and self.chance(self.p["ident"]):
+            self.identity_step()
+            return
+        a = self.operand()
+        before = len(self.nodes)
+        out = self.construct(a)
+        reads = set().union(*(r for _, r in self.nodes[before:])) - {o for n, _ in self.nodes[before:] for o in n.output}
+        (self.const if reads <= set(self.const) | {i.name for i in self.inits if i.name not in self.fixed} else self.var).append(out)
+        if self.chance(0.15):
+            self.value_info.append(helper.make_tensor_value_info(out, F32, self.shape))
+
+    def identity_step(self) -> None:
+        r = self.rng.random()
+        produced = {o for n, _ in self.nodes for o in n.output}
+        made = [t for t in self.var if t in produced and t not in self.outputs]
+        src = self.pick(self.fixed) if r < 0.15 and self.fixed else self.pick(made) if r < 0.6 and made else self.operand()
+        out = src
+        folds = src in self.const  # an Identity of a constant is folded, not removed by a rename
+        for _ in range(int(self.rng.integers(1, 4))):
+            out = self.add("Identity", [out])[0]
+            if not folds:
+                self.renamed.append(out)
+        to_output = self.chance(0.5)
+        if to_output:
+            self.outputs.append(out)  # an Identity chain that ends in a graph output
+            if not folds:
+                self.renamed.append(src)
+        (self.const if src in self.const else self.var).append(out)
+        if self.chance(0.35):  # a second Identity of the same source, read by a node: renames chain through both
+            alias = self.add("Identity", [src])[0]
+            if not folds:
+                self.renamed.append(alias)
+            self.var.append(self.add(self.pick(list(_UNARY)), [alias])[0])
+        for _ in range(int(self.rng.integers(0, 3)) + to_output):
+            # the source is also read elsewhere, before or after the Identity in the node list
+            self.var.append(self.add(self.pick(list(_BINARY)), [src, self.operand()])[0])
+
+    # ---- subgraphs
+    def body_ops(self, reads: list[str], prefix: str, depth: int, shadow: str | None = None) -> tuple[list[onnx.NodeProto], str, set[str]]:
+        """Nodes of a body that combine outer names; at depth 1, sometimes a nested If reading main-graph names (and
+        ``shadow``, the body's own input that reuses an outer name: in the nested If it still means the body's input)."""
+        nodes, outer = [], set()
+        cur = reads[0]
+        outer.add(cur)
+        for extra in reads[1:]:
+            out = self.name(prefix)
+            nodes.append(helper.make_node(self.pick(list(_BINARY)), [cur, extra], [out]))
+            outer.add(extra)
+            cur = out
+        out = self.name(prefix)
+        # a Loop body runs several times: a bounded op keeps values (and float32 rounding) from growing
+        unary = ("Tanh", "Sigmoid", "Softsign") if prefix == "lb_" else _UNARY
+        nodes.append(helper.make_node(self.pick(list(unary)), [cur], [out]))
+        cur = out
+        if depth == 1 and self.chance(0.9 if shadow else 0.6):
+            inner_then, r1 = self.branch(depth + 1, local=cur)
+            inner_else, r2 = self.branch(depth + 1, local=shadow)
+            cond = self.cond_name(outer)
+            out = self.name("nested")
+            nodes.append(helper.make_node("If", [cond], [out], then_branch=inner_then, else_branch=inner_else))
+            outer |= (r1 | r2)
+            cur = out
+        if self.chance(0.3):
+            out = self.name(prefix)
+            nodes.append(helper.make_node("Identity", [cur], [out]))
+            cur = out
+        return nodes, cur, outer
+
+    def cond_name(self, outer: set[str]) -> str:
+        if self.flag is not None and self.chance(0.7):
+            outer.add(self.flag)
+            return self.flag
+        c = self.name("cond")
+        self.inits.append(numpy_helper.from_array(np.array(self.chance(0.5)), c))
+        outer.add(c)
+        return c
+
+    def outer_operand(self, depth: int = 1) -> str:
+        """A main-graph name for a body to read: often one that Identity removal renames."""
+        name = self.pick(self.renamed) if self.renamed and self.chance(0.3 + 0.3 * depth) else self.operand()
+        if name in self.avoid:
+            pool = [t for t in self.var + self.const if t not in self.avoid]
+            name = self.pick(pool) if pool else name
+        return name
+
+    def shadow_name(self) -> str:
+        """An outer name for a body input to reuse: mostly an Identity's output that Identity removal renames away."""
+        away = [t for t in self.renamed if t not in self.outputs]
+        return self.pick(away) if away and self.chance(0.8) else self.outer_operand(2)
+
+    def identity_group(self, name: str) -> set[str]:
+        """The names joined to ``name`` by Identity nodes so far: the only names a rename can move a read between."""
+        group, grew = {name}, True
+        while grew:
+            grew = False
+            for node, _ in self.nodes:
+                if node.op_type == "Identity" and node.domain == "" and (set(node.input) | set(node.output)) & group:
+                    if not {*node.input, *node.output} <= group:
+                        group |= {*node.input, *node.output}
+                        grew = True
+        return group
+
+    def branch(self, depth: int, local: str | None, also: str | None = None):
+        k = int(self.rng.integers(1, 3))
+        reads = [self.outer_operand(depth) for _ in range(k)] + ([also] if also else [])
+        if local is not None:
+            reads.insert(int(self.rng.integers(len(reads) + 1)), local)
+        nodes, out, outer = self.body_ops(reads, f"b{depth}_", depth)
+        outer.discard(local)
+        g = helper.make_graph(nodes, self.name("branch"), [], [helper.make_tensor_value_info(out, F32, self.shape)])
+        return g, outer
+
+    def if_node(self, depth: int) -> str:
+        outer: set[str] = set()
+        if self.chance(0.8):
+            cond = self.cond_name(outer)
+        else:  # a condition computed from the input
+            total = self.add("ReduceSum", [self.operand(False)], keepdims=0)[0]
+            cond = self.add("Greater", [total, self.literal(np.float32(0))])[0]
+        outer.add(cond)
+        if self.chance(0.4):  # one branch holds a Loop or Scan whose body input reuses an outer name the other reads
+            shadowed = self.shadow_name()
+            g1, r1 = self.shadowing_branch(shadowed)
+            g2, r2 = self.branch(depth, None, also=shadowed)
+            if self.chance(0.5):
+                g1, g2 = g2, g1
+        else:
+            g1, r1 = self.branch(depth, None)
+            g2, r2 = self.branch(depth, None)
+        out = self.name("if")
+        node = helper.make_node("If", [cond], [out], then_branch=g1, else_branch=g2)
+        self.nodes.append((node, outer | r1 | r2))
+        return out
+
+    def shadowing_branch(self, shadowed: str):
+        """An If branch holding a Loop or a Scan whose body input is named ``shadowed``, an outer name that the branch
+        itself reads too, next to the node (there it still means the outer tensor)."""
+        holder, res, outer = self.loop_parts(shadowed, depth=2) if self.chance(0.5) else self.scan_parts(shadowed)
+        out = self.name("b1_")
+        nodes = [holder, helper.make_node(self.pick(list(_BINARY)), [res, shadowed] if self.chance(0.5) else [shadowed, res], [out])]
+        g = helper.make_graph(nodes, self.name("branch"), [], [helper.make_tensor_value_info(out, F32, self.shape)])
+        return g, outer | {shadowed}
+
+    def loop_parts(self, v_in: str, depth: int) -> tuple[onnx.NodeProto, str, set[str]]:
+        """A Loop node whose carried body input is named ``v_in``; the names it reads from outside."""
+        trip = self.literal(np.int64(int(self.rng.integers(1, 4))), "trip")
+        v0 = self.operand()
+        i, c_in = self.name("iter"), self.name("cin")
+        self.avoid = self.identity_group(v_in)  # no read of the body may be renamed onto its input (no_capture)
+        reads = [v_in] + [self.outer_operand() for _ in range(int(self.rng.integers(1, 3)))]
+        nodes, out, outer = self.body_ops(reads, "lb_", depth, shadow=v_in)
+        self.avoid = set()
+        outer.discard(v_in)
+        c_out = self.name("cout")
+        nodes.append(helper.make_node("Identity", [c_in], [c_out]))
+        body = helper.make_graph(
+            nodes, self.name("body"),
+            [helper.make_tensor_value_info(i, I64, []), helper.make_tensor_value_info(c_in, BOOL, []),
+             helper.make_tensor_value_info(v_in, F32, self.shape)],
+            [helper.make_tensor_value_info(c_out, BOOL, []), helper.make_tensor_value_info(out, F32, self.shape)],
+        )
+        res = self.name("loop")
+        return helper.make_node("Loop", [trip, "", v0], [res], body=body), res, outer | {trip, v0}
+
+    def scan_parts(self, s_in: str) -> tuple[onnx.NodeProto, str, set[str]]:
+        """A Scan over axis 0 of a pool tensor whose body input (a row) is named ``s_in``, and the names it reads from
+        outside: main-graph names reduced to scalars, and sometimes an If nested in the body that reads the row."""
+        xs = self.operand()
+        row = [*self.shape[1:]]
+        nodes, cur, outer = [], s_in, set()
+        self.avoid = self.identity_group(s_in)
+        for _ in range(int(self.rng.integers(1, 3))):
+            name = self.outer_operand()
+            outer.add(name)
+            red, out = self.name("sb_"), self.name("sb_")
+            nodes.append(helper.make_node("ReduceSum", [name], [red], keepdims=0))
+            nodes.append(helper.make_node(self.pick(list(_BINARY)), [cur, red], [out]))
+            cur = out
+        if self.chance(0.6):  # a nested If whose branches read the row by the body input's name
+            cond = self.cond_name(outer)
+            t_out, e_out, res = self.name("sb_"), self.name("sb_"), self.name("sb_")
+            then_g = helper.make_graph([helper.make_node(self.pick(list(_UNARY)), [s_in], [t_out])], self.name("branch"), [],
+                                       [helper.make_tensor_value_info(t_out, F32, row)])  # fmt: skip
+            else_g = helper.make_graph([helper.make_node(self.pick(list(_BINARY)), [cur, s_in], [e_out])], self.name("branch"),
+                                       [], [helper.make_tensor_value_info(e_out, F32, row)])  # fmt: skip
+            nodes.append(helper.make_node("If", [cond], [res], then_branch=then_g, else_branch=else_g))
+            cur = res
+        out = self.name("sb_")
+        nodes.append(helper.make_node(self.pick(["Tanh", "Sigmoid", "Softsign"]), [cur], [out]))
+        body = helper.make_graph(nodes, self.name("scan_body"), [helper.make_tensor_value_info(s_in, F32, row)],
+                                 [helper.make_tensor_value_info(out, F32, row)])  # fmt: skip
+        self.avoid = set()
+        res = self.name("scan")
+        outer.discard(s_in)
+        return helper.make_node("Scan", [xs], [res], body=body, num_scan_inputs=1), res, outer | {xs}
+
+    def scan_node(self) -> str:
+        s_in = self.shadow_name() if self.chance(0.5) else self.name("row")  # sometimes reuses an outer name
+        node, res, reads = self.scan_parts(s_in)
+        self.nodes.append((node, reads))
+        return res
+
+    def loop_node(self) -> str:
+        # the body's carried input sometimes reuses a name of the main graph (often a renamed one): it shadows it there
+        # and in the If nested in the body
+        v_in = self.shadow_name() if self.chance(0.5) else self.name("vin")
+        node, res, reads = self.loop_parts(v_in, depth=1)
+        self.nodes.append((node, reads))
+        return res
+
+    # ---- outputs, order, model
+    def finish_outputs(self) -> None:
+        produced = [o for n, _ in self.nodes for o in n.output if o]
+        cands = [t for t in self.var + self.const if t in produced and t not in self.outputs]
+        read = set().union(*(r for _, r in self.nodes))
+        sinks = [t for t in self.var if t in produced and t not in read and t not in self.outputs]
+        for t in sinks[-3:]:  # the last results nobody reads become outputs, so that most constructs stay live
+            if self.chance(0.7):
+                self.outputs.append(t)
+        for _ in range(int(self.rng.integers(1, 3))):
+            if not cands:
+                break
+            t = self.pick(cands)
+            if self.chance(0.5):
+                self.outputs.append(t)
+            else:
+                self.outputs.append(self.add("Identity", [t])[0])
+        if self.p["ident"] and self.chance(0.3) and self.outputs:  # a second output name for one tensor
+            self.outputs.append(self.add("Identity", [self.pick(self.outputs)])[0])
+        if self.p["ident"] and self.chance(0.3):  # a graph input passed through
+            self.outputs.append(self.add("Identity", [self.pick(self.fixed)])[0])
+        if not self.outputs:
+            self.outputs.append(self.add("Identity", [self.pick(self.var)])[0])
+        self.outputs = list(dict.fromkeys(self.outputs))
+
+    def order(self) -> list[onnx.NodeProto]:
+        """A random topological order of the nodes (every name read after it is produced)."""
+        producer = {o: k for k, (n, _) in enumerate(self.nodes) for o in n.output if o}
+        deps = [{producer[r] for r in reads if r in producer} for _, reads in self.nodes]
+        done: set[int] = set()
+        out = []
+        while len(out) < len(self.nodes):
+            ready = [k for k in range(len(self.nodes)) if k not in done and deps[k] <= done]
+            k = ready[int(self.rng.integers(len(ready)))]
+            done.add(k)
+            out.append(self.nodes[k][0])
+        return out
+
+    def no_capture(self) -> None:
+        """Keep the models in the class the statement allows: a rename never lands on a body's own input. Renames
+        only move a read along Identity nodes, so a body input that shares an Identity-connected group of names with
+        a name the body reads from outside is renamed to a fresh name in that body (rare)."""
+        group: dict[str, str] = {}
+
+        def find(a: str) -> str:
+            while group.get(a, a) != a:
+                a = group[a]
+            return a
+
+        for node, _ in self.nodes:
+            if node.op_type == "Identity" and node.domain == "":
+                group[find(node.input[0])] = find(node.output[0])
+
+        def free(g: onnx.GraphProto) -> set[str]:
+            mine = {i.name for i in g.input} | {o for n in g.node for o in n.output}
+            names = {i for n in g.node for i in n.input if i} | {o.name for o in g.output}
+            for n in g.node:
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        names |= free(a.g)
+            return names - mine
+
+        def rename(g: onnx.GraphProto, old: str, new: str) -> None:
+            for v in [*g.input, *g.output]:
+                if v.name == old:
+                    v.name = new
+            for n in g.node:
+                n.input[:] = [new if i == old else i for i in n.input]
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        rename(a.g, old, new)
+
+        def visit(nodes) -> None:
+            for n in nodes:
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        reads = free(a.g)
+                        for v in list(a.g.input):
+                            if any(r != v.name and find(r) == find(v.name) for r in reads):
+                                rename(a.g, v.name, self.name("own"))
+                        visit(a.g.node)
+
+        visit([node for node, _ in self.nodes])
+
+    def model(self) -> onnx.ModelProto:
+        self.no_capture()
+        outs = [helper.make_tensor_value_info(o, F32, self.shape) for o in self.outputs]
+        g = helper.make_graph(self.order(), "generated", self.inputs, outs, initializer=self.inits, value_info=self.value_info)
+        imports = [helper.make_opsetid("", self.opset)] + [helper.make_opsetid(d, v) for d, v in sorted(self.domains.items())]
+        if len(imports) > 1 and self.chance(0.5):  # the default domain is not always listed first
+            imports = imports[1:] + imports[:1]
+        functions = []
+        if "local" in self.domains:
+            body = [helper.make_node("Neg", ["a"], ["b"])]
+            functions.append(helper.make_function("local", "Identity", ["a"], ["b"], body, [helper.make_opsetid("", self.opset)]))
+        return helper.make_model(g, opset_imports=imports, ir_version=10, functions=functions)
+
+
+def _count_sub(graph: onnx.GraphProto) -> int:
+    total = 0
+    for node in graph.node:
+        for a in node.attribute:
+            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                total += len(sub.node) + _count_sub(sub)
+    return total
+
+
+def _same(a: list, b: list, rtol: float = 1e-5, atol: float = 1e-6) -> float:
+    worst = 0.0
+    for ra, rb in zip(a, b, strict=True):
+        for da, db in zip(ra, rb, strict=True):
+            for k, e in db.items():
+                g = da.get(k)
+                if g is None or g.shape != e.shape or g.dtype != e.dtype:
+                    return float("inf")
+                err = np.abs(g.astype(np.float64) - e.astype(np.float64)) / (atol + rtol * np.abs(e.astype(np.float64)))
+                worst = max(worst, float(err.max()) if err.size else 0.0)
+    return worst
+
+
+def _case(solution: Any, g: _Gen, untouched: bool = False) -> str:
+    """Fold one generated model; a compact record: what went wrong, or the folded model's counts."""
+    model = g.build()
+    times = 2 if g.random else 1
+    feeds = g.feeds
+    original = [run(model, f, times) for f in feeds]
+    before = model.SerializeToString()
+    try:
+        new = solution.fold_constants(model if untouched else copy.deepcopy(model))
+    except Exception:  # noqa: BLE001
+        return "raises"
+    if untouched and model.SerializeToString() != before:
+        return "changes the caller's model"
+    verdict = _judge(model, new, feeds, original, times)
+    if not verdict.startswith("ok") or untouched:
+        return verdict.split(" ")[0] if untouched else verdict
+    try:
+        again = solution.fold_constants(copy.deepcopy(new))
+    except Exception:  # noqa: BLE001
+        return "second fold raises"
+    second = _judge(model, again, feeds, original, times)
+    return verdict if second == verdict else "not idempotent"
+
+
+def _judge(model: onnx.ModelProto, new: Any, feeds: list[dict[str, np.ndarray]], original: list, times: int) -> str:
+    if not isinstance(new, onnx.ModelProto):
+        return "not a model"
+    if [i.name for i in new.graph.input] != [i.name for i in model.graph.input] or \
+            [o.name for o in new.graph.output] != [o.name for o in model.graph.output]:
+        return "interface changed"
+    if sorted((o.domain, o.version) for o in new.opset_import) != sorted((o.domain, o.version) for o in model.opset_import):
+        return "opset changed"
+    try:
+        onnx.checker.check_model(new, full_check=True)
+    except Exception:  # noqa: BLE001
+        return "invalid"
+    try:
+        outs = [run(new, f, times) for f in feeds]
+    except Exception:  # noqa: BLE001
+        return "onnxruntime fails"
+    if _same(outs, original) > 1:
+        return "outputs differ"
+    ops = ",".join(f"{k}:{v}" for k, v in sorted(Counter(n.op_type for n in new.graph.node).items()))
+    return f"ok {ops} sub:{_count_sub(new.graph)} init:{len(new.graph.initializer)}"
+
 
 # ---------------------------------------------------------------- folding
 
@@ -352,3 +1037,392 @@ def identity_of_a_shared_constant(solution: Any) -> dict[str, Any]:
     ]
     m = make(nodes, [vi("x", [4])], [vi("y", [4])], [init("w", randn(41, 4))])
     return fold_case(solution, m, [{"x": randn(42, 4)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["identity"])
+def identity_output_read_before_it(solution: Any) -> dict[str, Any]:
+    """An Identity into a graph output whose source is also read by nodes placed before the Identity, and through a
+    second Identity."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Mul", ["s", "w"], ["z"]),  # reads s before the Identity renames it
+        helper.make_node("Tanh", ["x"], ["t"]),
+        helper.make_node("Add", ["t", "z"], ["u"]),
+        helper.make_node("Identity", ["s"], ["s_alias"]),  # s_alias -> s, then s -> y: its reader must read y
+        helper.make_node("Neg", ["s_alias"], ["n"]),
+        helper.make_node("Identity", ["s"], ["y"]),
+        helper.make_node("Identity", ["t"], ["t1"]),
+        helper.make_node("Identity", ["t1"], ["v"]),
+    ]
+    m = make(nodes, [vi("x", [4])], [vi("y", [4]), vi("u", [4]), vi("v", [4]), vi("n", [4])], [init("w", randn(43, 4))])
+    return fold_case(solution, m, [{"x": randn(44, 4)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity"])
+def renamed_and_folded_names_read_in_bodies(solution: Any) -> dict[str, Any]:
+    """If and Loop bodies, one nested in another, read an Identity's output, a source renamed to a graph output and a
+    folded constant; the If comes before the Identity that renames its source; a body input reuses an outer name."""
+    then_inner = helper.make_graph([helper.make_node("Add", ["s", "t1"], ["o2"])], "then_inner", [], [vi("o2", [3])])
+    else_inner = helper.make_graph([helper.make_node("Mul", ["s", "k"], ["o3"])], "else_inner", [], [vi("o3", [3])])
+    then_outer = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["o1"], then_branch=then_inner, else_branch=else_inner)], "then_outer", [],
+        [vi("o1", [3])],
+    )
+    else_outer = helper.make_graph([helper.make_node("Sub", ["t1", "k"], ["e1"])], "else_outer", [], [vi("e1", [3])])
+    # The Loop body's carried input is named t1, like a main-graph tensor that Identity removal renames: inside the
+    # body, t1 is the body's own input (it shadows the outer t1), so that read must not follow the rename.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["t1", "k"], ["v_out"]), helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body",
+        [vi("i", [], TensorProto.INT64), vi("c_in", [], TensorProto.BOOL), vi("t1", [3])],
+        [vi("c_out", [], TensorProto.BOOL), vi("v_out", [3])],
+    )
+    nodes = [
+        const("two", np.float32(2.0)),
+        helper.make_node("Mul", ["w", "two"], ["k"]),  # folded; read only inside bodies
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Neg", ["x"], ["t"]),
+        helper.make_node("Identity", ["t"], ["t1"]),
+        helper.make_node("If", ["flag"], ["branch"], then_branch=then_outer, else_branch=else_outer),
+        helper.make_node("Identity", ["s"], ["y"]),
+        helper.make_node("Loop", ["trips", "", "x"], ["looped"], body=body),
+    ]
+    m = make(
+        nodes,
+        [vi("x", [3]), vi("flag", [], TensorProto.BOOL)],
+        [vi("y", [3]), vi("branch", [3]), vi("looped", [3])],
+        [init("w", randn(45, 3)), init("trips", np.int64(3))],
+    )
+    x = randn(46, 3)
+    return fold_case(solution, m, [{"x": x, "flag": np.array(True)}, {"x": x, "flag": np.array(False)}])
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["domains"])
+def other_domain_nodes_stay(solution: Any) -> dict[str, Any]:
+    """An ai.onnx.ml Scaler and a com.microsoft Gelu of constants stay, and so does what reads them."""
+    nodes = [
+        helper.make_node("Scaler", ["w"], ["ws"], domain="ai.onnx.ml", offset=[0.5], scale=[2.0]),
+        helper.make_node("Gelu", ["b"], ["bg"], domain="com.microsoft"),
+        helper.make_node("Neg", ["ws"], ["wn"]),
+        helper.make_node("Mul", ["x", "wn"], ["xw"]),
+        helper.make_node("Add", ["xw", "bg"], ["y"]),
+        helper.make_node("Abs", ["b"], ["ba"]),
+        helper.make_node("Add", ["y", "ba"], ["z"]),
+    ]
+    m = make(nodes, [vi("x", [2, 3])], [vi("z", [2, 3])], [init("w", randn(47, 2, 3)), init("b", randn(48, 2, 3))])
+    m.opset_import.extend([helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("com.microsoft", 1)])
+    return fold_case(solution, m, [{"x": randn(49, 2, 3)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity"])
+def scan_body_reads_outer_names(solution: Any) -> dict[str, Any]:
+    """A Scan body reads an Identity's output, a folded constant and a tensor that nothing else reads."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["row", "t1"], ["a"]), helper.make_node("Mul", ["a", "k"], ["b"]),
+         helper.make_node("Sub", ["b", "r"], ["row_out"])],
+        "scan_body", [vi("row", [3])], [vi("row_out", [3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Mul", ["w", "w"], ["k"]),  # folded; read only by the Scan body
+        helper.make_node("Relu", ["x"], ["r"]),  # read only by the Scan body
+        helper.make_node("Tanh", ["x"], ["t"]),
+        helper.make_node("Identity", ["t"], ["t1"]),  # removed: the body must read t
+        helper.make_node("Scan", ["xs"], ["scanned"], body=body, num_scan_inputs=1),
+        helper.make_node("Add", ["scanned", "xs"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [3]), vi("xs", [2, 3])], [vi("y", [2, 3])], [init("w", randn(50, 3))])
+    return fold_case(solution, m, [{"x": randn(51, 3), "xs": randn(52, 2, 3)}])
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["domains", "opset"])
+def model_local_functions(solution: Any) -> dict[str, Any]:
+    """Model-local functions named Identity and Constant (another domain, listed first in opset_import) stay."""
+    neg = helper.make_function("local", "Identity", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["b"])],
+                               [helper.make_opsetid("", 13)])  # fmt: skip
+    nines = helper.make_function("local", "Constant", [], ["o"], [const("o", np.full(3, 9.0, np.float32))],
+                                 [helper.make_opsetid("", 13)], attributes=["value"])  # fmt: skip
+    nodes = [
+        const("shape", np.array([3], dtype=np.int64)),
+        helper.make_node("Reshape", ["w", "shape"], ["w_flat"]),  # folded at opset 13
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Identity", ["r"], ["r_neg"], domain="local"),
+        helper.make_node("Add", ["r_neg", "w_flat"], ["y"]),
+        helper.make_node("Constant", [], ["k"], domain="local", value=numpy_helper.from_array(np.float32([1, 2, 3]))),
+        helper.make_node("Mul", ["y", "k"], ["z"]),
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", [3])], [vi("z", [3])], initializer=[init("w", randn(53, 1, 3))])
+    imports = [helper.make_opsetid("local", 1), helper.make_opsetid("", 13)]
+    m = helper.make_model(graph, opset_imports=imports, ir_version=10, functions=[neg, nines])
+    return fold_case(solution, m, [{"x": randn(54, 3)}])
+
+
+# ---------------------------------------------------------------- generated models: the families
+
+_FOLD = {"ident": 0.0, "sub": 0.0, "dom": 0.0, "rand": 0.0, "fold": 0.6}
+_IDENT = {"ident": 0.35, "sub": 0.0, "dom": 0.0, "rand": 0.0, "fold": 0.6}
+_SUB = {"ident": 0.2, "sub": 0.25, "dom": 0.0, "rand": 0.0, "fold": 0.6}
+_DOM = {"ident": 0.1, "sub": 0.0, "dom": 0.2, "rand": 0.1, "fold": 0.6}
+_MIX = {"ident": 0.2, "sub": 0.15, "dom": 0.1, "rand": 0.0, "fold": 0.6}
+
+
+def _family(solution: Any, params: dict[str, float], seeds: range, untouched: bool = False) -> list[str]:
+    return [_case(solution, _Gen(seed, **params), untouched) for seed in seeds]
+
+
+@probe(category="folding", check="generated_ok", weight=3, timeout=60, hints=["propagate", "empty-input", "empty-output", "dead-code"])
+def generated_constant_subgraphs(solution: Any) -> list[str]:
+    """Generated models: constant subgraphs of many op kinds, ranks and dtypes mixed with input-dependent nodes."""
+    return _family(solution, _FOLD, range(1000, 1040))
+
+
+@probe(category="cleanup", check="generated_ok", weight=3, timeout=60, hints=["identity", "overridable", "dead-code"])
+def generated_identities_and_interface(solution: Any) -> list[str]:
+    """Generated models: Identity chains, graph outputs also read, overridable and unread inputs, any node order."""
+    return _family(solution, _IDENT, range(2000, 2040))
+
+
+@probe(category="cleanup", check="generated_ok", weight=3, timeout=60, hints=["subgraphs", "identity", "dead-code"])
+def generated_subgraphs(solution: Any) -> list[str]:
+    """Generated models: If, Loop and Scan bodies, nested too, that read tensors of the main graph by name; body inputs
+    that reuse an outer name, read by the bodies nested in theirs and, as the outer tensor, by sibling bodies."""
+    return _family(solution, _SUB, range(3000, 3040))
+
+
+@probe(category="semantics", check="generated_ok", weight=2, timeout=60, hints=["domains", "random"])
+def generated_other_domains_and_random_ops(solution: Any) -> list[str]:
+    """Generated models: nodes of other domains and random ops next to constant subgraphs."""
+    return _family(solution, _DOM, range(4000, 4030))
+
+
+@probe(category="semantics", check="generated_ok", timeout=60, hints=["new-model"])
+def generated_caller_model_untouched(solution: Any) -> list[str]:
+    """Generated models folded as given, not copied: the caller's model must be left as it was."""
+    return _family(solution, _MIX, range(5000, 5020), untouched=True)
+
+
+# ---------------------------------------------------------------- red team round 2
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity", "dead-code"])
+def body_input_hides_outer_name_in_its_body_only(solution: Any) -> dict[str, Any]:
+    """A Loop body (in an If's then branch) and a Scan body have inputs named like main-graph tensors t and u; the
+    then branch itself, the sibling else branch and another If's branch read the outer t and u: those reads follow
+    t's rename and keep u (read by nothing else) alive."""
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Add", ["t", "t"], ["tn"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("t", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("tn", [3])],
+    )  # fmt: skip
+    then_g = helper.make_graph(
+        [const("trips", np.int64(2)), helper.make_node("Loop", ["trips", "", "x"], ["lo"], body=loop_body),
+         helper.make_node("Add", ["lo", "t"], ["o1"])],
+        "then", [], [vi("o1", [3])],
+    )  # fmt: skip
+    else_g = helper.make_graph([helper.make_node("Neg", ["t"], ["e1"]), helper.make_node("Mul", ["e1", "u"], ["e2"])],
+                               "else", [], [vi("e2", [3])])  # fmt: skip
+    scan_body = helper.make_graph([helper.make_node("Mul", ["u", "u"], ["row_out"])], "scan_body", [vi("u", [3])],
+                                  [vi("row_out", [3])])  # fmt: skip
+    then2 = helper.make_graph([helper.make_node("Sub", ["u", "t"], ["p1"])], "then2", [], [vi("p1", [3])])
+    else2 = helper.make_graph([helper.make_node("Abs", ["x"], ["p2"])], "else2", [], [vi("p2", [3])])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Identity", ["s"], ["t"]),  # removed: every outer read of t reads s
+        helper.make_node("Tanh", ["x"], ["u"]),  # read only by bodies that do not define u
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Scan", ["xs"], ["scanned"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("If", ["c"], ["z"], then_branch=then2, else_branch=else2),
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL), vi("xs", [2, 3])],
+             [vi("y", [3]), vi("scanned", [2, 3]), vi("z", [3])])  # fmt: skip
+    x, xs = randn(60, 3), randn(61, 2, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c), "xs": xs} for c in (True, False)])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity"])
+def body_input_hides_outer_name_in_nested_bodies(solution: Any) -> dict[str, Any]:
+    """A Loop body's carried input t and a Scan body's row input v reuse the names of Identity outputs that are
+    removed; an If nested in each body reads t or v, which there still mean the body's input, not the renamed tensor."""
+    then_g = helper.make_graph([helper.make_node("Add", ["t", "t"], ["o1"])], "then", [], [vi("o1", [4])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["t"], ["o2"])], "else", [], [vi("o2", [4])])
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]),
+         helper.make_node("If", ["cin"], ["tn"], then_branch=then_g, else_branch=else_g)],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("t", [4])],
+        [vi("cout", [], TensorProto.BOOL), vi("tn", [4])],
+    )  # fmt: skip
+    then2 = helper.make_graph([helper.make_node("Mul", ["v", "w"], ["q1"])], "then2", [], [vi("q1", [4])])
+    else2 = helper.make_graph([helper.make_node("Sub", ["v", "w"], ["q2"])], "else2", [], [vi("q2", [4])])
+    scan_body = helper.make_graph([helper.make_node("If", ["c"], ["row_out"], then_branch=then2, else_branch=else2)],
+                                  "scan_body", [vi("v", [4])], [vi("row_out", [4])])  # fmt: skip
+    nodes = [
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Identity", ["s"], ["t"]),
+        helper.make_node("Loop", ["trips", "", "t"], ["y"], body=loop_body),
+        helper.make_node("Sigmoid", ["x"], ["p"]),
+        helper.make_node("Identity", ["p"], ["v"]),
+        helper.make_node("Scan", ["xs"], ["scanned"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("Add", ["scanned", "v"], ["z"]),
+    ]
+    m = make(nodes, [vi("x", [4]), vi("c", [], TensorProto.BOOL), vi("xs", [3, 4])], [vi("y", [4]), vi("z", [3, 4])],
+             [init("trips", np.int64(3)), init("w", randn(62, 4))])  # fmt: skip
+    x, xs = randn(63, 4), randn(64, 3, 4)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c), "xs": xs} for c in (True, False)])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["empty-output", "propagate"])
+def omitted_outputs_of_folded_nodes(solution: Any) -> dict[str, Any]:
+    """Folded nodes whose optional outputs are omitted ("") before one that is used: Unique -> [u, "", "", counts],
+    LayerNormalization -> [y, "", inv_std], LSTM -> ["", Y_h]."""
+    hidden = 3
+    nodes = [
+        const("k", np.array([3, 1, 3, 2, 1, 1], np.int64)),
+        helper.make_node("Unique", ["k"], ["u", "", "", "counts"], sorted=1),
+        helper.make_node("Cast", ["counts"], ["counts_f0"], to=F32),
+        helper.make_node("Clip", ["counts_f0", "", "hi"], ["counts_f"]),  # an omitted input after the omitted outputs
+        helper.make_node("LayerNormalization", ["w", "gamma", "beta"], ["ln", "", "inv_std"], axis=-1),
+        helper.make_node("LSTM", ["seq", "W", "R"], ["", "h_last"], hidden_size=hidden),
+        const("axis0", np.array([0], np.int64)),
+        helper.make_node("Squeeze", ["h_last", "axis0"], ["h"]),
+        helper.make_node("Mul", ["x", "ln"], ["a"]),
+        helper.make_node("Add", ["a", "counts_f"], ["b"]),
+        helper.make_node("Mul", ["b", "inv_std"], ["c"]),
+        helper.make_node("Add", ["c", "h"], ["y"]),
+    ]
+    inits = [init("hi", np.float32(2.5)), init("w", randn(65, 2, 3)), init("gamma", randn(66, 3)), init("beta", randn(67, 3)),
+             init("seq", randn(68, 4, 2, 5, scale=0.5)), init("W", randn(69, 1, 4 * hidden, 5, scale=0.5)),
+             init("R", randn(70, 1, 4 * hidden, hidden, scale=0.5))]  # fmt: skip
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], inits)
+    return fold_case(solution, m, [{"x": randn(71, 2, 3)}])
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["random"])
+def dropout_in_training_mode_not_folded(solution: Any) -> dict[str, Any]:
+    """Dropout of a constant given a constant training_mode stays, true (a new mask every run) or false; a Dropout
+    without it folds. Run twice."""
+    nodes = [
+        const("ratio", np.float32(0.5)),
+        const("on", np.array(True)),
+        const("off", np.array(False)),
+        helper.make_node("Dropout", ["w", "ratio", "on"], ["dropped"], seed=5),
+        helper.make_node("Dropout", ["w", "ratio", "off"], ["kept", "mask"], seed=6),
+        helper.make_node("Dropout", ["b"], ["b_out"]),
+        helper.make_node("Cast", ["mask"], ["mask_f"], to=F32),
+        helper.make_node("Add", ["x", "dropped"], ["a"]),
+        helper.make_node("Mul", ["kept", "mask_f"], ["km"]),
+        helper.make_node("Add", ["a", "km"], ["ab"]),
+        helper.make_node("Add", ["ab", "b_out"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], [init("w", randn(72, 2, 3)), init("b", randn(73, 2, 3))])
+    return fold_case(solution, m, [{"x": randn(74, 2, 3)}], times=2)
+
+
+# ---------------------------------------------------------------- red team round 3
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["empty-input", "random"])
+def empty_names_in_optional_input_slots(solution: Any) -> dict[str, Any]:
+    """Optional input slots given as the empty name in folded nodes: Dropout(w, r, "") and Dropout(b, "", "") (no
+    training_mode: they fold, mask and all), Pad(w, pads, "", axes) and Clip(b, lo, "")."""
+    nodes = [
+        const("ratio", np.float32(0.25)),
+        helper.make_node("Dropout", ["w", "ratio", ""], ["d1"], seed=3),
+        helper.make_node("Dropout", ["b", "", ""], ["d2", "mask"], seed=4),
+        helper.make_node("Cast", ["mask"], ["mask_f"], to=F32),
+        helper.make_node("Pad", ["w", "pads", "", "axes"], ["wp"]),  # zeros around the last axis: [2, 3] -> [2, 5]
+        helper.make_node("ReduceSum", ["wp", "last"], ["wp_sum"], keepdims=1),
+        helper.make_node("Clip", ["b", "lo", ""], ["bc"]),
+        helper.make_node("Mul", ["x", "d1"], ["a"]),
+        helper.make_node("Mul", ["d2", "mask_f"], ["dm"]),
+        helper.make_node("Add", ["a", "dm"], ["ab"]),
+        helper.make_node("Add", ["ab", "wp_sum"], ["abc"]),
+        helper.make_node("Sub", ["abc", "bc"], ["y"]),
+    ]
+    inits = [init("w", randn(80, 2, 3)), init("b", randn(81, 2, 3)), init("pads", np.array([1, 1], np.int64)),
+             init("axes", np.array([-1], np.int64)), init("last", np.array([-1], np.int64)), init("lo", np.float32(-0.3))]  # fmt: skip
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], inits)
+    return fold_case(solution, m, [{"x": randn(82, 2, 3)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["dead-code", "empty-output", "empty-input"])
+def dead_omitted_outputs_beside_live_omitted_inputs(solution: Any) -> dict[str, Any]:
+    """Dead nodes of the input whose optional outputs are omitted (Dropout -> [d, ""], LayerNormalization ->
+    [n, "", inv]) in one graph with live nodes whose optional inputs are omitted (Clip(x, "", hi), Pad(x, pads, ""))."""
+    nodes = [
+        helper.make_node("Dropout", ["x"], ["dead_d", ""]),
+        helper.make_node("Clip", ["x", "", "hi"], ["c"]),
+        helper.make_node("LayerNormalization", ["x", "gamma"], ["dead_n", "", "dead_inv"], axis=-1),
+        helper.make_node("Pad", ["c", "pads", ""], ["p"]),
+        helper.make_node("Relu", ["dead_d"], ["dead_r"]),
+        helper.make_node("Neg", ["p"], ["y"]),
+    ]
+    inits = [init("hi", np.float32(0.5)), init("gamma", randn(83, 4)), init("pads", np.array([0, 1, 0, 1], np.int64))]
+    m = make(nodes, [vi("x", [3, 4])], [vi("y", [3, 6])], inits)
+    return fold_case(solution, m, [{"x": randn(84, 3, 4)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["propagate"])
+def large_constants_fold(solution: Any) -> dict[str, Any]:
+    """Folded values of realistic size: a Tile of a 160x256 weight (81920 elements, kept as an initializer the MatMul
+    reads), an Expand of a bias row to 300x320 and a ConstantOfShape of 300x256, each reduced to a row."""
+    nodes = [
+        helper.make_node("Tile", ["w", "reps"], ["w_tiled"]),  # [320, 256]
+        helper.make_node("Transpose", ["w_tiled"], ["w_t"], perm=[1, 0]),  # [256, 320]
+        helper.make_node("Expand", ["b", "b_shape"], ["b_big"]),  # [300, 320]
+        helper.make_node("ReduceMean", ["b_big", "axis0"], ["b_row"], keepdims=0),  # [320]
+        helper.make_node("ConstantOfShape", ["c_shape"], ["quarter"], value=numpy_helper.from_array(np.float32([0.25]))),
+        helper.make_node("ReduceSum", ["quarter", "axis0"], ["c_row"], keepdims=0),  # [256], 75 each
+        helper.make_node("Mul", ["c_row", "scale"], ["shift"]),
+        helper.make_node("Add", ["x", "shift"], ["xs"]),
+        helper.make_node("MatMul", ["xs", "w_t"], ["h"]),
+        helper.make_node("Add", ["h", "b_row"], ["y"]),
+    ]
+    w = np.round(randn(85, 160, 256) * 16) / 256  # multiples of 1/256: exact sums
+    inits = [init("w", w.astype(np.float32)), init("reps", np.array([2, 1], np.int64)),
+             init("b", (np.round(randn(86, 1, 320) * 8) / 8).astype(np.float32)), init("b_shape", np.array([300, 320], np.int64)),
+             init("axis0", np.array([0], np.int64)), init("c_shape", np.array([300, 256], np.int64)),
+             init("scale", np.float32(1 / 75))]  # fmt: skip
+    m = make(nodes, [vi("x", [4, 256])], [vi("y", [4, 320])], inits)
+    return fold_case(solution, m, [{"x": randn(87, 4, 256, scale=0.1)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "graph-output"])
+def string_constants_fold(solution: Any) -> dict[str, Any]:
+    """String tensors: Concat of two string initializers is a graph output; Constant value_strings and value_string
+    feed a Concat and a Gather whose folded strings a live Where and Equal read."""
+    nodes = [
+        helper.make_node("Concat", ["s1", "s2"], ["joined"], axis=0),  # a graph output: an initializer named joined
+        helper.make_node("Constant", [], ["more"], value_strings=["up", "down"]),
+        helper.make_node("Constant", [], ["other"], value_string="none"),
+        helper.make_node("Concat", ["s1", "more"], ["labels"], axis=0),  # [4]
+        helper.make_node("Gather", ["labels", "order"], ["picked"], axis=0),  # [4], read by the live Where
+        const("zero", np.float32(0.0)),
+        helper.make_node("Greater", ["x", "zero"], ["pos"]),
+        helper.make_node("Where", ["pos", "picked", "other"], ["label"]),
+        helper.make_node("Equal", ["label", "other"], ["is_none"]),
+        helper.make_node("Cast", ["is_none"], ["z"], to=F32),
+    ]
+    strings = lambda vals, name: numpy_helper.from_array(np.array([v.encode() for v in vals], dtype=object), name)  # noqa: E731
+    inits = [strings(["alpha", "beta"], "s1"), strings(["gamma"], "s2"), init("order", np.array([3, 0, 2, 1], np.int64))]
+    m = make(nodes, [vi("x", [4])], [vi("joined", [3], TensorProto.STRING), vi("label", [4], TensorProto.STRING), vi("z", [4])],
+             inits, opset=19)  # fmt: skip
+    return fold_case(solution, m, [{"x": np.float32([0.5, -1.0, 2.0, -0.25])}, {"x": randn(88, 4)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes"])
+def narrow_float_types_fold(solution: Any) -> dict[str, Any]:
+    """An opset-21 model: Casts of a weight to FLOAT8E4M3FN, FLOAT8E5M2, BFLOAT16 and INT4 and back to float fold; a
+    float8 zero point (a folded Cast) stays as an initializer that a live QuantizeLinear/DequantizeLinear pair reads."""
+    casts = [("w", TensorProto.FLOAT8E4M3FN, "f8"), ("w", TensorProto.FLOAT8E5M2, "f8b"), ("w", TensorProto.BFLOAT16, "bf"),
+             ("k", TensorProto.INT4, "i4")]  # INT4 from integers: a float's rounding to int4 differs between evaluators
+    nodes = [helper.make_node("Cast", ["zero"], ["zp"], to=TensorProto.FLOAT8E4M3FN)]
+    acc = "x"
+    for src, to, tag in casts:
+        nodes += [helper.make_node("Cast", [src], [f"w_{tag}"], to=to), helper.make_node("Cast", [f"w_{tag}"], [f"back_{tag}"], to=F32),
+                  helper.make_node("Add", [acc, f"back_{tag}"], [f"acc_{tag}"])]  # fmt: skip
+        acc = f"acc_{tag}"
+    nodes += [helper.make_node("QuantizeLinear", [acc, "qscale", "zp"], ["q"]), helper.make_node("DequantizeLinear", ["q", "qscale", "zp"], ["y"])]
+    w = np.float32([[1.0, 0.3333, 3.1, 7.0], [-2.6, 0.09, -5.2, 4.4]])
+    m = make(nodes, [vi("x", [2, 4])], [vi("y", [2, 4])], [init("w", w), init("k", np.int64([[3, -2, 7, -8], [0, 5, -1, 6]])),
+             init("zero", np.float32(0.0)), init("qscale", np.float32(0.5))],
+             opset=21)  # fmt: skip
+    return fold_case(solution, m, [{"x": randn(89, 2, 4)}])

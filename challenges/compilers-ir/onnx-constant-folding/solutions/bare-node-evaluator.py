@@ -28,11 +28,54 @@ NONDETERMINISTIC = frozenset(
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    graphs: list[onnx.GraphProto] = []
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            graphs.append(a.g)
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            graphs.extend(a.graphs)
+    return graphs
+
+
+def _defined(graph: onnx.GraphProto) -> set[str]:
+    names = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    return names | {o for n in graph.node for o in n.output if o}
+
+
+def _outer_reads(graph: onnx.GraphProto) -> set[str]:
+    """The names a subgraph reads from the graphs around it, at any depth."""
+    reads = {o.name for o in graph.output}
+    for node in graph.node:
+        reads.update(i for i in node.input if i)
+        for sub in _subgraphs(node):
+            reads |= _outer_reads(sub)
+    return reads - _defined(graph)
+
+
+def _reads(node: onnx.NodeProto) -> set[str]:
+    reads = {i for i in node.input if i}
+    for sub in _subgraphs(node):
+        reads |= _outer_reads(sub)
+    return reads
+
+
+def _rename_outer_reads(graph: onnx.GraphProto, resolve, shadowed: frozenset[str] = frozenset()) -> None:
+    """Apply the renames to the names a subgraph reads from outside (a name it defines itself shadows them)."""
+    shadowed = shadowed | _defined(graph)
+    for node in graph.node:
+        node.input[:] = [i if not i or i in shadowed else resolve(i) for i in node.input]
+        for sub in _subgraphs(node):
+            _rename_outer_reads(sub, resolve, shadowed)
+
+
 def _foldable(node: onnx.NodeProto, constants: dict[str, np.ndarray]) -> bool:
     if node.domain not in DEFAULT_DOMAINS or node.op_type in NONDETERMINISTIC:
         return False
-    if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+    if _subgraphs(node):
         return False
+    if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2]:
+        return False  # given a training_mode, it may draw a new mask on every run
     return all(name == "" or name in constants for name in node.input)
 
 
@@ -89,6 +132,8 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     for node in survivors:
         node.input[:] = [resolve(i) if i else i for i in node.input]
         node.output[:] = [resolve(o) if o else o for o in node.output]
+        for sub in _subgraphs(node):
+            _rename_outer_reads(sub, resolve)
 
     # 3. Dead-code elimination: keep only what the graph outputs need.
     needed = set(graph_outputs)
@@ -96,7 +141,7 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     for node in reversed(survivors):
         if any(o in needed for o in node.output):
             live.append(node)
-            needed.update(i for i in node.input if i)
+            needed |= _reads(node)
     live.reverse()
 
     del graph.node[:]

@@ -28,11 +28,54 @@ NONDETERMINISTIC = frozenset(
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    graphs: list[onnx.GraphProto] = []
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            graphs.append(a.g)
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            graphs.extend(a.graphs)
+    return graphs
+
+
+def _defined(graph: onnx.GraphProto) -> set[str]:
+    names = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    return names | {o for n in graph.node for o in n.output if o}
+
+
+def _outer_reads(graph: onnx.GraphProto) -> set[str]:
+    """The names a subgraph reads from the graphs around it, at any depth."""
+    reads = {o.name for o in graph.output}
+    for node in graph.node:
+        reads.update(i for i in node.input if i)
+        for sub in _subgraphs(node):
+            reads |= _outer_reads(sub)
+    return reads - _defined(graph)
+
+
+def _reads(node: onnx.NodeProto) -> set[str]:
+    reads = {i for i in node.input if i}
+    for sub in _subgraphs(node):
+        reads |= _outer_reads(sub)
+    return reads
+
+
+def _rename_outer_reads(graph: onnx.GraphProto, resolve, shadowed: frozenset[str] = frozenset()) -> None:
+    """Apply the renames to the names a subgraph reads from outside (a name it defines itself shadows them)."""
+    shadowed = shadowed | _defined(graph)
+    for node in graph.node:
+        node.input[:] = [i if not i or i in shadowed else resolve(i) for i in node.input]
+        for sub in _subgraphs(node):
+            _rename_outer_reads(sub, resolve, shadowed)
+
+
 def _foldable(node: onnx.NodeProto, constants: dict[str, np.ndarray]) -> bool:
     if node.domain not in DEFAULT_DOMAINS or node.op_type in NONDETERMINISTIC:
         return False
-    if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+    if _subgraphs(node):
         return False
+    if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2]:
+        return False  # given a training_mode, it may draw a new mask on every run
     return all(name == "" or name in constants for name in node.input)
 
 

@@ -4,7 +4,10 @@ First mark the foldable nodes (all inputs constant, no random op), then cut
 them out as a model of their own whose outputs are the constant tensors the
 rest of the graph (or the graph's outputs) reads, and run it once in
 onnxruntime. Identity nodes are removed through an alias table, and dead
-code by a backwards sweep over the graph.
+code by a backwards sweep over the graph. If/Loop bodies are walked as
+nested scopes: a name a body reads but does not define is a read of the
+node that holds the body. (Round 3: float8 values, which onnxruntime returns
+as raw uint8 bits, are stored as float8, and "" keeps nothing alive.)
 """
 
 from __future__ import annotations
@@ -14,6 +17,25 @@ import onnxruntime as ort
 from onnx import helper, numpy_helper
 
 RANDOM = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial", "Bernoulli"}
+
+
+def _bodies(node: onnx.NodeProto):
+    for attr in node.attribute:
+        yield from ([attr.g] if attr.HasField("g") else []) + list(attr.graphs)
+
+
+def _free_names(graph: onnx.GraphProto, bound: frozenset = frozenset()):
+    """(node, list of its input positions) for every name read from outside ``graph``'s own scope."""
+    local = bound | {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    local |= {o for n in graph.node for o in n.output}
+    for node in graph.node:
+        yield node, [k for k, name in enumerate(node.input) if name and name not in local]
+        for body in _bodies(node):
+            yield from _free_names(body, local)
+
+
+def _outer_names(node: onnx.NodeProto) -> set:
+    return {n.input[k] for body in _bodies(node) for n, ks in _free_names(body) for k in ks}
 
 
 def _evaluate(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto], wanted: list[str]) -> dict:
@@ -26,7 +48,15 @@ def _evaluate(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[o
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     opts.log_severity_level = 3
     sess = ort.InferenceSession(sub.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-    return dict(zip(wanted, sess.run(wanted, {}), strict=True))
+    types = {o.name: o.type for o in sess.get_outputs()}
+    return {name: _tensor(name, value, types[name]) for name, value in zip(wanted, sess.run(wanted, {}), strict=True)}
+
+
+def _tensor(name: str, value, ort_type: str) -> onnx.TensorProto:
+    """onnxruntime's Python API hands float8 values back as their uint8 bit patterns: store the bits as float8."""
+    if ort_type == "tensor(float8e4m3fn)":
+        return helper.make_tensor(name, onnx.TensorProto.FLOAT8E4M3FN, value.shape, value.tobytes(), raw=True)
+    return numpy_helper.from_array(value, name)
 
 
 def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -38,7 +68,9 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     constant = {t.name for t in const_inits} | {""}
     folded, rest = [], []
     for node in g.node:
-        if node.domain in ("", "ai.onnx") and node.op_type not in RANDOM and all(i in constant for i in node.input):
+        has_body = any(True for _ in _bodies(node))
+        training = node.op_type == "Dropout" and len(node.input) > 2 and node.input[2]  # random in training mode
+        if node.domain in ("", "ai.onnx") and node.op_type not in RANDOM and not has_body and not training and all(i in constant for i in node.input):
             folded.append(node)
             constant.update(node.output)
         else:
@@ -50,7 +82,7 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     producer_of = {o for n in rest for o in n.output}
     body = []
     for node in rest:
-        if node.op_type == "Identity":
+        if node.op_type == "Identity" and node.domain in ("", "ai.onnx"):
             src = final(node.input[0])
             if node.output[0] not in outputs:
                 alias[node.output[0]] = src
@@ -64,6 +96,10 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
             for k, name in enumerate(field):
                 if name:
                     field[k] = final(name)
+        for sub in _bodies(node):
+            for inner, ks in _free_names(sub):
+                for k in ks:
+                    inner.input[k] = final(inner.input[k])
 
     # Backwards sweep: what the outputs need.
     need = set(outputs)
@@ -71,13 +107,14 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     for node in reversed(body):
         if need.intersection(node.output):
             alive.insert(0, node)
-            need.update(node.input)
+            need.update(i for i in node.input if i)  # "" is an omitted input, no tensor: it keeps nothing alive
+            need |= _outer_names(node)
     wanted = sorted(n for n in need if n in constant and n and not any(t.name == n for t in const_inits))
     values = _evaluate(model, folded, const_inits, wanted)
 
     new_inits = [t for t in g.initializer if t.name in inputs]
     new_inits += [t for t in const_inits if t.name in need]
-    new_inits += [numpy_helper.from_array(values[n], n) for n in wanted]
+    new_inits += [values[n] for n in wanted]
     del g.node[:]
     g.node.extend(alive)
     del g.initializer[:]

@@ -53,6 +53,16 @@ def _all_nodes(graph: onnx.GraphProto):
                     yield from _all_nodes(sub)
 
 
+def _all_graphs(graph: onnx.GraphProto):
+    yield graph
+    for node in _all_nodes(graph):
+        for attr in node.attribute:
+            if attr.type == AttributeProto.GRAPH:
+                yield attr.g
+            elif attr.type == AttributeProto.GRAPHS:
+                yield from attr.graphs
+
+
 def coverage_report(model: onnx.ModelProto) -> dict[str, int]:
     counts = Counter(op_key(n) for n in _all_nodes(model.graph) if not is_supported(n))
     return dict(sorted(counts.items()))
@@ -73,14 +83,18 @@ class _Rewriter:
             self.types[vi.name] = (tt.elem_type, len(tt.shape.dim) if tt.HasField("shape") else None)
         for init in model.graph.initializer:
             self.types[init.name] = (init.data_type, len(init.dims))
+        # Every name the model uses, in every graph (subgraphs' inputs, initializers
+        # and value_info included): a made-up name must be none of them.
         self.taken: set[str] = set()
         for node in _all_nodes(model.graph):
             self.taken.update(node.input)
             self.taken.update(node.output)
             self.taken.add(node.name)
-        for vi in itertools.chain(g.input, g.output, g.value_info):
-            self.taken.add(vi.name)
-        self.taken.update(i.name for i in model.graph.initializer)
+        for graph in _all_graphs(model.graph):
+            for vi in itertools.chain(graph.input, graph.output, graph.value_info):
+                self.taken.add(vi.name)
+            self.taken.update(i.name for i in graph.initializer)
+            self.taken.update(s.values.name for s in graph.sparse_initializer)
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[onnx.TensorProto] = []
 
@@ -145,9 +159,9 @@ class _Rewriter:
 
     def LayerNormalization(self, node: onnx.NodeProto, h: str) -> None:
         x, scale = node.input[0], node.input[1]
+        # An optional input or output may be missing or written "": B is absent
+        # then. Mean and InvStdDev, named or not, are read by nobody: not computed.
         bias = node.input[2] if len(node.input) > 2 and node.input[2] else None
-        if any(node.output[1:]):
-            raise NotImplementedError("LayerNormalization's Mean and InvStdDev outputs are not supported")
         axis, eps = -1, 1e-5
         for a in node.attribute:
             if a.name == "axis":

@@ -3,7 +3,8 @@
 The report recurses with an explicit stack. The rewrite emits constants as
 Constant nodes (not initializers), normalises with Pow(var + eps, -0.5),
 bounds HardSwish's gate with Max/Min instead of Clip, and gets ranks from
-onnx.shape_inference for every axis, negative ones included.
+onnx.shape_inference for every axis, negative ones included (and from the
+initializer itself when an op reads one directly).
 """
 
 from __future__ import annotations
@@ -51,8 +52,15 @@ def decompose(model: onnx.ModelProto) -> onnx.ModelProto:
     inferred = onnx.shape_inference.infer_shapes(model).graph
     for v in [*inferred.input, *inferred.value_info, *inferred.output]:
         info[v.name] = (v.type.tensor_type.elem_type, len(v.type.tensor_type.shape.dim))
-    names = {x for n in graph.node for x in [*n.input, *n.output, n.name]} | {i.name for i in graph.initializer}
-    names |= {v.name for v in [*graph.input, *graph.output]}
+    for t in graph.initializer:  # shape inference lists no initializer; an op may read one directly
+        info[t.name] = (t.data_type, len(t.dims))
+    names: set[str] = set()  # every name of every graph, subgraphs included
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        names |= {x for n in g.node for x in [*n.input, *n.output, n.name]} | {i.name for i in g.initializer}
+        names |= {v.name for v in [*g.input, *g.output, *g.value_info]} | {s.values.name for s in g.sparse_initializer}
+        stack += [a.g for n in g.node for a in n.attribute if a.type == AttributeProto.GRAPH]
     serial = [0]
     out_nodes: list[onnx.NodeProto] = []
 

@@ -8,7 +8,9 @@ file and the inputs itself, so it does not depend on the solution.
 
 A report passes when each of max_abs and max_rel is within 2% of the
 measured value (plus a floor of 1e-6 for max_abs and 1e-4 for max_rel, for
-the errors of a faithful export, which are float32 rounding).
+the errors of a faithful export, which are float32 rounding). Where the
+measured value is infinite (a NaN or an infinity on one side only), the
+report must be ``inf`` exactly.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ def reported_error_matches(actual: Any, expected: Any) -> tuple[bool, str]:
             problems.append(f"{key} is missing or not a number")
             continue
         got = float(got)
+        if math.isinf(want):  # a NaN or infinity on one side only: the definition's maximum is inf
+            if got != math.inf:
+                problems.append(f"{key} = {got!r}, but the error is infinite (NaN or inf on one side)")
+            continue
         if not math.isfinite(got):
             problems.append(f"{key} = {got!r}, but the measured value is {want:.4g}")
             continue
@@ -45,6 +51,29 @@ def reported_error_matches(actual: Any, expected: Any) -> tuple[bool, str]:
     if problems:
         return False, "verify() reported " + "; ".join(problems)
     return True, f"max_abs {float(truth['max_abs']):.3g} and max_rel {float(truth['max_rel']):.3g} reported correctly"
+
+
+def every_report_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Probes of several verifications, {case: {"report", "truth"}}: each must pass ``reported_error_matches``."""
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is malformed"
+    for case, want in expected.items():
+        ok, why = reported_error_matches(actual.get(case), want)
+        if not ok:
+            return False, f"{case}: {why}"
+    return True, f"{len(expected)} verifications reported correctly"
+
+
+def verify_refuses(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Files whose outputs differ from the model's in number or shape, {case: "raised" | {"returned": report}}: verify must raise."""
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is malformed"
+    for case in expected:
+        if actual.get(case) != "raised":
+            got = actual.get(case)
+            what = f"returned {got['returned']!r}" if isinstance(got, dict) and "returned" in got else "did not raise"
+            return False, f"{case}: verify() {what}; with outputs that differ from the model's in number or shape it must raise"
+    return True, f"verify() raised for all {len(expected)} mismatched files"
 
 
 def every_size_ok(actual: Any, expected: Any) -> tuple[bool, str]:
@@ -56,3 +85,24 @@ def every_size_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
         return False, failures[0][:600] + more
     return True, f"the file ran correctly at {len(expected) - 1} sizes"
+
+
+def every_entry_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Interface probes and generated families: every entry, at any depth, must be "ok", as in the reference run."""
+    failures: list[str] = []
+
+    def walk(got: Any, want: Any, where: str) -> None:
+        if isinstance(want, dict):
+            if not isinstance(got, dict):
+                failures.append(f"{where}malformed observation")
+                return
+            for key, sub in want.items():
+                walk(got.get(key, "not run"), sub, f"{where}{key}: ")
+        elif got != "ok":
+            failures.append(f"{where}{got}")
+
+    walk(actual, expected, "")
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        return False, failures[0][:600] + more
+    return True, "every entry ok"

@@ -4,11 +4,17 @@ export: the TorchScript-based exporter (``dynamo=False``) with ``dynamic_axes``
 naming dims 0 and 1 of every input "batch" and "sequence". It exports in
 inference mode, and it writes one self-contained file. It is deprecated in
 torch 2.13 but well supported and fast (0.1 s against 1-4 s for the dynamo
-exporter); solutions/dynamo-dynamic-dims.py is the dynamo version.
+exporter); solutions/dynamo-dynamic-dims.py is the dynamo version. The
+TorchScript exporter's declared output shapes can be false (for attention
+with a padding mask it names batch and sequence of the probabilities with one
+symbol), so the outputs' declarations are rewritten from the model itself,
+run at two sizes: a number where the size is fixed, "batch" or "sequence"
+where it follows one of them, no size otherwise.
 
-verify: one onnxruntime session with default options, fed in the order of
-the graph's inputs; the PyTorch model in eval mode under no_grad; every
-output compared in float64.
+verify: a new onnxruntime session per call with default options, fed in the
+order of the graph's inputs; the PyTorch model in eval mode under no_grad;
+the outputs must match the model's in number and shape (else it raises);
+every output compared in float64, a NaN difference counted as infinite.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import torch
 
@@ -39,6 +46,34 @@ def export(model: torch.nn.Module, example: tuple[torch.Tensor, ...], path: str)
             input_names=names,
             dynamic_axes=axes,
         )
+    _declare_outputs(model, example, path)
+
+
+def _resized(t: torch.Tensor, batch: int, sequence: int) -> torch.Tensor:
+    """``t`` with its rows and positions repeated cyclically to (batch, sequence, ...): a mask stays a mask."""
+    return t.index_select(0, torch.arange(batch) % t.shape[0]).index_select(1, torch.arange(sequence) % t.shape[1])
+
+
+SIZES = ((2, 3), (5, 7))  # two (batch, sequence) sizes, every number different
+
+
+def _declare_outputs(model: torch.nn.Module, example: tuple[torch.Tensor, ...], path: str) -> None:
+    """Write each output's declared shape from the model's outputs at two sizes."""
+    with torch.no_grad():
+        shapes = [[tuple(t.shape) for t in _flatten(model(*(_resized(t, b, s) for t in example)))] for b, s in SIZES]
+    proto = onnx.load(path)
+    for value, first, second in zip(proto.graph.output, *shapes, strict=True):
+        dims = value.type.tensor_type.shape.dim
+        del dims[:]
+        for one, two in zip(first, second, strict=True):
+            dim = dims.add()
+            if one == two:
+                dim.dim_value = one
+            elif (one, two) == (SIZES[0][0], SIZES[1][0]):
+                dim.dim_param = "batch"
+            elif (one, two) == (SIZES[0][1], SIZES[1][1]):
+                dim.dim_param = "sequence"
+    onnx.save(proto, path)
 
 
 def _flatten(out: Any) -> list[torch.Tensor]:

@@ -1,21 +1,37 @@
 """Correct, with the dynamo exporter: Dim.DYNAMIC on both axes of every input.
 
-Dim.DYNAMIC (unlike a named Dim) does not let torch.export silently
-specialize an axis whose example size is 1. external_data=False keeps the
-weights inside the file. The verification computes in torch, float64.
+Dim.DYNAMIC (unlike a named Dim) does not let torch.export specialize an
+input axis whose example size is 1, but the outputs' declared shapes can
+still be traced at 1 (causal attention from a one-token example declares its
+probabilities (batch, heads, 1, 1)). So the example is first stretched to a
+batch and a sequence of 2 or more, different from each other, by repeating
+rows and positions (a mask stays a mask). external_data=False keeps the
+weights inside the file. The verification computes in torch, float64, with
+a NaN difference counted as infinite, and refuses outputs that differ from
+the model's in number or shape.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import onnxruntime as ort
 import torch
 
 
+def _stretched(example):
+    b, s = max(example[0].shape[0], 2), max(example[0].shape[1], 2)
+    if b == s:
+        s += 1
+    return tuple(t.index_select(0, torch.arange(b) % t.shape[0]).index_select(1, torch.arange(s) % t.shape[1]) for t in example)
+
+
 def export(model, example, path):
     model.eval()
     axes = {0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC}
-    torch.onnx.export(model, tuple(example), path, dynamo=True, external_data=False, dynamic_shapes=tuple(dict(axes) for _ in example))
+    example = _stretched(example)
+    torch.onnx.export(model, example, path, dynamo=True, external_data=False, dynamic_shapes=tuple(dict(axes) for _ in example))
 
 
 def verify(model, path, inputs):
@@ -24,10 +40,21 @@ def verify(model, path, inputs):
         out = model(*inputs)
     want = list(out) if isinstance(out, (tuple, list)) else [out]
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    got = sess.run(None, {a.name: np.asarray(t) for a, t in zip(sess.get_inputs(), inputs, strict=False)})
-    diffs = [(torch.from_numpy(o).double() - r.double()).abs() for o, r in zip(got, want, strict=True)]
-    rels = [d / (r.double().abs() + 1e-7) for d, r in zip(diffs, want, strict=False)]
-    return {
-        "max_abs": max(d.max().item() for d in diffs),
-        "max_rel": max(r.max().item() for r in rels),
-    }
+    got = sess.run(None, {a.name: np.asarray(t) for a, t in zip(sess.get_inputs(), inputs, strict=True)})
+    if len(got) != len(want):
+        raise ValueError(f"{len(got)} outputs in the file, {len(want)} from the model")
+    diffs, rels = [], []
+    for o, r in zip(got, want, strict=True):
+        if tuple(o.shape) != tuple(r.shape):
+            raise ValueError(f"output of shape {tuple(o.shape)}, the model's is {tuple(r.shape)}")
+        d = (torch.from_numpy(o).double() - r.double()).abs()
+        diffs.append(d.flatten())
+        rels.append((d / (r.double().abs() + 1e-7)).flatten())
+
+    def worst(parts):
+        every = torch.cat(parts)
+        if every.isnan().any():
+            return math.inf
+        return every.max().item() if every.numel() else 0.0
+
+    return {"max_abs": worst(diffs), "max_rel": worst(rels)}

@@ -11,6 +11,18 @@ would otherwise fold Conv + BN itself), calls the candidate's
 - ``valid``: whether ``onnx.checker.check_model`` accepts it;
 - ``numerics``: the returned model run on the same inputs, within
   ``1e-4 + 1e-4 * |y|`` of the original, every output, names included;
+- ``untouched``: whether everything the fold does not own is byte for byte
+  the original's (probes/common.py, ``untouched``): every other node, in its
+  order and with its subgraphs, the graph's and the model's own fields, the
+  initializers still there, the value_info entries of remaining tensors;
+- ``new model``: the result is not the object passed in, and editing it
+  leaves the caller's model as it was (every model, those where nothing folds
+  included, and the second run's result);
+- ``names``: every tensor name defined once across all scopes, the new
+  initializers' names used nowhere in the original, no node name taken twice
+  (a new node's name is none of the remaining original nodes', at any depth);
+- ``attributes``: each folded Conv carries its Conv's attributes, byte for
+  byte as a multiset (none dropped, added or rewritten);
 - for the hygiene probes, whether the model passed in was left unchanged.
 
 Categories: ``folding`` (patterns that must fold), ``untouched`` (patterns
@@ -19,10 +31,26 @@ reader of the Conv's output, in a subgraph too; a training-mode
 BatchNormalization, by attribute or, before opset 14, by its outputs; ops of
 the same names from another domain; parameters that are not constants),
 ``hygiene`` (shared weights, the caller's model, a second run, a subgraph that
-still reads the BN's output and an initializer after the fold). The folding
+still reads the BN's output and an initializer after the fold, everything the
+fold does not own). Pairs inside subgraphs (If, Loop and Scan bodies) stay:
+``pairs_inside_subgraphs_stay``. The folding
 category also covers the forms other exporters write: ``auto_pad``,
 ``float_data`` initializers, two and three folds of one shared weight, and a
 model that already uses the names a fold would choose.
+
+Four more probes grade models drawn by a seeded generator (the end of this
+file; ``_seeded(family, case)`` fixes every draw): ``generated_pairs_that_fold``
+(every pair folds, in every form the statement allows), ``generated_pairs_that_stay``
+(pairs that must stay, each for one reason, among pairs that fold),
+``generated_names_in_use`` (the names a pass may pick, and the names the
+candidate's own pass picks on the model, already used by tensors of every kind,
+sparse initializers and a subgraph's own inputs, initializers, value_info and
+outputs among them; every call starts from a fresh import of the solution, so
+names from a module-level counter are learned as the graded call makes them)
+and ``generated_models_hygiene`` (the caller's model and a second run). Every
+generated model is also dressed (``_dressed``, a generator of its own) with what
+the fold must leave alone: model and graph fields, doc strings, metadata, a pair
+inside a subgraph, value_info from shape inference.
 """
 
 from typing import Any
@@ -36,6 +64,7 @@ from probe_common import (
     bn,
     bn_weights,
     conv,
+    const,
     conv_weights,
     from_torch,
     graph_model,
@@ -215,14 +244,52 @@ def attribute_and_storage_forms(solution: Any) -> dict[str, Any]:
     }
 
 
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes"])
+def folded_conv_keeps_its_attributes(solution: Any) -> dict[str, Any]:
+    """The folded Conv carries C's attributes exactly, compared byte for byte as a multiset: a Conv that spells out
+    kernel_shape and every attribute at its default value (pads 0, strides and dilations 1, group 1, auto_pad NOTSET)
+    and a Conv with no attribute at all (nothing may be added), each in a Conv-BN-activation block, and a grouped, dilated Conv1d with its attributes in an
+    unusual order followed by two BNs (the attributes survive two folds). Each folds numerically right whatever
+    happens to those attributes."""
+    rng = np.random.default_rng(60)
+    params = ["scale", "bias", "mean", "var"]
+    defaults = dict(kernel_shape=[3, 3], pads=[0, 0, 0, 0], strides=[1, 1], dilations=[1, 1], group=1, auto_pad="NOTSET")
+    inits = conv_weights(rng, "c", 6, 3, 3) + bn_weights(rng, "bn", 6)
+    spelled_out = [
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["c_out"], name="c", **defaults),
+        bn("bn", "c_out", "n"),
+        helper.make_node("Relu", ["n"], ["y"]),
+    ]
+    bare_inits = conv_weights(rng, "d", 5, 3, 1, bias=False) + bn_weights(rng, "bn", 5)
+    bare = [helper.make_node("Conv", ["x", "d.W"], ["d_out"], name="d"), bn("bn", "d_out", "n"), helper.make_node("Sigmoid", ["n"], ["y"])]
+    w1 = const("e.W", rng.normal(0, 0.4, size=(8, 2, 3)))
+    inits1 = [w1, const("e.B", rng.normal(0, 0.2, size=8))] + bn_weights(rng, "p", 8) + bn_weights(rng, "q", 8)
+    conv1d = helper.make_node("Conv", ["x", "e.W", "e.B"], ["e_out"], name="e")
+    # An order no exporter writes: the attributes compare as a multiset, so keeping this order is not required.
+    for key, value in (("group", 2), ("strides", [2]), ("kernel_shape", [3]), ("pads", [2, 1]), ("dilations", [2])):
+        conv1d.attribute.append(helper.make_attribute(key, value))
+    chain = [
+        conv1d,
+        helper.make_node("BatchNormalization", ["e_out", *[f"p.{p}" for p in params]], ["p_out"], epsilon=1e-3),
+        helper.make_node("BatchNormalization", ["p_out", *[f"q.{p}" for p in params]], ["y"], name="q"),
+    ]
+    return {
+        "every attribute spelled out": apply_pass(solution, graph_model(spelled_out, [("x", [1, 3, 7, 7])], ["y"], inits), seed=60),
+        "no attribute at all": apply_pass(solution, graph_model(bare, [("x", [2, 3, 5, 5])], ["y"], bare_inits), seed=61),
+        "grouped dilated Conv1d, two BNs": apply_pass(solution, graph_model(chain, [("x", [1, 4, 15])], ["y"], inits1), seed=62),
+    }
+
+
 # A pass whose search for a free name never moves on to the next candidate loops forever the
 # first time two candidates in a row are taken: the short limit makes that a quick failure.
 @probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"], timeout=10)
 def names_already_in_use(solution: Any) -> dict[str, Any]:
     """New names must skip every name in use, however many candidates are taken: three unnamed Convs that share one
     weight, each followed by its own BN (every fold after the first finds the names it would derive from the weight and
-    from the Conv taken, the third finds two of them taken), and a model whose other tensors and nodes already carry the
-    names a pass would derive from the Conv, its weight and the BN's output."""
+    from the Conv taken, the third finds two of them taken), a model whose other tensors and nodes already carry the
+    names a pass would derive from the Conv, its weight and the BN's output, and one where a sparse initializer, a Loop
+    body's unread iteration-count input, initializers, a sparse initializer, a value_info entry and an output of a Loop
+    body or an If branch, and a node inside a branch carry them."""
     rng = np.random.default_rng(40)
     params = ["scale", "bias", "mean", "var"]
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "p", 4) + bn_weights(rng, "q", 4) + bn_weights(rng, "r", 4)
@@ -243,10 +310,48 @@ def names_already_in_use(solution: Any) -> dict[str, Any]:
         helper.make_node("Neg", ["y"], ["y_bias_bn_folded"], name="Conv_bn_folded"),
         helper.make_node("Abs", ["y_bias_bn_folded"], ["y_bias"], name="y_bn_folded"),
     ]
+    # The same names, defined where no node of the main graph mentions them: a sparse initializer, and inside a Loop
+    # body and an If branch their own iteration-count input, initializers, sparse initializer, value_info, an output
+    # and a node's name, none of them read there.
+    vi = helper.make_tensor_value_info
+    sparse = helper.make_sparse_tensor(
+        helper.make_tensor("c.W_bn_folded", TensorProto.FLOAT, [2], [0.5, -1.0]), helper.make_tensor("", TensorProto.INT64, [2], [1, 6]), [8]
+    )
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Relu", ["x"], ["step"])],
+        "body",
+        [vi("c.W_bn_folded_1", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, [])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("step", TensorProto.FLOAT, [1, 3, 5, 5]), vi("c.W_folded", TensorProto.FLOAT, [2])],
+        [numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "c.W_folded")],
+        value_info=[vi("y_bias_bn_folded_1", TensorProto.FLOAT, [4])],
+    )
+    body.sparse_initializer.append(
+        helper.make_sparse_tensor(helper.make_tensor("y_bias", TensorProto.FLOAT, [1], [2.0]), helper.make_tensor("", TensorProto.INT64, [1], [0]), [4])
+    )
+    then_g = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["then_out"], name="c_bn_folded")], "then", [], [vi("then_out", TensorProto.FLOAT, [1, 3, 5, 5])],
+        [numpy_helper.from_array(np.zeros(4, np.float32), "y_bias_bn_folded")],
+    )
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["else_out"])], "else", [], [vi("else_out", TensorProto.FLOAT, [1, 3, 5, 5])])
+    hidden_inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    hidden_inits.append(numpy_helper.from_array(np.array(2, np.int64), "trips"))
+    hidden = graph_model(
+        [
+            conv("c", "x", "c_out"),
+            bn("bn", "c_out", "y"),
+            helper.make_node("Loop", ["trips", ""], ["steps", "rows"], body=body),
+            helper.make_node("If", ["flag"], ["branch"], then_branch=then_g, else_branch=else_g),
+        ],
+        [("x", [1, 3, 5, 5]), ("flag", [])], ["y", "steps", "rows", "branch"], hidden_inits, input_types={"flag": TensorProto.BOOL},
+    )
+    hidden.graph.sparse_initializer.append(sparse)
     return {
         "three folds of one shared weight": apply_pass(solution, graph_model(three, [("x", [1, 3, 5, 5])], ["y"], inits), seed=40),
         "the names a fold would choose are taken": apply_pass(
             solution, graph_model(taken, [("x", [1, 3, 5, 5])], ["y", "y_bias"], taken_inits), seed=41
+        ),
+        "taken by a sparse initializer and by a subgraph's own definitions": apply_pass(
+            solution, hidden, seed=48, fixed={"flag": np.array(True)}
         ),
     }
 
@@ -420,8 +525,8 @@ def same_op_types_in_another_domain(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
 def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
-    """An If node's branches read the Conv's raw output from the enclosing graph, directly or through a nested If:
-    that is a second reader."""
+    """An If node's branches read the Conv's raw output from the enclosing graph, directly or through a nested If, or a
+    Scan body reads it: that is a second reader."""
     rng = np.random.default_rng(29)
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
     then_branch = helper.make_graph(
@@ -444,10 +549,95 @@ def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
     )
     nested_nodes = [*nodes[:2], helper.make_node("If", ["flag"], ["z"], then_branch=outer_then, else_branch=outer_else)]
     nested = graph_model(nested_nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y", "z"], inits, input_types={"flag": TensorProto.BOOL})
+    # A Scan body reads it: each step adds the sum of the Conv's whole output to the sum of its own sample.
+    scan_body = helper.make_graph(
+        [
+            helper.make_node("ReduceSum", ["sample"], ["sample_sum"], keepdims=0),
+            helper.make_node("ReduceSum", ["c_out"], ["c_sum"], keepdims=0),
+            helper.make_node("Add", ["sample_sum", "c_sum"], ["step"]),
+        ],
+        "scan_body",
+        [helper.make_tensor_value_info("sample", TensorProto.FLOAT, [3, 5, 5])],
+        [helper.make_tensor_value_info("step", TensorProto.FLOAT, [])],
+    )
+    scanned = graph_model(
+        [*nodes[:2], helper.make_node("Scan", ["x"], ["z"], body=scan_body, num_scan_inputs=1)],
+        [("x", [2, 3, 5, 5])], ["y", "z"], inits,
+    )
     flag = {"flag": np.array(True)}
     return {
         "a branch's node reads it": apply_pass(solution, model, seed=29, fixed=flag),
         "a nested If's branch reads it": apply_pass(solution, nested, seed=32, fixed=flag),
+        "a Scan body reads it": apply_pass(solution, scanned, seed=47),
+    }
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["leave-the-rest"])
+def pairs_inside_subgraphs_stay(solution: Any) -> dict[str, Any]:
+    """Conv -> BN pairs inside an If branch, a Loop body and a Scan body, one or two levels down, with the subgraph's own
+    parameters or the enclosing graph's, are left as they are: only the main graph's pairs fold (and its own pair does)."""
+    rng = np.random.default_rng(42)
+    x_shape = [2, 3, 5, 5]
+
+    def out(name: str, shape: list[int] | None) -> onnx.ValueInfoProto:
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+    def pair_nodes(prefix: str, src: str, dst: str, *, bias: bool = True) -> list[onnx.NodeProto]:
+        return [conv(prefix, src, f"{prefix}_z", bias=bias), bn(f"{prefix}bn", f"{prefix}_z", dst)]
+
+    def pair_inits(prefix: str, *, bias: bool = True) -> list[TensorProto]:
+        return conv_weights(rng, prefix, 4, 3, 3, bias=bias) + bn_weights(rng, f"{prefix}bn", 4)
+
+    main = pair_nodes("c", "x", "y")
+    outer = pair_inits("c") + pair_inits("e", bias=False)  # the else branch's pair reads the enclosing graph's parameters
+    then_g = helper.make_graph(pair_nodes("t", "x", "t_out"), "then", [], [out("t_out", [2, 4, 5, 5])], pair_inits("t"))
+    else_g = helper.make_graph(pair_nodes("e", "x", "e_out", bias=False), "else", [], [out("e_out", [2, 4, 5, 5])])
+    branches = graph_model(
+        [*main, helper.make_node("If", ["flag"], ["z"], then_branch=then_g, else_branch=else_g)],
+        [("x", x_shape), ("flag", [])], ["y", "z"], outer, input_types={"flag": TensorProto.BOOL},
+    )
+
+    # A Loop body with a pair; a Scan body with a pair on each sample; a Loop body holding an If whose branches hold pairs.
+    bodies_inits = pair_inits("c") + pair_inits("s") + pair_inits("d")
+    bodies_inits.append(numpy_helper.from_array(np.array(2, np.int64), "trips"))
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["l_cond_in"], ["l_cond_out"]), *pair_nodes("l", "x", "l_out")],
+        "loop_body",
+        [helper.make_tensor_value_info("l_iter", TensorProto.INT64, []), helper.make_tensor_value_info("l_cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("l_cond_out", TensorProto.BOOL, []), out("l_out", [2, 4, 5, 5])],
+        pair_inits("l"),
+    )
+    scan_body = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["sample", "axes"], ["batched"]), *pair_nodes("s", "batched", "s_out")],
+        "scan_body",
+        [helper.make_tensor_value_info("sample", TensorProto.FLOAT, x_shape[1:])],
+        [out("s_out", [1, 4, 5, 5])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axes")],
+    )
+    inner_then = helper.make_graph(pair_nodes("d", "x", "d_out"), "inner_then", [], [out("d_out", [2, 4, 5, 5])])
+    inner_else = helper.make_graph(pair_nodes("f", "x", "f_out"), "inner_else", [], [out("f_out", [2, 4, 5, 5])], pair_inits("f"))
+    deep_body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["n_cond_in"], ["n_cond_out"]),
+            helper.make_node("If", ["flag"], ["n_out"], then_branch=inner_then, else_branch=inner_else),
+        ],
+        "deep_body",
+        [helper.make_tensor_value_info("n_iter", TensorProto.INT64, []), helper.make_tensor_value_info("n_cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("n_cond_out", TensorProto.BOOL, []), out("n_out", [2, 4, 5, 5])],
+    )
+    bodies = graph_model(
+        [
+            *main,
+            helper.make_node("Loop", ["trips", ""], ["loop_out"], body=loop_body),
+            helper.make_node("Scan", ["x"], ["scan_out"], body=scan_body, num_scan_inputs=1),
+            helper.make_node("Loop", ["trips", ""], ["deep_out"], body=deep_body),
+        ],
+        [("x", x_shape), ("flag", [])], ["y", "loop_out", "scan_out", "deep_out"], bodies_inits, input_types={"flag": TensorProto.BOOL},
+    )
+    return {
+        "If branches": apply_pass(solution, branches, seed=42, fixed={"flag": np.array(True)}),
+        "else branch taken": apply_pass(solution, branches, seed=43, fixed={"flag": np.array(False)}),
+        "Loop and Scan bodies": apply_pass(solution, bodies, seed=44, fixed={"flag": np.array(False)}),
     }
 
 
@@ -498,3 +688,982 @@ def subgraph_reads_after_the_fold(solution: Any) -> dict[str, Any]:
     ]
     model = graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y"], inits, input_types={"flag": TensorProto.BOOL})
     return apply_pass(solution, model, seed=37, fixed={"flag": np.array(True)})
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["leave-the-rest", "copy-the-model"])
+def everything_else_left_as_it_was(solution: Any) -> dict[str, Any]:
+    """What the fold does not own comes back as it was, byte for byte: an exported model's producer, doc strings,
+    metadata_props and the value_info of its remaining tensors; unnamed nodes, a node's doc_string and metadata, a Conv
+    with an empty bias name that stays, the order of the nodes (a side node first, which a re-sort moves); a model-local
+    function, training_info, value_info for some tensors only (none may be added). And a second run changes nothing."""
+    exported = from_torch(Stem(), (2, 3, 16, 16), seed=45)
+    exported.doc_string = "a ResNet stem"
+    exported.model_version = 3
+    helper.set_model_props(exported, {"author": "probe", "license": "none"})
+    exported.graph.doc_string = "stem"
+    exported = onnx.shape_inference.infer_shapes(exported)
+
+    rng = np.random.default_rng(46)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4) + conv_weights(rng, "d", 4, 4, 3, bias=False) + bn_weights(rng, "dbn", 4)
+    params = ["bn.scale", "bn.bias", "bn.mean", "bn.var"]
+    swish = helper.make_function(
+        "probe.local", "Swish", ["X"], ["Y"],
+        [helper.make_node("Sigmoid", ["X"], ["s"]), helper.make_node("Mul", ["X", "s"], ["Y"])],
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    nodes = [
+        helper.make_node("Neg", ["x"], ["side"]),  # first, though only a graph output after y reads it
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["c_out"], pads=[1, 1, 1, 1]),  # unnamed, folds
+        helper.make_node("BatchNormalization", ["c_out", *params], ["y1"]),
+        helper.make_node("Relu", ["y1"], ["r"], doc_string="the block's activation"),  # unnamed
+        helper.make_node("Conv", ["r", "d.W", ""], ["d_out"], name="d", pads=[1, 1, 1, 1]),  # stays: the Add reads d_out
+        bn("dbn", "d_out", "n"),
+        helper.make_node("Add", ["n", "d_out"], ["s"]),
+        helper.make_node("Swish", ["s"], ["y"], domain="probe.local"),
+    ]
+    nodes[6].metadata_props.add(key="source", value="block.py:7")
+    plain = graph_model(nodes, [("x", [1, 3, 6, 6])], ["y", "side"], inits, functions=[swish])
+    plain.producer_name, plain.producer_version, plain.domain = "onnx.helper", "1.23", "ai.example.models"
+    plain.training_info.add().algorithm.CopyFrom(helper.make_graph([], "algorithm", [], []))
+    plain.graph.metadata_props.add(key="origin", value="hand-built")
+    plain = onnx.shape_inference.infer_shapes(plain)
+    kept = [v for v in plain.graph.value_info if v.name not in ("r", "s")]  # shapes for some tensors only, as exporters write
+    del plain.graph.value_info[:]
+    plain.graph.value_info.extend(kept)
+    return {
+        "an exported model's fields and shapes": apply_pass(solution, exported, seed=45, hygiene=True, again=True),
+        "the other nodes, functions, training_info": apply_pass(solution, plain, seed=46, hygiene=True, again=True),
+    }
+
+
+# ---------------------------------------------------------------- generated models
+#
+# A seeded generator of valid models over the constructs the statement allows, and four probe
+# families built on it. Every model is checked the way the hand-written ones are (apply_pass: node
+# counts per op type against the reference's, check_model with full_check, onnxruntime on the
+# original against the result, the graph's inputs), and the hygiene family also checks the caller's
+# model and a second run of the pass on its own result.
+
+import itertools
+import linecache
+import sys
+import types
+
+# Models per family: about 1 s of a warm reference run each on an idle 2-core machine (the names family runs
+# the pass three times per model).
+GEN_CASES = {"fold": 60, "stay": 100, "names": 40, "hygiene": 50}
+
+_ONNX_OPSETS = (13, 15, 17)
+_PARAMS = ("scale", "bias", "mean", "var")
+_CUSTOM = "gen.custom"
+
+
+def _tensor_names(graph: onnx.GraphProto) -> set[str]:
+    """Every tensor name of a graph and of its subgraphs at any depth."""
+    names = {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
+    names |= {t.name for t in graph.initializer} | {t.values.name for t in graph.sparse_initializer}
+    for node in graph.node:
+        names.update(node.input)
+        names.update(node.output)
+        for attr in node.attribute:
+            for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+                names |= _tensor_names(sub)
+    names.discard("")
+    return names
+
+
+def _custom_functions() -> list[onnx.FunctionProto]:
+    """Ops named like the ONNX ones, in a domain of their own (model-local functions), and a neutral one."""
+    std = [helper.make_opsetid("", 17)]
+    conv_fn = helper.make_function(
+        _CUSTOM, "Conv", ["X", "W", "B"], ["Y"],
+        [helper.make_node("Conv", ["X", "W", "B"], ["z"], auto_pad="SAME_UPPER"), helper.make_node("Relu", ["z"], ["Y"])],
+        opset_imports=std,
+    )
+    bn_fn = helper.make_function(
+        _CUSTOM, "BatchNormalization", ["X", "s", "b", "m", "v"], ["Y"],
+        [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["n"]), helper.make_node("Neg", ["n"], ["Y"])],
+        opset_imports=std,
+    )
+    swish = helper.make_function(
+        _CUSTOM, "Swish", ["X"], ["Y"],
+        [helper.make_node("Sigmoid", ["X"], ["s"]), helper.make_node("Mul", ["X", "s"], ["Y"])],
+        opset_imports=std,
+    )
+    return [conv_fn, bn_fn, swish]
+
+
+class _Act:
+    """An activation: its name, channels and spatial sizes (batch size is the model's)."""
+
+    def __init__(self, name: str, c: int, spatial: tuple[int, ...]) -> None:
+        self.name, self.c, self.spatial = name, c, spatial
+
+
+class _Gen:
+    """One random model under construction: a chain of blocks on one activation, plus side nodes."""
+
+    def __init__(self, rng: np.random.Generator, *, dims: int | None = None) -> None:
+        self.rng = rng
+        self.opset = int(rng.choice(_ONNX_OPSETS))
+        self.dims = int(dims or rng.choice([1, 2, 2, 3]))
+        self.n = int(rng.integers(1, 3))
+        size = (4, 6) if self.dims == 3 else (5, 9)
+        spatial = tuple(int(rng.integers(*size)) for _ in range(self.dims))
+        self.ids = itertools.count()
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: dict[str, TensorProto] = {}
+        self.inputs: list[tuple[str, list[int], int]] = []
+        self.outputs: list[str] = []
+        self.init_outputs: list[str] = []  # initializers that are graph outputs too
+        self.fixed: dict[str, np.ndarray] = {}
+        self.functions = False
+        self.flag: str | None = None
+        self.folds = 0  # pairs that must fold, by construction (checked against the reference)
+        self.convs: list[tuple[str, str | None, tuple[int, ...]]] = []  # weights and biases, for sharing
+        self.bns: dict[int, list[str]] = {}  # channels -> a BN's parameter names, for sharing
+        x = self.name("x")
+        self.inputs.append((x, [self.n, int(rng.integers(2, 5)), *spatial], TensorProto.FLOAT))
+        self.cur = _Act(x, self.inputs[0][1][1], spatial)
+
+    # ------------------------------------------------------------ small parts
+
+    def name(self, stem: str) -> str:
+        return f"{stem}{next(self.ids)}"
+
+    def coin(self, p: float = 0.5) -> bool:
+        return bool(self.rng.random() < p)
+
+    def pick(self, options: list[Any]) -> Any:
+        return options[int(self.rng.integers(len(options)))]
+
+    def init(self, stem: str, array: np.ndarray, *, float_data: bool = False) -> str:
+        name = self.name(stem)
+        array = np.asarray(array, dtype=array.dtype if array.dtype != np.float64 else np.float32)
+        if float_data and array.dtype == np.float32:
+            self.inits[name] = helper.make_tensor(name, TensorProto.FLOAT, list(array.shape), array.ravel().tolist())
+        else:
+            self.inits[name] = numpy_helper.from_array(array, name)
+        return name
+
+    def shape(self, act: _Act) -> list[int]:
+        return [self.n, act.c, *act.spatial]
+
+    def flag_input(self) -> str:
+        if self.flag is None:
+            self.flag = self.name("flag")
+            self.inputs.append((self.flag, [], TensorProto.BOOL))
+            self.fixed[self.flag] = np.array(self.coin())
+        return self.flag
+
+    # ------------------------------------------------------------ the Conv and the BatchNormalization
+
+    def conv(
+        self,
+        *,
+        bias: str | None = None,
+        transpose: bool = False,
+        domain: str = "",
+        share: bool = True,
+        plain: bool = False,
+    ) -> tuple[onnx.NodeProto, _Act]:
+        """A Conv on the current activation, not yet appended; bias: "init", "none" or "empty"."""
+        rng, cin, d = self.rng, self.cur.c, self.dims
+        bias = bias or self.pick(["init", "init", "none", "empty"])
+        groups = 1
+        if not plain and not transpose and domain == "":
+            choices = [1, 1, cin] + ([2] if cin % 2 == 0 else [])
+            groups = self.pick(choices)
+        cout = groups * int(rng.integers(1, 3)) if groups > 1 else int(rng.integers(1, 7))  # one channel too
+        kernel = tuple(int(rng.integers(1, 4)) for _ in range(d)) if not plain else (3,) * d
+        attrs: dict[str, Any] = {}
+        if transpose:
+            w_shape = (cin, cout, *kernel)
+            out = tuple(s + k - 1 for s, k in zip(self.cur.spatial, kernel))
+            attrs["kernel_shape"] = list(kernel)
+        elif domain:
+            kernel = (3,) * d
+            w_shape = (cout, cin, *kernel)
+            out = self.cur.spatial
+        else:
+            w_shape = (cout, cin // groups, *kernel)
+            strides = [int(rng.integers(1, 3)) if not plain and s >= 4 else 1 for s in self.cur.spatial]
+            dil = [1] * d
+            mode = "pads" if plain else self.pick(["pads", "pads", "SAME_UPPER", "SAME_LOWER", "VALID", "none"])
+            if mode in ("pads", "VALID", "none") and not plain and self.coin(0.3):
+                dil = [int(rng.integers(1, 3)) for _ in range(d)]
+            pads = [int(rng.integers(0, k)) for k in kernel] + [int(rng.integers(0, k)) for k in kernel]
+            if plain:
+                pads = [1] * (2 * d)
+            out_l = []
+            for i, s in enumerate(self.cur.spatial):
+                eff = dil[i] * (kernel[i] - 1) + 1
+                if mode in ("SAME_UPPER", "SAME_LOWER"):
+                    o = -(-s // strides[i])
+                elif mode == "pads":
+                    o = (s + pads[i] + pads[i + d] - eff) // strides[i] + 1
+                else:
+                    o = (s - eff) // strides[i] + 1
+                out_l.append(o)
+            if min(out_l) < 2:  # too small a map for the next block: pad to keep the size
+                mode, strides, dil, kernel = "SAME_UPPER", [1] * d, [1] * d, (3,) * d
+                w_shape = (cout, cin // groups, *kernel)
+                out_l = list(self.cur.spatial)
+            out = tuple(out_l)
+            if mode == "pads":
+                attrs["pads"] = pads
+            elif mode != "none":
+                attrs["auto_pad"] = mode
+            if strides != [1] * d or self.coin(0.3):
+                attrs["strides"] = strides
+            if dil != [1] * d or self.coin(0.2):
+                attrs["dilations"] = dil
+            if groups > 1 or self.coin(0.2):
+                attrs["group"] = groups
+            if self.coin(0.5):
+                attrs["kernel_shape"] = list(kernel)
+        fan_in = int(np.prod(w_shape[1:]))
+        w_name = None
+        if share and not plain and self.coin(0.3):
+            same = [w for w, _, s in self.convs if s == w_shape]
+            if same:
+                w_name = self.pick(same)
+        if w_name is None:
+            w_name = self.init("W", rng.normal(0, 1.2 / np.sqrt(fan_in), size=w_shape), float_data=self.coin(0.15))
+        b_channels = w_shape[1] * groups if transpose else w_shape[0]
+        inputs = [self.cur.name, w_name]
+        b_name = None
+        if bias == "init":
+            b_name = self.init("B", rng.normal(0, 0.3, size=b_channels), float_data=self.coin(0.15))
+            inputs.append(b_name)
+        elif bias == "empty":
+            inputs.append("")
+        self.convs.append((w_name, b_name, w_shape))
+        op = "ConvTranspose" if transpose else "Conv"
+        node = helper.make_node(op, inputs, [self.name("z")], name=self.name("conv") if self.coin(0.6) else "", domain=domain, **attrs)
+        return node, _Act(node.output[0], cout, out)
+
+    def bn_params(self, c: int, *, share: bool = True) -> list[str]:
+        if share and c in self.bns and self.coin(0.3):
+            return self.bns[c]
+        rng, fd = self.rng, self.coin(0.15)
+        names = [
+            self.init("scale", rng.uniform(0.5, 1.5, size=c), float_data=fd),
+            self.init("shift", rng.normal(0, 0.3, size=c), float_data=fd),
+            self.init("mean", rng.normal(0, 0.5, size=c), float_data=fd),
+            self.init("var", rng.uniform(0.05, 1.5, size=c), float_data=fd),
+        ]
+        self.bns[c] = names
+        return names
+
+    def bn(self, x: _Act, *, params: list[str] | None = None, training: bool = False, domain: str = "") -> tuple[onnx.NodeProto, _Act]:
+        params = params or self.bn_params(x.c)
+        attrs: dict[str, Any] = {}
+        if self.coin(0.6):
+            attrs["epsilon"] = float(self.pick([1e-5, 1e-4, 1e-3, 1e-2]))
+        if self.coin(0.2):
+            attrs["momentum"] = 0.9
+        out = self.name("n")
+        outputs = [out]
+        if training:
+            if self.opset >= 14:
+                attrs["training_mode"] = 1
+                outputs += [self.name("rmean"), self.name("rvar")]
+            else:
+                outputs += [self.name("rmean"), self.name("rvar"), self.name("smean"), self.name("svar")]
+        elif self.opset >= 14 and self.coin(0.3):
+            attrs["training_mode"] = 0
+        node = helper.make_node("BatchNormalization", [x.name, *params], outputs, name=self.name("bn") if self.coin(0.6) else "", domain=domain, **attrs)
+        return node, _Act(out, x.c, x.spatial)
+
+    # ------------------------------------------------------------ between the pairs
+
+    def neutral(self) -> None:
+        """A node that is not part of any pair: an activation, an empty optional input, another domain's op."""
+        kind = self.pick(["Relu", "Clip", "Swish", "Add", "none", "none"])
+        x = self.cur
+        if kind == "none":
+            return
+        out = self.name("h")
+        if kind == "Relu":
+            self.nodes.append(helper.make_node("Relu", [x.name], [out]))
+        elif kind == "Clip":  # min left empty: an optional input given as ""
+            self.nodes.append(helper.make_node("Clip", [x.name, "", self.init("max", np.array(2.0, np.float32))], [out]))
+        elif kind == "Swish":
+            self.functions = True
+            self.nodes.append(helper.make_node("Swish", [x.name], [out], domain=_CUSTOM))
+        else:
+            self.nodes.append(helper.make_node("Add", [x.name, self.init("offset", self.rng.normal(0, 0.3, size=(x.c,) + (1,) * self.dims))], [out]))
+        self.cur = _Act(out, x.c, x.spatial)
+
+    def subgraph_reader(self, names: list[str], depth: int) -> None:
+        """An If or a Loop whose subgraph reads the given outer names, ``depth`` subgraphs down; its output is a graph
+        output. Every subgraph returns a scalar (a sum of what it read), so both branches of an If agree in shape."""
+
+        def scalar_graph(nodes: list[onnx.NodeProto], parts: list[str]) -> onnx.GraphProto:
+            total = parts[0]
+            if len(parts) > 1:
+                total = self.name("total")
+                nodes.append(helper.make_node("Sum", parts, [total]))
+            return helper.make_graph(nodes, self.name("g"), [], [helper.make_tensor_value_info(total, TensorProto.FLOAT, [])])
+
+        def summed(nodes: list[onnx.NodeProto], tensor: str, op: str | None = None) -> str:
+            if op is not None:
+                t = self.name("t")
+                nodes.append(helper.make_node(op, [tensor], [t]))
+                tensor = t
+            s = self.name("s")
+            nodes.append(helper.make_node("ReduceSum", [tensor], [s], keepdims=0))
+            return s
+
+        def leaf() -> onnx.GraphProto:
+            nodes: list[onnx.NodeProto] = []
+            parts = [summed(nodes, n, self.pick(["Relu", "Neg", "Identity"])) for n in names]
+            return scalar_graph(nodes, parts)
+
+        def wrap(inner: onnx.GraphProto) -> tuple[list[onnx.NodeProto], str]:
+            """Nodes holding ``inner`` (an If with a plain other branch, or a Loop of two trips) and their scalar."""
+            out = self.name("sub")
+            if self.coin():
+                nodes: list[onnx.NodeProto] = []
+                other = scalar_graph(nodes, [summed(nodes, self.inputs[0][0], "Sigmoid")])
+                branches = (inner, other) if self.coin() else (other, inner)
+                return [helper.make_node("If", [self.flag_input()], [out], then_branch=branches[0], else_branch=branches[1])], out
+            it, cond_in, cond_out = self.name("iter"), self.name("cond"), self.name("cond")
+            body = helper.make_graph(
+                [*inner.node, helper.make_node("Identity", [cond_in], [cond_out])],
+                self.name("body"),
+                [helper.make_tensor_value_info(it, TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
+                [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), inner.output[0]],
+            )
+            trips = self.init("trips", np.array(2, np.int64))
+            loop = helper.make_node("Loop", [trips, ""], [out], body=body)  # the condition left empty
+            total = self.name("s")
+            return [loop, helper.make_node("ReduceSum", [out], [total], keepdims=0)], total
+
+        nodes, out = wrap(leaf())
+        for _ in range(depth - 1):
+            holder = helper.make_graph(nodes, self.name("g"), [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, [])])
+            nodes, out = wrap(holder)
+        self.nodes += nodes
+        self.outputs.append(out)
+
+    # ------------------------------------------------------------ the model
+
+    def model(self) -> onnx.ModelProto:
+        if self.cur.name not in self.outputs:
+            self.outputs.append(self.cur.name)
+        ins = [(n, s) for n, s, _ in self.inputs]
+        types = {n: t for n, _, t in self.inputs}
+        model = graph_model(
+            self.nodes, ins, list(dict.fromkeys(self.outputs)), list(self.inits.values()), opset=self.opset,
+            functions=_custom_functions() if self.functions else None, input_types=types,
+        )
+        for name in dict.fromkeys(self.init_outputs):  # typed here: shape inference leaves them untyped
+            if name not in {o.name for o in model.graph.output}:
+                t = self.inits[name]
+                model.graph.output.append(helper.make_tensor_value_info(name, t.data_type, list(t.dims)))
+        return model
+
+
+# ---------------------------------------------------------------- the four families of models
+
+
+def _folding_model(rng: np.random.Generator) -> _Gen:
+    """Only pairs that fold, in every form the statement allows, with the company they keep."""
+    g = _Gen(rng)
+    for _ in range(int(rng.integers(1, 4))):
+        g.neutral()
+        before = g.cur
+        conv_node, z = g.conv()
+        bn_node, y = g.bn(z)
+        g.nodes += [conv_node, bn_node]
+        g.folds += 1
+        g.cur = y
+        if g.coin(0.25):  # a second BN: it follows a Conv once the first pair is folded
+            bn2, y2 = g.bn(y)
+            g.nodes.append(bn2)
+            g.folds += 1
+            g.cur = y2
+        if g.coin(0.15):  # another Conv reads the same weight (and bias) and stays as it is
+            twin = onnx.NodeProto()
+            twin.CopyFrom(conv_node)
+            twin.input[0] = before.name
+            twin.output[0] = g.name("twin")
+            twin.name = ""
+            g.nodes.append(twin)
+            g.outputs.append(twin.output[0])
+        if g.coin(0.25):  # the BN's output is a graph output, and the next block reads it too
+            g.outputs.append(g.cur.name)
+        if g.coin(0.1):  # a parameter of the pair is also a graph output: it stays an initializer
+            g.init_outputs.append(g.pick([*conv_node.input[1:], *bn_node.input[1:]]) or conv_node.input[1])
+        if g.coin(0.25):  # a subgraph reads the BN's output and initializers the fold replaces
+            reads = [g.cur.name] if g.coin(0.7) else []
+            reads += [conv_node.input[1]] if g.coin(0.5) else []
+            reads += [bn_node.input[int(rng.integers(1, 5))]] if g.coin(0.4) or not reads else []
+            g.subgraph_reader(reads, int(rng.integers(1, 3)))
+    g.neutral()
+    if g.coin(0.25):  # an optional graph input whose default is an initializer that no node reads
+        default = g.init("default", rng.normal(size=3))
+        g.inputs.append((default, [3], TensorProto.FLOAT))
+    return g
+
+
+_BLOCKS = (  # the reasons a pair must stay, weighted by how many forms each has
+    *["reader"] * 3, "second-bn", "graph-output", *["subgraph"] * 2, *["training"] * 2, *["param-input"] * 2,
+    *["param-overridable"] * 2, *["param-constant"] * 2, "domain-conv", "domain-bn", "transpose", "not-conv",
+)
+
+
+def _blocked_pair(g: _Gen, reason: str) -> None:
+    """A Conv -> BN pair (or what looks like one) that must not fold, for the given reason."""
+    rng = g.rng
+    if reason == "not-conv":
+        op = g.pick(["Relu", "MaxPool", "Add", "input"])
+        x = g.cur
+        if op == "input" and len(g.nodes) == 0:
+            bn_node, y = g.bn(x)
+        else:
+            op = "Relu" if op == "input" else op
+            h = g.name("h")
+            if op == "MaxPool":
+                g.nodes.append(helper.make_node("MaxPool", [x.name], [h], kernel_shape=[1] * g.dims))
+            elif op == "Add":  # a Conv, then an Add: the BN does not read the Conv
+                conv_node, z = g.conv(plain=True, share=False)
+                offset = g.init("offset", rng.normal(0, 0.3, size=(z.c,) + (1,) * g.dims))
+                g.nodes += [conv_node, helper.make_node("Add", [z.name, offset], [h])]
+                x = z
+            else:
+                g.nodes.append(helper.make_node("Relu", [x.name], [h]))
+            bn_node, y = g.bn(_Act(h, x.c, x.spatial))
+        g.nodes.append(bn_node)
+        g.cur = y
+        return
+    domain = _CUSTOM if reason == "domain-conv" else ""
+    if domain:
+        g.functions = True
+    conv_node, z = g.conv(transpose=reason == "transpose", domain=domain, bias="init" if domain else None, share=False)
+    params = g.bn_params(z.c, share=False)
+    if reason == "training":
+        # onnxruntime 1.32 writes a training-mode BN's unused running statistics over the parameters it may share
+        # with another BN (measured: that BN's output off by 1.85, exact once the statistics are graph outputs):
+        # no other BN shares a training-mode BN's parameters here.
+        g.bns = {c: names for c, names in g.bns.items() if names is not params}
+    bn_node, y = g.bn(z, params=params, training=reason == "training", domain=_CUSTOM if reason == "domain-bn" else "")
+    if reason == "domain-bn":
+        g.functions = True
+    g.nodes += [conv_node, bn_node]
+    g.cur = y
+    if reason == "reader":
+        op = g.pick(["Add", "Shape", "Identity", "Mul", "Swish", "Swish"])
+        r = g.name("r")
+        if op == "Add":  # a skip connection from the raw convolution
+            g.nodes.append(helper.make_node("Add", [y.name, z.name], [r]))
+            g.cur = _Act(r, y.c, y.spatial)
+        elif op == "Mul":
+            g.nodes.append(helper.make_node("Mul", [z.name, y.name], [r]))
+            g.cur = _Act(r, y.c, y.spatial)
+        else:  # an int64 intermediate, a plain copy, another domain's op, that is a graph output
+            reader = helper.make_node(op, [z.name], [r], domain=_CUSTOM if op == "Swish" else "")
+            if g.coin():  # placed between the Conv and the BN
+                g.nodes.insert(len(g.nodes) - 1, reader)
+            else:
+                g.nodes.append(reader)
+            g.functions = g.functions or op == "Swish"
+            g.outputs.append(r)
+    elif reason == "second-bn":
+        bn2, y2 = g.bn(z, params=g.bn_params(z.c, share=False))
+        r = g.name("r")
+        g.nodes += [bn2, helper.make_node("Add", [y.name, y2.name], [r])]
+        g.cur = _Act(r, y.c, y.spatial)
+    elif reason == "graph-output":
+        g.outputs.append(z.name)
+    elif reason == "subgraph":
+        g.subgraph_reader([z.name], int(rng.integers(1, 3)))
+    elif reason.startswith("param-"):
+        conv_slots = [conv_node.input[1]] + ([conv_node.input[2]] if len(conv_node.input) > 2 and conv_node.input[2] else [])
+        p = g.pick(conv_slots if g.coin() else params)  # the Conv's parameters as often as the BN's
+        g.convs = [c for c in g.convs if p not in c[:2]]  # no later pair may share it
+        g.bns = {c: names for c, names in g.bns.items() if p not in names}
+        value = numpy_helper.to_array(g.inits[p])
+        if reason == "param-overridable":  # an initializer that is also a graph input: a default
+            g.inputs.append((p, list(value.shape), TensorProto.FLOAT))
+        elif reason == "param-input":
+            del g.inits[p]
+            g.inputs.append((p, list(value.shape), TensorProto.FLOAT))
+            g.fixed[p] = value
+        else:
+            del g.inits[p]
+            g.nodes.insert(0, helper.make_node("Constant", [], [p], value=numpy_helper.from_array(value, p)))
+
+
+def _untouched_model(rng: np.random.Generator) -> _Gen:
+    """Pairs that must stay (at least one, each for one reason) among plain pairs that fold."""
+    g = _Gen(rng)
+    count = int(rng.integers(1, 4))
+    blocked = {int(rng.integers(count))} | {i for i in range(count) if g.coin(0.6)}
+    for i in range(count):
+        if g.coin(0.4):
+            h = g.name("h")
+            g.nodes.append(helper.make_node("Relu", [g.cur.name], [h]))
+            g.cur = _Act(h, g.cur.c, g.cur.spatial)
+        if i in blocked:
+            _blocked_pair(g, g.pick(list(_BLOCKS)))
+        else:
+            conv_node, z = g.conv(plain=True, bias="init", share=False)
+            bn_node, y = g.bn(z, params=g.bn_params(z.c, share=False))
+            g.nodes += [conv_node, bn_node]
+            g.folds += 1
+            g.cur = y
+    return g
+
+
+def _plausible_names(conv_node: onnx.NodeProto, bn_node: onnx.NodeProto) -> list[str]:
+    """Names a pass might give what a fold creates, derived the ways passes derive them."""
+    w, o, z = conv_node.input[1], bn_node.output[0], conv_node.output[0]
+    b = conv_node.input[2] if len(conv_node.input) > 2 and conv_node.input[2] else "bias"
+    cn, bnn = conv_node.name or "Conv", bn_node.name or "BatchNormalization"
+    out = [f"{w}{s}" for s in ("_bn_folded", "_folded", "_fused", "_bnfold", "_bn", "_new", "_scaled", "_1", "_0")]
+    out += [f"{b}{s}" for s in ("_bn_folded", "_folded", "_fused", "_bnfold")]
+    out += [f"{o}{s}" for s in ("_bias", "_bias_bn_folded", "_W", "_B", "_weight", "_folded")]
+    out += [f"{z}_folded", f"{cn}_bn_folded", f"{cn}_folded", f"{cn}_fused", f"{bnn}_folded", "W_bnfold", "B_bnfold", "folded_W", "folded_B"]
+    return out
+
+
+def _names_model(rng: np.random.Generator) -> tuple[onnx.ModelProto, dict[str, np.ndarray], list[str]]:
+    """Pairs that fold, and names a pass might pick for what it creates, already in use by tensors of every kind."""
+    g = _Gen(rng)
+    taken: list[str] = []
+    for _ in range(int(rng.integers(1, 4))):
+        conv_node, z = g.conv(plain=True, bias=g.pick(["init", "none"]))
+        bn_node, y = g.bn(z, params=g.bn_params(z.c, share=False))
+        g.nodes += [conv_node, bn_node]
+        g.folds += 1
+        g.cur = y
+        options = _plausible_names(conv_node, bn_node)
+        taken += [options[int(i)] for i in rng.choice(len(options), size=int(rng.integers(2, 7)), replace=False)]
+    model = g.model()
+    return model, g.fixed, list(dict.fromkeys(taken))
+
+
+_OCCUPANTS = (  # every place a tensor name can live: at the top level, and inside a subgraph one or two levels down
+    "node output", "graph output", "unread graph input", "graph input and output", "value_info", "initializer",
+    "sparse initializer", "subgraph node output", "subgraph input", "subgraph initializer", "subgraph sparse initializer",
+    "subgraph value_info", "subgraph output",
+)
+_NODE_OCCUPANTS = ("node name", "subgraph node name")
+
+
+def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng: np.random.Generator,
+            fixed: dict[str, np.ndarray], added: dict[str, int]) -> onnx.ModelProto:
+    """A copy of model in which each of ``names`` is used by a tensor in one of the places a name can live
+    (``_OCCUPANTS``: a node's output, a graph input or output, a value_info entry, an initializer, a sparse
+    initializer, and inside an If branch or a Loop body one or two levels down, unread there: a node's output, the
+    body's own input (a Loop's iteration count), an initializer, a sparse initializer, a value_info entry, an output),
+    and each of ``node_names`` by a node, at the top level or inside a subgraph. The places go round in an order drawn
+    per call, so the first names of a call land in different places. ``added`` counts the top-level nodes added, per
+    op type."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    graph = out.graph
+    used = _tensor_names(graph) | {n.name for n in graph.node}
+    ids = itertools.count()
+
+    def fresh() -> str:
+        while True:
+            name = f"occ{next(ids)}"
+            if name not in used:
+                used.add(name)
+                return name
+
+    before = len(graph.node)
+    x = graph.input[0].name
+    x_shape = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
+    flag = None
+    trips = None
+
+    def flag_name() -> str:
+        nonlocal flag
+        if flag is None:
+            flag = fresh()
+            graph.input.append(helper.make_tensor_value_info(flag, TensorProto.BOOL, []))
+            fixed[flag] = np.array(bool(rng.integers(2)))
+        return flag
+
+    def trips_name() -> str:
+        nonlocal trips
+        if trips is None:
+            trips = fresh()
+            graph.initializer.append(numpy_helper.from_array(np.array(2, np.int64), trips))
+        return trips
+
+    def like_x(name: str) -> onnx.ValueInfoProto:
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, x_shape)
+
+    def if_node(then_g: onnx.GraphProto, out_name: str) -> onnx.NodeProto:
+        other = fresh()
+        else_g = helper.make_graph([helper.make_node("Sigmoid", [x], [other])], fresh(), [], [like_x(other)])
+        return helper.make_node("If", [flag_name()], [out_name], then_branch=then_g, else_branch=else_g)
+
+    def sparse(name: str) -> onnx.SparseTensorProto:
+        values = helper.make_tensor(name, TensorProto.FLOAT, [2], rng.normal(size=2).astype(np.float32).tolist())
+        return helper.make_sparse_tensor(values, helper.make_tensor("", TensorProto.INT64, [2], [0, 3]), [4])
+
+    def host(fill: Any, kind: str) -> tuple[onnx.NodeProto, str, list[int]]:
+        """An If (its then branch) or a Loop (its body) whose subgraph ``fill`` adds to; fill returns how many
+        outputs it added to a Loop body. The node, its first output and that output's shape."""
+        o = fresh()
+        if kind == "If":
+            p = fresh()
+            then_g = helper.make_graph([helper.make_node("Relu", [x], [p])], fresh(), [], [like_x(p)])
+            fill(then_g)
+            return if_node(then_g, o), o, x_shape
+        cond_in, cond_out, s = fresh(), fresh(), fresh()
+        body = helper.make_graph(
+            [helper.make_node("Identity", [cond_in], [cond_out]), helper.make_node("Relu", [x], [s])],
+            fresh(),
+            [helper.make_tensor_value_info(fresh(), TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
+            [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), like_x(s)],
+        )
+        extra = fill(body)
+        extra = extra if type(extra) is int else 0  # only the fills that add outputs return a count
+        return helper.make_node("Loop", [trips_name(), ""], [o, *[fresh() for _ in range(extra)]], body=body), o, [2, *x_shape]
+
+    def in_subgraph(fill: Any, loop_only: bool) -> None:
+        """``fill`` applied to a subgraph one or two levels down; the node holding it is added to the graph."""
+        kind = "Loop" if loop_only or rng.integers(2) else "If"
+        node, o, shape = host(fill, kind)
+        if rng.integers(2):  # one level deeper: inside an If branch (the other branch alike) or a Loop body
+            outer = fresh()
+            if rng.integers(2):
+                other, other_out, _ = host(lambda g: 0, kind)
+                then_g = helper.make_graph([node], fresh(), [], [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)])
+                else_g = helper.make_graph([other], fresh(), [], [helper.make_tensor_value_info(other_out, TensorProto.FLOAT, shape)])
+                node = helper.make_node("If", [flag_name()], [outer], then_branch=then_g, else_branch=else_g)
+            else:
+                cond_in, cond_out = fresh(), fresh()
+                body = helper.make_graph(
+                    [helper.make_node("Identity", [cond_in], [cond_out]), node],
+                    fresh(),
+                    [helper.make_tensor_value_info(fresh(), TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
+                    [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)],
+                )
+                node = helper.make_node("Loop", [trips_name(), ""], [outer], body=body)
+                shape = [2, *shape]
+            o = outer
+        graph.node.append(node)
+        new_outputs.append(helper.make_tensor_value_info(o, TensorProto.FLOAT, shape))
+
+    def as_input(g: onnx.GraphProto, name: str) -> int:
+        g.input[0].name = name  # the Loop's iteration count, which nothing reads
+        return 0
+
+    def as_output(g: onnx.GraphProto, name: str) -> int:
+        g.initializer.append(numpy_helper.from_array(rng.normal(size=2).astype(np.float32), name))
+        g.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [2]))  # a scan output of the Loop
+        return 1
+
+    fills = {
+        "subgraph node output": (lambda g, n: g.node.append(helper.make_node("Neg", [x], [n])), False),
+        "subgraph input": (as_input, True),
+        "subgraph initializer": (lambda g, n: g.initializer.append(numpy_helper.from_array(rng.normal(size=2).astype(np.float32), n)), False),
+        "subgraph sparse initializer": (lambda g, n: g.sparse_initializer.append(sparse(n)), False),
+        "subgraph value_info": (lambda g, n: g.value_info.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, [3])), False),
+        "subgraph output": (as_output, True),
+        "subgraph node name": (lambda g, n: g.node.append(helper.make_node("Neg", [x], [fresh()], name=n)), False),
+    }
+
+    new_outputs: list[onnx.ValueInfoProto] = []
+    order = [_OCCUPANTS[int(i)] for i in rng.permutation(len(_OCCUPANTS))]
+    node_order = [_NODE_OCCUPANTS[int(i)] for i in rng.permutation(len(_NODE_OCCUPANTS))]
+    placed = [(name, order[i % len(order)]) for i, name in enumerate(names)]
+    placed += [(name, node_order[i % len(node_order)]) for i, name in enumerate(node_names)]
+    for name, kind in placed:
+        if kind in fills:
+            fill, loop_only = fills[kind]
+            in_subgraph(lambda g, fill=fill, name=name: fill(g, name), loop_only)
+        elif kind in ("node output", "graph output"):
+            graph.node.append(helper.make_node("Relu", [x], [name]))
+            if kind == "graph output":
+                new_outputs.append(like_x(name))
+        elif kind in ("unread graph input", "graph input and output"):
+            graph.input.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [2]))
+            fixed[name] = rng.normal(size=2).astype(np.float32)
+            if kind == "graph input and output":
+                new_outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [2]))
+        elif kind == "value_info":
+            graph.value_info.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [3]))
+        elif kind == "initializer":
+            graph.initializer.append(numpy_helper.from_array(rng.normal(size=2).astype(np.float32), name))
+        elif kind == "sparse initializer":
+            graph.sparse_initializer.append(sparse(name))
+        else:  # a node's name
+            graph.node.append(helper.make_node("Relu", [x], [fresh()], name=name))
+    graph.output.extend(new_outputs)
+    for node in graph.node[before:]:
+        added[node.op_type] = added.get(node.op_type, 0) + 1
+    return out
+
+
+def fresh_solution(solution: Any) -> types.ModuleType:
+    """The solution imported again from its source: a new module whose module-level state is as at import.
+
+    A pass may take its names from process-wide state (a module-level counter): learning its names in one call and
+    planting them for the next would then never meet the names that next call makes. Every call of the names family
+    starts from a fresh import, so each makes the names a first call makes."""
+    path = solution.__file__
+    source = "".join(linecache.getlines(path))
+    if not source:
+        with open(path, encoding="utf-8") as fh:
+            source = fh.read()
+    module = types.ModuleType(solution.__name__)
+    module.__file__ = path
+    sys.modules[module.__name__] = module
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - the sandbox runs it as the runner does
+    return module
+
+
+def _new_names(solution: Any, model: onnx.ModelProto, calls: int = 1) -> tuple[list[str], list[str]]:
+    """The tensor and node names the candidate's pass creates on ``model`` (a copy of it), at most 16 of each: over
+    ``calls`` successive calls of one fresh import of the solution."""
+    module = fresh_solution(solution)
+    tensors: set[str] = set()
+    nodes: set[str] = set()
+    for _ in range(calls):
+        given = onnx.ModelProto()
+        given.CopyFrom(model)
+        try:
+            result = module.fold_batchnorm(given)
+        except Exception:  # noqa: BLE001 - apply_pass observes the failure
+            break
+        if not isinstance(result, onnx.ModelProto):
+            break
+        tensors |= _tensor_names(result.graph) - _tensor_names(model.graph)
+        nodes |= {n.name for n in result.graph.node} - {n.name for n in model.graph.node} - {""}
+    return sorted(tensors)[:16], sorted(nodes)[:16]
+
+
+def _hygiene_model(rng: np.random.Generator) -> _Gen:
+    """Plain 2-D pairs that fold, pairs that share their weight and bias, a Conv that shares a folded Conv's weight
+    and stays, a BN after a Relu: what a pass that edits the caller's model, or its weights in place, gets wrong."""
+    g = _Gen(rng, dims=2)
+
+    def pair(conv_node: onnx.NodeProto | None = None) -> tuple[onnx.NodeProto, _Act]:
+        if conv_node is None:
+            conv_node, z = g.conv(plain=True, bias="init", share=False)
+        else:
+            z = _Act(g.name("z"), g.cur.c, g.cur.spatial)
+            conv_node = helper.make_node("Conv", [*conv_node.input], [z.name], pads=[1, 1, 1, 1])
+            z.c = int(g.inits[conv_node.input[1]].dims[0])
+        bn_node, y = g.bn(z, params=g.bn_params(z.c, share=False))
+        g.nodes += [conv_node, bn_node]
+        g.folds += 1
+        return conv_node, y
+
+    for _ in range(int(rng.integers(2, 4))):
+        kind = g.pick(["pair", "shared", "twin", "relu"])
+        if kind == "relu":
+            _blocked_pair(g, "not-conv")
+            continue
+        conv_node, y = pair()
+        if kind == "shared":  # a second pair on the same input reads the same weight and bias: both fold
+            _, y2 = pair(conv_node)
+            r = g.name("r")
+            g.nodes.append(helper.make_node("Add", [y.name, y2.name], [r]))
+            y = _Act(r, y.c, y.spatial)
+        elif kind == "twin":  # a Conv that reads the same weight and bias and stays as it is
+            twin = g.name("twin")
+            g.nodes.append(helper.make_node("Conv", [*conv_node.input], [twin], pads=[1, 1, 1, 1]))
+            g.outputs.append(twin)
+        g.cur = y
+    return g
+
+
+def _seeded(family: int, case: int) -> np.random.Generator:
+    return np.random.default_rng([27, family, case])
+
+
+def _dressed(model: onnx.ModelProto, rng: np.random.Generator) -> onnx.ModelProto:
+    """A copy of model carrying what a pass must leave as it was, as exported models do: model- and graph-level
+    fields (producer, doc strings, metadata_props, training_info), doc strings and metadata on nodes, a Conv ->
+    BatchNormalization pair inside a subgraph (an If branch, a Loop or Scan body, one or two levels down, its
+    parameters the subgraph's own initializers or the enclosing graph's), and value_info from shape inference.
+    ``rng`` is the model's own second generator: the model's structure is the one drawn without these."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    graph = out.graph
+    used = _tensor_names(graph) | {n.name for n in graph.node}
+    ids = itertools.count()
+
+    def fresh(stem: str) -> str:
+        while True:
+            name = f"{stem}_{next(ids)}"
+            if name not in used:
+                used.add(name)
+                return name
+
+    def coin(p: float = 0.5) -> bool:
+        return bool(rng.random() < p)
+
+    def pick(options: list[Any]) -> Any:
+        return options[int(rng.integers(len(options)))]
+
+    if coin():
+        out.producer_name = pick(["pytorch", "tf2onnx", "onnx.helper"])
+        out.producer_version = pick(["2.13.0", "1.16.2", "0.1"])
+        out.domain = pick(["", "ai.example.models"])
+        out.model_version = int(rng.integers(0, 20))
+        out.doc_string = pick(["", "a generated model", "exported for inference"])
+        helper.set_model_props(out, {f"key{i}": f"value{int(rng.integers(100))}" for i in range(int(rng.integers(0, 3)))})
+        graph.doc_string = pick(["", "the main graph"])
+        graph.name = pick([graph.name, "main", "torch_jit"])
+        if coin(0.3):
+            graph.metadata_props.add(key="origin", value="generated")
+        if coin(0.25):  # a training algorithm that does nothing: carried along, never run at inference
+            info = out.training_info.add()
+            info.algorithm.CopyFrom(helper.make_graph([], fresh("algorithm"), [], []))
+    for node in graph.node:
+        if coin(0.15):
+            node.doc_string = pick(["from layer 3", "fused later", "a node's note"])
+        if coin(0.05):
+            node.metadata_props.add(key="source", value=pick(["model.py:12", "layer4"]))
+
+    if coin(0.4):  # a pair inside a subgraph, which stays
+        x = graph.input[0]
+        shape = [d.dim_value for d in x.type.tensor_type.shape.dim]
+        channels, dims = shape[1], len(shape) - 2
+
+        def leaf(src: str, body_inits: list[TensorProto]) -> tuple[list[onnx.NodeProto], str]:
+            """Conv -> BN on src, summed to a scalar; the parameters in body_inits (the subgraph's) or the graph's."""
+            own = coin()
+            cout = int(rng.integers(1, 5))
+
+            def param(stem: str, array: np.ndarray) -> str:
+                name = fresh(stem)
+                (body_inits if own else graph.initializer).append(numpy_helper.from_array(np.asarray(array, np.float32), name))
+                return name
+
+            w = param("sub_W", rng.normal(0, 0.3, size=(cout, channels, *[3] * dims)))
+            bias = pick(["init", "none", "empty"])
+            inputs = [src, w] + ([param("sub_B", rng.normal(0, 0.3, size=cout))] if bias == "init" else [""] if bias == "empty" else [])
+            z, n, total = fresh("sub_z"), fresh("sub_n"), fresh("sub_total")
+            bn_params = [
+                param("sub_scale", rng.uniform(0.5, 1.5, size=cout)),
+                param("sub_shift", rng.normal(0, 0.3, size=cout)),
+                param("sub_mean", rng.normal(0, 0.5, size=cout)),
+                param("sub_var", rng.uniform(0.05, 1.5, size=cout)),
+            ]
+            return [
+                helper.make_node("Conv", inputs, [z], pads=[1] * (2 * dims), name=fresh("sub_conv") if coin() else ""),
+                helper.make_node("BatchNormalization", [z, *bn_params], [n], **({"epsilon": 1e-3} if coin() else {})),
+                helper.make_node("ReduceSum", [n], [total], keepdims=0),
+            ], total
+
+        def scalar_graph(nodes: list[onnx.NodeProto], total: str, inits: list[TensorProto], inputs: list[onnx.ValueInfoProto] | None = None,
+                         extra_outputs: list[onnx.ValueInfoProto] | None = None) -> onnx.GraphProto:
+            outputs = [*(extra_outputs or []), helper.make_tensor_value_info(total, TensorProto.FLOAT, [])]
+            return helper.make_graph(nodes, fresh("sub_graph"), inputs or [], outputs, inits)
+
+        def holder(depth: int) -> tuple[list[onnx.NodeProto], str]:
+            """Nodes holding a pair ``depth`` subgraphs down, and the scalar they compute."""
+            kind = pick(["If", "Loop", "Scan"] if depth == 1 else ["If", "Loop"])
+            result, total = fresh("sub_out"), fresh("sub_sum")
+            if kind == "Scan":  # the body gets one sample of x at a time
+                body_inits: list[TensorProto] = []
+                sample, batched, axes = fresh("sub_sample"), fresh("sub_batched"), fresh("sub_axes")
+                body_inits.append(numpy_helper.from_array(np.array([0], np.int64), axes))
+                nodes, inner = leaf(batched, body_inits)
+                body = scalar_graph([helper.make_node("Unsqueeze", [sample, axes], [batched]), *nodes], inner, body_inits,
+                                    inputs=[helper.make_tensor_value_info(sample, TensorProto.FLOAT, shape[1:])])
+                node = helper.make_node("Scan", [x.name], [result], body=body, num_scan_inputs=1)
+            else:
+                inner_inits: list[TensorProto] = []
+                if depth == 1:
+                    nodes, inner = leaf(x.name, inner_inits)
+                else:
+                    nodes, inner = holder(depth - 1)
+                inner_graph = scalar_graph(nodes, inner, inner_inits)
+                if kind == "If":
+                    cond = fresh("sub_cond")
+                    graph.initializer.append(numpy_helper.from_array(np.array(coin()), cond))
+                    other_inits: list[TensorProto] = []
+                    other_nodes, other = leaf(x.name, other_inits)
+                    other_graph = scalar_graph(other_nodes, other, other_inits)
+                    branches = (inner_graph, other_graph) if coin() else (other_graph, inner_graph)
+                    return [helper.make_node("If", [cond], [total], then_branch=branches[0], else_branch=branches[1])], total
+                trips, cond_in, cond_out = fresh("sub_trips"), fresh("sub_cond"), fresh("sub_cond")
+                graph.initializer.append(numpy_helper.from_array(np.array(int(rng.integers(1, 3)), np.int64), trips))
+                body = scalar_graph(
+                    [*inner_graph.node, helper.make_node("Identity", [cond_in], [cond_out])], inner, list(inner_graph.initializer),
+                    inputs=[helper.make_tensor_value_info(fresh("sub_iter"), TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
+                    extra_outputs=[helper.make_tensor_value_info(cond_out, TensorProto.BOOL, [])],
+                )
+                node = helper.make_node("Loop", [trips, ""], [result], body=body)
+            return [node, helper.make_node("ReduceSum", [result], [total], keepdims=0)], total
+
+        nodes, total = holder(int(rng.integers(1, 3)))
+        graph.node.extend(nodes)
+        graph.output.append(helper.make_tensor_value_info(total, TensorProto.FLOAT, []))
+
+    if coin():  # shapes of the intermediate tensors, as shape inference (and many exporters) write them
+        out = onnx.shape_inference.infer_shapes(out)
+    return out
+
+
+def _run_family(solution: Any, family: int, build: Any, cases: int, **kwargs: Any) -> dict[str, Any]:
+    out = {}
+    for case in range(cases):
+        g = build(_seeded(family, case))
+        model = _dressed(g.model(), _seeded(10 + family, case))
+        out[f"case {case}"] = apply_pass(solution, model, seed=case, fixed=g.fixed, **kwargs)
+    return out
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["fold-math", "conv-no-bias", "weight-layout", "keep-attributes", "fold-until-fixpoint"])
+def generated_pairs_that_fold(solution: Any) -> dict[str, Any]:
+    """Generated models in which every pair folds: Conv1d/2d/3d, grouped, strided, dilated, padded by pads or auto_pad,
+    with a bias, without one, or with an empty bias name; epsilon set or not; BNs in a row; shared weights and
+    parameters; BN outputs that are graph outputs or read in subgraphs; other domains' ops between the pairs."""
+    return _run_family(solution, 1, _folding_model, GEN_CASES["fold"])
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer", "constants-only", "inference-only", "match-producer"])
+def generated_pairs_that_stay(solution: Any) -> dict[str, Any]:
+    """Generated models with pairs that must not fold, each for one reason (another reader of the Conv's output, in a
+    node, a graph output or a subgraph at depth 1 or 2; a training-mode BN; a parameter that is not a constant; another
+    domain's op; a ConvTranspose; a BN after another op), among pairs that fold."""
+    return _run_family(solution, 2, _untouched_model, GEN_CASES["stay"])
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"], timeout=20)
+def generated_names_in_use(solution: Any) -> dict[str, Any]:
+    """Generated models in which the names a pass may give what it creates are already used by a tensor in every place
+    a name can live (a node's output, a graph input or output, a value_info entry, an initializer, a sparse initializer,
+    and inside an If branch or a Loop body one or two levels down a node's output, the body's own unread input, an
+    initializer, a sparse initializer, a value_info entry, an output) or by a node (top level or in a subgraph),
+    including the names this pass itself picks (learned from a fresh import of the solution, over two successive
+    calls, and graded on another fresh import, so a module-level counter gives the graded call the names it planted);
+    every probe also checks that each name is defined once."""
+    out = {}
+    for case in range(GEN_CASES["names"]):
+        rng = _seeded(3, case)
+        model, fixed, plausible = _names_model(rng)
+        model = _dressed(model, _seeded(13, case))
+        added: dict[str, int] = {}
+        model = _occupy(model, plausible, [], rng, fixed, added)
+        for calls in (2, 1):  # the names the pass picks (first and second call), then the ones it picks once those are taken
+            tensors, nodes = _new_names(solution, model, calls)
+            model = _occupy(model, tensors, nodes, rng, fixed, added)
+        obs = apply_pass(fresh_solution(solution), model, seed=case, fixed=fixed)  # from a fresh import, as it learned
+        if isinstance(obs.get("ops"), dict):  # the nodes that hold the names this pass picked do not count
+            ops = {op: n - added.get(op, 0) for op, n in obs["ops"].items()}
+            obs["ops"] = {op: n for op, n in ops.items() if n}
+        out[f"case {case}"] = obs
+    return out
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["copy-the-model", "shared-weights"])
+def generated_models_hygiene(solution: Any) -> dict[str, Any]:
+    """Generated models mixing pairs that fold and pairs that stay: the caller's model is left unchanged, and the pass
+    run again on its own result gives a valid model with the same nodes that computes the same outputs."""
+    return _run_family(solution, 4, _hygiene_model, GEN_CASES["hygiene"], hygiene=True, again=True)

@@ -126,6 +126,19 @@ def _used_names(graph: onnx.GraphProto) -> set[str]:
     return used
 
 
+def _all_names(graph: onnx.GraphProto) -> set[str]:
+    """Every name in use: tensors of every kind (graph inputs and outputs, value_info,
+    initializers, node inputs and outputs) and nodes, in the graph and in its subgraphs."""
+    names = {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
+    names |= {t.name for t in graph.initializer} | {t.values.name for t in graph.sparse_initializer}
+    for node in graph.node:
+        names |= {node.name, *node.input, *node.output}
+        for attr in node.attribute:
+            for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+                names |= _all_names(sub)
+    return names
+
+
 def _drop_unused_initializers(graph: onnx.GraphProto) -> None:
     """Drop the initializers the folds orphaned; keep any that is used or is also a graph input."""
     used = _used_names(graph) | {o.name for o in graph.output} | {i.name for i in graph.input}
@@ -138,8 +151,7 @@ def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
     out = onnx.ModelProto()
     out.CopyFrom(model)
     graph = out.graph
-    taken = {t.name for t in graph.initializer} | {n.name for n in graph.node}
-    taken |= {name for n in graph.node for name in (*n.input, *n.output)}
+    taken = _all_names(graph)  # a new name must be free everywhere, subgraphs included
     folded = False
     while _fold_one(graph, taken):
         folded = True

@@ -23,6 +23,19 @@ def _reads(graph: onnx.GraphProto) -> list[str]:
     return [name for node in graph.node for name in node.input]
 
 
+def _all_names(graph: onnx.GraphProto) -> set[str]:
+    """Every name in use: tensors of every kind (graph inputs and outputs, value_info,
+    initializers, node inputs and outputs) and nodes, in the graph and in its subgraphs."""
+    names = {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
+    names |= {t.name for t in graph.initializer} | {t.values.name for t in graph.sparse_initializer}
+    for node in graph.node:
+        names |= {node.name, *node.input, *node.output}
+        for attr in node.attribute:
+            for sub in (*([attr.g] if attr.HasField("g") else []), *attr.graphs):
+                names |= _all_names(sub)
+    return names
+
+
 def _fold_one(g: onnx.GraphProto, counter: list[int]) -> bool:
     inits = {t.name: t for t in g.initializer}
     overridable = {i.name for i in g.input}
@@ -62,10 +75,13 @@ def _fold_one(g: onnx.GraphProto, counter: list[int]) -> bool:
         w2 = w * s.reshape((-1,) + (1,) * (w.ndim - 1))
         b2 = ((bias if bias is not None else 0.0) - mean) * s + beta
         counter[0] += 1
+        taken = _all_names(g)  # a new name must be free everywhere, subgraphs included
+        while {f"folded_W_{counter[0]}", f"folded_B_{counter[0]}", f"{b.output[0]}_folded_{counter[0]}"} & taken:
+            counter[0] += 1
         wn, bn = f"folded_W_{counter[0]}", f"folded_B_{counter[0]}"
         dtype = numpy_helper.to_array(inits[c.input[1]]).dtype
         g.initializer.extend([numpy_helper.from_array(w2.astype(dtype), wn), numpy_helper.from_array(b2.astype(dtype), bn)])
-        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{b.output[0]}_folded")
+        new = helper.make_node("Conv", [c.input[0], wn, bn], [b.output[0]], name=f"{b.output[0]}_folded_{counter[0]}")
         new.attribute.extend(c.attribute)
         nodes = [n for n in g.node]
         nodes[pos] = new

@@ -17,6 +17,10 @@ probe files). Everything is judged here:
   with the one the statement requires, computed from the shape and tiles of
   the reference's observation. Loops are identified by what they do (which
   block iterator their variable feeds, their extent and kind), never by name.
+  A loop of extent 1 may carry any annotation, or none: it runs once.
+- ``generated_ok`` runs one of those checks (the one the reference's
+  observation names) on every case of a family of cases (hidden.py: the
+  generated families and a fixed list of small and wide ones).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import math
 from typing import Any
 
 import numpy as np
+from grader.checks import CheckResult
 
 RTOL_OF_ABS_SUM = 1e-4
 AXES = ("i", "j", "k")
@@ -32,6 +37,20 @@ AXES = ("i", "j", "k")
 
 class Malformed(Exception):
     """The observation does not have the shape the probes produce."""
+
+
+def failed(reason: str, message: str) -> CheckResult:
+    """A failed check that says how it failed: the diagnosis (grader/diagnose.py) tells apart mistakes that fail one
+    check for different reasons (a copy inside the k loops, or after the whole product). Never shown to a candidate."""
+    return CheckResult(False, message, {"reason": reason})
+
+
+def _verdict(outcome: Any) -> tuple[bool, str, str | None]:
+    """(passed, message, reason) of a check's outcome: a CheckResult or (passed, message)."""
+    if isinstance(outcome, CheckResult):
+        reason = outcome.details.get("reason")
+        return outcome.passed, outcome.message, reason if isinstance(reason, str) else None
+    return bool(outcome[0]), str(outcome[1]), None
 
 
 # ---------------------------------------------------------------- inputs (as in the probes)
@@ -76,7 +95,7 @@ def _timing(actual: dict[str, Any]) -> str:
     )
 
 
-def product_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+def product_ok(actual: Any, expected: Any) -> tuple[bool, str] | CheckResult:
     try:
         M, N, K = (int(v) for v in expected["shape"])
         seed = int(expected["seed"])
@@ -85,8 +104,23 @@ def product_ok(actual: Any, expected: Any) -> tuple[bool, str]:
     except (KeyError, TypeError, ValueError, AttributeError):
         return False, "the probe's observation is malformed"
     timing = _timing(actual) if isinstance(actual, dict) else ""
+    outside = actual.get("outside")
+    if not isinstance(outside, dict):
+        return False, "the probe's observation is malformed"
+    if outside:
+        # The probe's buffers lie between guard zones (probes/common.py: Guarded): a changed guard is a write past
+        # a buffer, which rule 4 forbids even when every element of C comes out right.
+        wrote = "; ".join(
+            f"{name}: {counts.get('before', 0)} element(s) before it and {counts.get('after', 0)} past its end"
+            for name, counts in sorted(outside.items())
+            if isinstance(counts, dict)
+        )
+        return failed("write-past-buffer", (
+            f"The kernel wrote outside its buffers ({wrote}): a loop ran past the end of its axis without a guard, "
+            "which rule 4 forbids even when the values of C are right." + timing
+        ))
     if data.shape != (M, N) or dtype != "float32":
-        return False, f"C has shape {tuple(data.shape)} and dtype {dtype}; expected ({M}, {N}) float32" + timing
+        return failed("c-shape-or-dtype", f"C has shape {tuple(data.shape)} and dtype {dtype}; expected ({M}, {N}) float32" + timing)
     A = operand(M, K, seed).astype(np.float64)
     B = operand(K, N, seed + 1).astype(np.float64)
     exact = A @ B
@@ -114,7 +148,7 @@ def product_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         f"Worst at [{i}, {j}]: expected {exact[i, j]:.6g}, got {C[i, j]:.6g}; "
         f"allowed error {bound[i, j]:.3g} (1e-4 x sum_k |A[{i},k] B[k,{j}]|)."
     )
-    return False, " ".join(parts) + timing
+    return failed("wrong-values", " ".join(parts) + timing)
 
 
 # ---------------------------------------------------------------- loop structure
@@ -207,7 +241,7 @@ def _required(shape: tuple[int, int, int], tiles: dict[str, int]) -> list[tuple[
 def _structured(fn: Any) -> Any:
     """Turn a malformed observation into a failed check with a message."""
 
-    def wrapper(actual: Any, expected: Any) -> tuple[bool, str]:
+    def wrapper(actual: Any, expected: Any) -> tuple[bool, str] | CheckResult:
         try:
             return fn(*_parse(expected, actual))  # type: ignore[no-any-return]
         except Malformed as exc:
@@ -222,13 +256,13 @@ def _structured(fn: Any) -> Any:
 
 
 @_structured
-def nest_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
+def nest_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str] | CheckResult:
     """Six loops around the compute block: i0 j0 k0 i1 k1 j1 with the required extents."""
     block = _compute_block(obs)
     loops = obs["loops"]
     got = [(_axes(block, index), loops[index]["extent"]) for index in block["loops"]]
     required = _required(shape, tiles)
-    problem = ""
+    problem, reason = "", "loop-count"
     if len(got) != len(required):
         problem = f"has {len(got)} loops around it; the statement requires {len(required)}"
     else:
@@ -236,6 +270,7 @@ def nest_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, A
             unit = extent == want == 1 and not axes  # a unit loop may feed nothing
             if not unit and (axes != [axis] or extent != want):
                 name = loops[block["loops"][position]]["var"]
+                reason = "loop-axis" if axes != [axis] else "loop-extent"
                 problem = (
                     f"has {name} as loop {position + 1} from the outside, over {'+'.join(axes) or 'no axis'} "
                     f"with extent {extent}; the statement requires a loop over {axis} with extent {want} there"
@@ -245,98 +280,142 @@ def nest_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, A
         return True, ""
     mine = " > ".join(_label(axes, extent) for axes, extent in got)
     want = " > ".join(_label([axis], extent) for axis, extent in required)
-    return False, (
+    return failed(reason, (
         f"Block {block['name']!r} {problem}.\n"
         f"Loops around it, outermost first (axis:extent):\n"
         f"  yours:    {mine}\n  required: {want}\n\n{render(obs, block)}"
-    )
+    ))
 
 
-def _annotation_problems(obs: dict[str, Any], want: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
-    """What breaks rule 2 for the annotations in ``want`` ("parallel", "vectorized")."""
+def _annotation_problems(obs: dict[str, Any], want: tuple[str, ...]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """What breaks rule 2 for the annotations in ``want`` ("parallel", "vectorized"): (reason, words) pairs."""
     block = _compute_block(obs)
     loops = obs["loops"]
     nest = block["loops"]
     outer_i = next((index for index in nest if "i" in _axes(block, index)), None)
     inner_j = next((index for index in reversed(nest) if "j" in _axes(block, index)), None)
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []
     for kind, loop, name in (("parallel", outer_i, "outer i"), ("vectorized", inner_j, "inner j")):
+        if loop is not None and loops[loop]["extent"] == 1:
+            continue  # a loop of extent 1 runs once: with or without the annotation it is the same loop
         if kind in want and (loop is None or loops[loop]["kind"] != kind):
             what = "there is none" if loop is None else f"{loops[loop]['var']}, {loops[loop]['kind']}"
-            problems.append(f"the {name} loop ({what}) must be {kind}")
+            problems.append((f"{name.replace(' ', '-')}-not-{kind}", f"the {name} loop ({what}) must be {kind}"))
     for position, index in enumerate(nest):
         kind = loops[index]["kind"]
         if kind not in want or index == (outer_i if kind == "parallel" else inner_j):
             continue
+        if loops[index]["extent"] == 1:
+            continue  # a loop of extent 1 runs once: its annotation changes nothing (a copy's loops may all be unit)
         axes = "+".join(_axes(block, index)) or "no axis"
         if kind == "parallel":
             extents = [loops[o]["extent"] for o in nest[:position]]
             entries = math.prod(e for e in extents if isinstance(e, int))
-            problems.append(
+            problems.append((
+                "other-loop-parallel",
                 f"{loops[index]['var']} (over {axes}) is parallel: the loops outside it enter it {entries} times per call, "
                 "and every entry hands its iterations to the thread pool and waits for all of them; only the outer i "
-                "loop may be parallel"
-            )
+                "loop may be parallel",
+            ))
         else:
-            problems.append(f"{loops[index]['var']} (over {axes}) is vectorized; only the inner j loop may be")
+            problems.append(("other-loop-vectorized", f"{loops[index]['var']} (over {axes}) is vectorized; only the inner j loop may be"))
     return block, problems
 
 
-def _annotations_verdict(obs: dict[str, Any], want: tuple[str, ...]) -> tuple[bool, str]:
+def _annotations_verdict(obs: dict[str, Any], want: tuple[str, ...]) -> tuple[bool, str] | CheckResult:
     block, problems = _annotation_problems(obs, want)
     if not problems:
         return True, ""
-    return False, f"Around block {block['name']!r}: " + "; ".join(problems) + ".\n\n" + render(obs, block)
+    words = "; ".join(text for _, text in problems)
+    return failed(problems[0][0], f"Around block {block['name']!r}: " + words + ".\n\n" + render(obs, block))
 
 
 @_structured
-def annotations_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
+def annotations_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str] | CheckResult:
     """The outer i loop is parallel, the inner j loop vectorized, and no other loop is either."""
     return _annotations_verdict(obs, ("parallel", "vectorized"))
 
 
 @_structured
-def parallel_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
+def parallel_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str] | CheckResult:
     """The outer i loop is parallel and no other loop around the update is."""
     return _annotations_verdict(obs, ("parallel",))
 
 
 @_structured
-def vectorize_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
+def vectorize_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str] | CheckResult:
     """The inner j loop is vectorized and no other loop around the update is."""
     return _annotations_verdict(obs, ("vectorized",))
 
 
 @_structured
-def cache_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str]:
+def cache_ok(shape: tuple[int, int, int], tiles: dict[str, int], obs: dict[str, Any]) -> tuple[bool, str] | CheckResult:
     """The compute block accumulates in a cache that is copied to C once per (i0, j0) tile."""
     block = _compute_block(obs)
     output = obs["params"][2]
     written = [name for name, _ in block["writes"]]
     if output in written or len(written) != 1:
-        return False, (
+        return failed("no-write-cache", (
             f"Block {block['name']!r} writes {', '.join(written) or 'nothing'}: it must accumulate into a write cache "
             f"(a buffer of its own), not into {output} itself.\n\n{render(obs, block)}"
-        )
+        ))
     cache = written[0]
     copies = [b for b in obs["blocks"] if cache in [n for n, _ in b["reads"]] and output in [n for n, _ in b["writes"]]]
     if len(copies) != 1:
-        return False, f"Expected one block copying {cache} to {output}, found {len(copies)}.\n\n{render(obs, block)}"
+        return failed("copy-count", f"Expected one block copying {cache} to {output}, found {len(copies)}.\n\n{render(obs, block)}")
     copy = copies[0]
     nest = block["loops"]
     outer = {a: next((index for index in nest if a in _axes(block, index)), None) for a in AXES}
     inside = set(copy["loops"])
+    if outer["i"] is not None and outer["j"] is not None and outer["i"] in inside and outer["j"] not in inside:
+        _, N, _ = shape
+        return failed("copy-outside-j-tile", (
+            f"The copy from {cache} to {output} (block {copy['name']!r}) is inside the outer i loop but not inside "
+            f"the outer j loop of block {block['name']!r}: it runs once per strip of rows, after all the j tiles, so "
+            f"{cache} holds a {tiles['i']} x {N} strip instead of one {tiles['i']} x {tiles['j']} tile. The statement "
+            f"requires the copy inside the outer i and j loops, after the k loops: once per finished tile."
+            f"\n\n{render(obs, block)}"
+        ))
     if outer["i"] is None or outer["j"] is None or not {outer["i"], outer["j"]} <= inside:
         M, N, _ = shape
-        return False, (
+        return failed("copy-after-product", (
             f"The copy from {cache} to {output} (block {copy['name']!r}) is not inside the outer i and j loops of "
             f"block {block['name']!r}: it runs after the whole product, so {cache} is as large as {output} "
             f"({M} x {N}) instead of one {tiles['i']} x {tiles['j']} tile. The statement requires the copy inside "
             f"the outer i and j loops, after the k loops: once per finished tile.\n\n{render(obs, block)}"
-        )
+        ))
     if outer["k"] is not None and outer["k"] in inside:
-        return False, (
+        return failed("copy-inside-k", (
             f"The copy from {cache} to {output} (block {copy['name']!r}) is inside the k tile loop: it copies partial "
             f"sums once per k tile instead of the finished tile once.\n\n{render(obs, block)}"
-        )
+        ))
     return True, ""
+
+
+# ---------------------------------------------------------------- generated cases
+
+GENERATED_CHECKS = ("product_ok", "nest_ok", "annotations_ok", "cache_ok")
+
+
+def generated_ok(actual: Any, expected: Any) -> tuple[bool, str] | CheckResult:
+    """hidden.py's families of cases: the family's check (named by the reference's observation) on every case."""
+    try:
+        name = expected["check"]
+        cases = expected["cases"]
+        got = actual["cases"]
+    except (KeyError, TypeError):
+        return False, "the probe's observation is malformed"
+    if name not in GENERATED_CHECKS or not isinstance(got, list) or len(got) != len(cases):
+        return False, "the probe's observation is malformed"
+    check = globals()[name]
+    for index, (mine, want) in enumerate(zip(got, cases, strict=True)):
+        ok, message, reason = _verdict(check(mine, want))
+        if not ok:
+            M, N, K = want["shape"]
+            tiles = want["tiles"]
+            words = (
+                f"case {index + 1} of {len(cases)}: {M} x {N} x {K} (M, N, K), tiles i={tiles['i']}, j={tiles['j']}, "
+                f"k={tiles['k']}:\n{message}"
+            )
+            return failed(reason, words) if reason else (False, words)
+    return True, f"all {len(cases)} generated cases pass"

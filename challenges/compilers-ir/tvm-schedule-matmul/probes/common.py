@@ -52,19 +52,60 @@ def _median_ms(module: Any, args: list[Any]) -> float:
     return float(timer(*args).median * 1e3)
 
 
+# Each buffer the kernel is given lies inside a larger allocation of the probe's own, between guard zones filled
+# with a canary (a quiet NaN whose payload names the buffer). A schedule that reads or writes past a buffer (a split
+# whose tail predicate was switched off, an unguarded copy) then meets the canary, not the C heap: its results are
+# the same on every run, and a write past a buffer is seen as the canary changed. Without the guards such a write
+# landed in whatever the allocator had put there: the probe passed, gave wrong values, or aborted on a corrupted heap,
+# so one wrong solution scored differently from run to run. The canaries differ per buffer, so a value read from
+# A's or B's guard and written past C is not mistaken for C's own canary.
+CANARY_BITS = {"A": 0x7FC0A0A1, "B": 0x7FC0B0B1, "C": 0x7FC0C0C1}
+GUARD_BEFORE = 1024  # float32 elements before each buffer (a multiple of 16: the buffer stays 64-byte aligned)
+
+
+def guard_after(rows: int, cols: int, tiles: dict[str, int]) -> int:
+    """float32 elements of guard after a rows x cols buffer: enough for any loop of the schedule to run a whole tile
+    past the end of each axis (a tile past the last row, and a tile past the last column of that row)."""
+    widest = max([64, *(int(t) for t in tiles.values())])
+    return widest * (cols + 1) + 64
+
+
+class Guarded:
+    """A float32 matrix inside a guarded allocation: ``view`` is the buffer, ``tensor`` a zero-copy TVM tensor of it."""
+
+    def __init__(self, name: str, values: np.ndarray, after: int) -> None:
+        self.name = name
+        self.size = values.size
+        self.whole = np.empty(GUARD_BEFORE + self.size + after + 16, dtype=np.float32)
+        self.whole.view(np.uint32)[:] = CANARY_BITS[name]
+        self.start = (-self.whole.ctypes.data // 4) % 16 + GUARD_BEFORE  # 64-byte aligned, as TVM's own buffers
+        self.view = self.whole[self.start : self.start + self.size].reshape(values.shape)
+        self.view[...] = values
+        self.tensor = tvm.runtime.from_dlpack(self.view)
+
+    def written_outside(self) -> dict[str, int]:
+        """How many guard elements before and after the buffer no longer hold the canary."""
+        bits = self.whole.view(np.uint32)
+        before = int(np.count_nonzero(bits[: self.start] != CANARY_BITS[self.name]))
+        after = int(np.count_nonzero(bits[self.start + self.size :] != CANARY_BITS[self.name]))
+        return {"before": before, "after": after} if before or after else {}
+
+
 def run_product(solution: Any, M: int, N: int, K: int, tiles: dict[str, int], seed: int, timed: bool = False) -> dict[str, Any]:
-    """Compile the candidate's schedule, run it, and (if ``timed``) time it against the naive schedule."""
+    """Compile the candidate's schedule, run it on guarded buffers, and (if ``timed``) time it against the naive
+    schedule. ``outside`` maps a buffer to how much of its guards the run wrote (empty when none)."""
     module = tvm.compile(scheduled(solution, M, N, K, tiles).mod, target="llvm").jit()
-    a = tvm.runtime.tensor(operand(M, K, seed))
-    b = tvm.runtime.tensor(operand(K, N, seed + 1))
-    c = tvm.runtime.tensor(np.full((M, N), np.nan, dtype=np.float32))  # untouched elements stay NaN
-    module["main"](a, b, c)
-    obs: dict[str, Any] = {"shape": [M, N, K], "tiles": dict(tiles), "seed": seed, "C": c.numpy()}
+    a = Guarded("A", operand(M, K, seed), guard_after(M, K, tiles))
+    b = Guarded("B", operand(K, N, seed + 1), guard_after(K, N, tiles))
+    c = Guarded("C", np.full((M, N), np.nan, dtype=np.float32), guard_after(M, N, tiles))  # untouched elements stay NaN
+    module["main"](a.tensor, b.tensor, c.tensor)
+    outside = {g.name: w for g in (a, b, c) if (w := g.written_outside())}
+    obs: dict[str, Any] = {"shape": [M, N, K], "tiles": dict(tiles), "seed": seed, "C": c.view.copy(), "outside": outside}
     if timed:
         naive = tvm.compile(tvm.IRModule({"main": naive_matmul(M, N, K)}), target="llvm").jit()
-        scratch = tvm.runtime.tensor(np.zeros((M, N), dtype=np.float32))
-        obs["naive_ms"] = _median_ms(naive, [a, b, scratch])
-        obs["yours_ms"] = _median_ms(module, [a, b, scratch])
+        scratch = Guarded("C", np.zeros((M, N), dtype=np.float32), guard_after(M, N, tiles))
+        obs["naive_ms"] = _median_ms(naive, [a.tensor, b.tensor, scratch.tensor])
+        obs["yours_ms"] = _median_ms(module, [a.tensor, b.tensor, scratch.tensor])
     return obs
 
 

@@ -19,11 +19,40 @@ wraps it in a ``tvm.s_tir.Schedule`` and hands it to the candidate's
   the reference's observation.
 
 The section above the probes is identical in public.py and hidden.py.
+
+Several probes, and every generated case, list the keys of ``tiles`` in an
+order other than i, j, k (with three different sizes): the statement says
+the tiles are looked up by axis name, so a schedule that unpacks
+``tiles.values()`` by position gets the wrong tile on some axis (red team
+round 2). ``annotations_small_and_wide`` holds a fixed list of small
+problems with several i tiles and j tiles of 72 to 300: rule 2 applies
+whatever the size. ``FAR_TILES`` (red team round 3) has i, j and k tiles far
+above any dimension (300 to 4096; the statement puts no bound on a tile): a
+schedule that clamps a tile to 256 or 512, or vectorizes only up to 512
+lanes, passed every probe before. The nest and annotation probes over it only
+read the scheduled TIR (a 4096-wide loop compiles slowly on some correct
+schedules); ``products_tiles_far_above_matrix`` compiles two cheap ones.
+``annotations_unit_copy`` has 1 x 1 tiles and 1 x 1 matrices: the copy of
+such a tile has no loop of its own (TVM drops unit loops), so a schedule that
+vectorizes "the copy's innermost loop" unguarded vectorizes the outer j loop
+(rule 2 forbids it when its extent is above 1) or has TVM refuse.
+
+Below the hand-written probes, ``generated_cases`` draws shapes and tiles
+from a fixed seed: every axis 1, a prime or any size up to 256, every tile
+1, a divisor, a non-divisor, the dimension itself or larger than it, and in
+the structural families (which build nothing) also far above 256 and 512. One
+probe per rule runs the reference's check on each generated case
+(``generated_ok``), and ``memory_stays_in_bounds`` reads each scheduled
+PrimFunc for a block iterator that can leave its domain or an access that
+can leave its buffer (``memory_problems``, TVM's own OOB checker plus a
+proof over the loop ranges and the block predicates).
 """
 
+import random
 from typing import Any
 
-from probe_common import run_product, structure
+import tvm
+from probe_common import naive_matmul, run_product, scheduled, structure
 from probekit import probe
 
 # ---------------------------------------------------------------- correctness
@@ -38,13 +67,13 @@ def product_divisible(solution: Any) -> Any:
 @probe(category="correctness", check="product_ok", hints=["tails"])
 def product_no_tile_divides(solution: Any) -> Any:
     """No tile size divides its dimension: every loop has a tail."""
-    return run_product(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4}, seed=12)
+    return run_product(solution, 43, 35, 27, {"k": 4, "j": 8, "i": 16}, seed=12)
 
 
 @probe(category="correctness", check="product_ok", hints=["tails"])
 def product_reduction_tail(solution: Any) -> Any:
     """Only the reduction dimension has a tail."""
-    return run_product(solution, 64, 48, 50, {"i": 16, "j": 16, "k": 8}, seed=13)
+    return run_product(solution, 64, 48, 50, {"k": 8, "i": 16, "j": 16}, seed=13)
 
 
 @probe(category="correctness", check="product_ok", hints=["tails"])
@@ -56,13 +85,13 @@ def product_tiles_exceed_matrix(solution: Any) -> Any:
 @probe(category="correctness", check="product_ok", hints=["tails"])
 def product_single_row(solution: Any) -> Any:
     """A single row times a wide matrix."""
-    return run_product(solution, 1, 70, 33, {"i": 8, "j": 32, "k": 4}, seed=15)
+    return run_product(solution, 1, 70, 33, {"j": 32, "i": 8, "k": 4}, seed=15)
 
 
 @probe(category="correctness", check="product_ok", hints=["tails"])
 def product_large_timed(solution: Any) -> Any:
     """A larger product with tails; also timed against the naive schedule (information only)."""
-    return run_product(solution, 250, 190, 130, {"i": 32, "j": 16, "k": 8}, seed=16, timed=True)
+    return run_product(solution, 250, 190, 130, {"j": 16, "k": 8, "i": 32}, seed=16, timed=True)
 
 
 @probe(category="correctness", check="product_ok", hints=["tails"])
@@ -71,31 +100,57 @@ def product_square_timed(solution: Any) -> Any:
     return run_product(solution, 256, 256, 256, {"i": 32, "j": 32, "k": 4}, seed=17, timed=True)
 
 
+@probe(category="correctness", check="generated_ok", hints=["tails"])
+def products_tiles_far_above_matrix(solution: Any) -> Any:
+    """Tiles far above the matrix (i 1000, j 600 and 4096, k 300): the product of each."""
+    cases = [(45, 37, 29, {"k": 300, "i": 1000, "j": 600}), (20, 256, 9, {"j": 4096, "i": 300, "k": 2})]
+    return {"check": "product_ok", "cases": [run_product(solution, M, N, K, t, seed=30 + n) for n, (M, N, K, t) in enumerate(cases)]}
+
+
+@probe(category="correctness")
+def transforms_sch_in_place(solution: Any) -> Any:
+    """The schedule returned is the one passed in, transformed in place."""
+    sch = tvm.s_tir.Schedule(naive_matmul(43, 35, 27))
+    out = solution.schedule_matmul(sch, {"i": 16, "j": 8, "k": 4})
+    naive = tvm.s_tir.Schedule(naive_matmul(43, 35, 27)).mod.script()
+    mine = sch.mod.script()
+    return {
+        "returned_is_sch": bool(isinstance(out, tvm.s_tir.Schedule) and out.mod.script() == mine),
+        "sch_transformed": mine != naive,
+    }
+
+
 # ---------------------------------------------------------------- loop nest
 
 
 @probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
 def nest_with_tails(solution: Any) -> Any:
     """The six tile loops around the compute block, when no tile divides its dimension."""
-    return structure(solution, 43, 35, 27, {"i": 16, "j": 8, "k": 4})
+    return structure(solution, 43, 35, 27, {"k": 4, "j": 8, "i": 16})
 
 
 @probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
 def nest_rectangular_tiles(solution: Any) -> Any:
-    """The six tile loops around the compute block, with tiles of three different sizes."""
-    return structure(solution, 128, 96, 80, {"i": 32, "j": 16, "k": 8})
+    """The six tile loops around the compute block, with tiles of three different sizes (keys in the order j, k, i)."""
+    return structure(solution, 128, 96, 80, {"j": 16, "k": 8, "i": 32})
 
 
 @probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
 def nest_wide_vector(solution: Any) -> Any:
     """The six tile loops around the compute block, with a wide j tile and a short k tile."""
-    return structure(solution, 100, 96, 30, {"i": 8, "j": 32, "k": 2})
+    return structure(solution, 100, 96, 30, {"k": 2, "i": 8, "j": 32})
 
 
 @probe(category="loop-nest", check="nest_ok", hints=["tails", "loop-order"])
 def nest_tiles_exceed_matrix(solution: Any) -> Any:
     """The six tile loops when every tile is larger than its dimension: inner extents are still the tiles."""
-    return structure(solution, 7, 9, 5, {"i": 16, "j": 16, "k": 8})
+    return structure(solution, 7, 9, 5, {"k": 8, "j": 16, "i": 16})
+
+
+@probe(category="loop-nest", check="nest_ok", hints=["loop-order"])
+def nest_tiles_of_one(solution: Any) -> Any:
+    """The six tile loops when the j and k tiles are 1: every axis is still split, into inner loops of extent 1."""
+    return structure(solution, 10, 7, 5, {"j": 1, "k": 1, "i": 4})
 
 
 # ---------------------------------------------------------------- annotations
@@ -110,7 +165,84 @@ def parallel_with_tails(solution: Any) -> Any:
 @probe(category="annotations", check="vectorize_ok", hints=["vectorize"])
 def vectorize_rectangular_tiles(solution: Any) -> Any:
     """Which loop around the update is vectorized, with tiles of three different sizes."""
-    return structure(solution, 128, 96, 80, {"i": 32, "j": 16, "k": 8})
+    return structure(solution, 128, 96, 80, {"k": 8, "i": 32, "j": 16})
+
+
+@probe(category="annotations", check="parallel_ok", hints=["parallel"])
+def parallel_small_problem(solution: Any) -> Any:
+    """Which loop around the update is parallel in a small product (720 multiply-adds) with four i tiles."""
+    return structure(solution, 12, 10, 6, {"k": 4, "i": 3, "j": 8})
+
+
+@probe(category="annotations", check="vectorize_ok", hints=["vectorize"])
+def vectorize_wide_j_tile(solution: Any) -> Any:
+    """Which loop around the update is vectorized, with a j tile of 100 (wider than 64) and a tail on j."""
+    return structure(solution, 40, 210, 24, {"j": 100, "i": 16, "k": 8})
+
+
+# Small problems with several i tiles, and j tiles wider than 64 up to wider than the matrix: a schedule that
+# parallelizes only large problems, or vectorizes only up to some width, leaves one of these loops serial. And one
+# i tile with several j tiles: the outer i loop has extent 1, and no other loop may be parallel instead.
+SMALL_AND_WIDE = (
+    (8, 37, 29, {"i": 2, "j": 8, "k": 4}),
+    (7, 40, 20, {"k": 4, "j": 16, "i": 8}),
+    (5, 3, 2, {"k": 1, "j": 2, "i": 1}),
+    (16, 128, 16, {"j": 128, "k": 4, "i": 4}),
+    (24, 256, 12, {"k": 3, "i": 8, "j": 256}),
+    (9, 200, 5, {"i": 4, "k": 5, "j": 300}),
+    (3, 256, 256, {"j": 72, "i": 1, "k": 64}),
+)
+
+
+@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
+def annotations_small_and_wide(solution: Any) -> Any:
+    """Small products with one or several i tiles, and j tiles of 72, 128, 256 and 300: the outer i loop parallel, the inner j loop vectorized, no other loop parallel."""
+    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in SMALL_AND_WIDE]}
+
+
+# Tiles far above every dimension (M, N, K <= 256; a tile has no upper bound): i, j and k tiles above 256 and above
+# 512, up to 4096, with one and with several i tiles. A schedule that clamps a tile to 256 or 512 ("no axis is
+# longer") gets an inner loop shorter than the tile; one that vectorizes only up to 512 lanes leaves j_1 serial
+# (red team round 3). Read from the scheduled TIR only: nothing is built.
+FAR_TILES = (
+    (45, 37, 29, {"k": 300, "i": 1000, "j": 8}),
+    (45, 37, 29, {"j": 600, "k": 4, "i": 16}),
+    (200, 256, 256, {"i": 300, "j": 1000, "k": 520}),
+    (250, 3, 17, {"k": 600, "j": 2048, "i": 8}),
+    (256, 20, 9, {"j": 4096, "i": 257, "k": 2}),
+    (7, 200, 256, {"k": 4096, "i": 4096, "j": 4096}),
+    (1, 1, 1, {"j": 4096, "k": 4096, "i": 4096}),
+)
+
+
+@probe(category="loop-nest", check="generated_ok", hints=["tails", "loop-order"])
+def nest_tiles_far_above_matrix(solution: Any) -> Any:
+    """The six tile loops with i, j and k tiles of 257 to 4096, far above every dimension: the inner extents are the tiles."""
+    return {"check": "nest_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in FAR_TILES]}
+
+
+@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
+def annotations_tiles_far_above_matrix(solution: Any) -> Any:
+    """j tiles of 600 to 4096 lanes (and i and k tiles far above the matrix): the inner j loop vectorized whatever its width, the outer i loop parallel."""
+    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in FAR_TILES]}
+
+
+# Tiles of 1 on i and j, and 1 x 1 matrices: the copy of a 1 x 1 tile has no loop of its own (TVM drops unit
+# loops), so "the copy's innermost loop" is then a loop around the update. Vectorizing it unguarded either
+# vectorizes the outer j loop (extent 9 or 40 here: rule 2 forbids it) or has TVM refuse (red team round 3).
+# The last case has one column and a j tile of 3: j_1 is still vectorized.
+UNIT_COPY = (
+    (6, 9, 5, {"j": 1, "i": 1, "k": 2}),
+    (1, 40, 7, {"k": 3, "j": 1, "i": 4}),
+    (1, 1, 29, {"i": 4, "k": 5, "j": 8}),
+    (13, 1, 3, {"i": 1, "j": 3, "k": 1}),
+)
+
+
+@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
+def annotations_unit_copy(solution: Any) -> Any:
+    """Tiles of 1 on i and j, a single row, a 1 x 1 product: the copy of the tile has no loop of its own, and no loop around the update but the inner j one is vectorized."""
+    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in UNIT_COPY]}
 
 
 # ---------------------------------------------------------------- cache
@@ -125,4 +257,160 @@ def cache_with_tails(solution: Any) -> Any:
 @probe(category="cache", check="cache_ok", hints=["cache"])
 def cache_rectangular_tiles(solution: Any) -> Any:
     """Where the accumulator tile is written back to C, with tiles of three different sizes."""
-    return structure(solution, 128, 96, 80, {"i": 32, "j": 16, "k": 8})
+    return structure(solution, 128, 96, 80, {"j": 16, "i": 32, "k": 8})
+
+
+# ---------------------------------------------------------------- generated shapes and tiles
+
+PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107,
+          109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211, 223, 227, 229,
+          233, 239, 241, 251)  # fmt: skip
+
+
+def _dimension(rng: random.Random, largest: int) -> int:
+    kind = rng.choices(("one", "prime", "any"), weights=(2, 3, 5))[0]
+    if kind == "one":
+        return 1
+    if kind == "prime":
+        return rng.choice([p for p in PRIMES if p <= largest])
+    return rng.randint(2, largest)
+
+
+def _tile(rng: random.Random, n: int, kind: str) -> int:
+    tails = [t for t in range(2, n) if n % t]
+    if kind == "tail" and tails:  # no tile divides: a partial last tile
+        return rng.choice(tails)
+    if kind == "divisor":  # a proper divisor; n itself when n is 1 or prime
+        return rng.choice([d for d in range(2, n) if n % d == 0] or [n])
+    if kind == "equal":
+        return n
+    if kind == "larger":
+        return rng.randint(n + 1, 2 * n + 8)
+    if kind == "far":  # above the largest dimension (256), above 512, or far above any
+        return rng.choice((rng.randint(257, 512), rng.randint(513, 1100), 4096))
+    return 1
+
+
+# The orders in which a generated case lists the keys of ``tiles``: all six, in turn (a dict's key order carries
+# no meaning, so a schedule that unpacks ``tiles.values()`` by position gets the wrong tile on some axis).
+KEY_ORDERS = ("ijk", "kji", "jki", "ikj", "kij", "jik")
+
+
+def generated_cases(seed: int, count: int, largest: int, far: bool = False) -> list[tuple[int, int, int, dict[str, int]]]:
+    """Shapes with axes of 1, primes or any size up to ``largest``, and tiles of every kind the statement allows:
+    every other case has a tail on every axis that can have one. The keys of the tiles come in every order in turn.
+    With ``far`` (the families that only read the scheduled TIR) a tile may also be far above every dimension."""
+    rng = random.Random(seed)
+    kinds_of_tile, weights = ("one", "divisor", "tail", "equal", "larger"), (2, 2, 4, 1, 2)
+    if far:
+        kinds_of_tile, weights = (*kinds_of_tile, "far"), (*weights, 3)
+    cases = []
+    for n in range(count):
+        M, N, K = (_dimension(rng, largest) for _ in range(3))
+        kinds = ["tail"] * 3 if n % 2 == 0 else rng.choices(kinds_of_tile, weights=weights, k=3)
+        tiles = {axis: _tile(rng, dim, kind) for axis, dim, kind in zip("ijk", (M, N, K), kinds, strict=True)}
+        cases.append((M, N, K, {axis: tiles[axis] for axis in KEY_ORDERS[n % len(KEY_ORDERS)]}))
+    return cases
+
+
+def _conjuncts(condition: Any, out: list[Any]) -> None:
+    if isinstance(condition, tvm.tirx.And):
+        _conjuncts(condition.a, out)
+        _conjuncts(condition.b, out)
+    else:
+        out.append(condition)
+
+
+def _within(analyzer: Any, value: Any, low: Any, high: Any, bounds: list[Any]) -> bool:
+    """Whether ``low <= value < high`` follows from the loop ranges and the conditions (tried several ways: the
+    analyzer does not always see through a regrouped sum, as in ``j_0 * 7 + (a * 4 + b)`` under ``a * 4 + b < 7``)."""
+    if not (analyzer.can_prove(value >= low) or analyzer.can_prove(analyzer.canonical_simplify(value >= low))):
+        return False
+    if analyzer.can_prove(value < high) or analyzer.can_prove(analyzer.canonical_simplify(value < high)):
+        return True
+    # A condition a < b on part of the value: value = (value - a) + a <= (value - a) + b - 1.
+    return any(
+        isinstance(c, tvm.tirx.LT) and analyzer.can_prove(analyzer.canonical_simplify(value - c.a + c.b - 1) < high)
+        for c in bounds
+    )
+
+
+def memory_problems(func: Any) -> list[str]:
+    """Where a scheduled PrimFunc can step outside a block iterator's domain or outside a buffer."""
+    problems = []
+    try:
+        tvm.s_tir.analysis.OOBChecker()(tvm.IRModule({"main": func}))
+    except Exception:  # noqa: BLE001 - TVM reports an access outside its buffer with a ScheduleError
+        problems.append("an access can leave its buffer")
+
+    def visit(node: Any, loops: list[Any], conditions: list[Any]) -> None:
+        if node is None:
+            return
+        if isinstance(node, tvm.tirx.For):
+            visit(node.body, [*loops, node], conditions)
+        elif isinstance(node, tvm.s_tir.SBlockRealize):
+            block = node.block
+            analyzer = tvm.sym.Analyzer()
+            for loop in loops:
+                analyzer.bind(loop.loop_var, tvm.ir.Range.from_min_extent(loop.min, loop.extent))
+            condition = tvm.tirx.const(True, "bool")
+            for c in [*conditions, node.predicate]:
+                condition = tvm.tirx.And(condition, c)
+            bounds: list[Any] = []  # the conjuncts of the conditions, as written and canonically simplified
+            for c in [*conditions, node.predicate]:
+                _conjuncts(c, bounds)
+            bounds += [analyzer.canonical_simplify(c) for c in bounds]
+            with analyzer.constraint_scope(analyzer.canonical_simplify(condition)):
+                for iv, value in zip(block.iter_vars, node.iter_values, strict=True):
+                    if not _within(analyzer, value, iv.dom.min, iv.dom.min + iv.dom.extent, bounds):
+                        problems.append(f"block {block.name_hint}: an iterator can leave its domain")
+            visit(block.init, loops, [*conditions, node.predicate])
+            visit(block.body, loops, [*conditions, node.predicate])
+        elif isinstance(node, tvm.tirx.SeqStmt):
+            for child in node.seq:
+                visit(child, loops, conditions)
+        elif isinstance(node, tvm.tirx.IfThenElse):
+            visit(node.then_case, loops, [*conditions, node.condition])
+            visit(node.else_case, loops, [*conditions, tvm.tirx.Not(node.condition)])
+        else:  # AllocBuffer, DeclBuffer, AttrStmt, ...: follow the body
+            child = getattr(node, "body", None)
+            if isinstance(child, tvm.tirx.Stmt):
+                visit(child, loops, conditions)
+
+    visit(func.body, [], [])
+    return sorted(set(problems))
+
+
+SMALL_SEED, LARGE_SEED = 2711, 2712
+
+
+@probe(category="correctness", check="generated_ok", hints=["tails"], timeout=45)
+def generated_products(solution: Any) -> Any:
+    """Generated shapes (axes of 1, primes, any size) and tiles of every kind: the product of each."""
+    cases = generated_cases(SMALL_SEED, 12, 64)
+    return {"check": "product_ok", "cases": [run_product(solution, M, N, K, t, seed=40 + n) for n, (M, N, K, t) in enumerate(cases)]}
+
+
+@probe(category="correctness", hints=["tails"], timeout=45)
+def memory_stays_in_bounds(solution: Any) -> Any:
+    """Generated shapes and tiles: no block iterator leaves its domain and no access leaves its buffer."""
+    cases = generated_cases(SMALL_SEED, 12, 64) + generated_cases(LARGE_SEED, 24, 256, far=True)
+    return [memory_problems(scheduled(solution, M, N, K, t).mod["main"]) for M, N, K, t in cases]
+
+
+@probe(category="loop-nest", check="generated_ok", hints=["tails", "loop-order"], timeout=45)
+def generated_nests(solution: Any) -> Any:
+    """Generated shapes and tiles: the six tile loops around the update, with the tiles' extents."""
+    return {"check": "nest_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}
+
+
+@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"], timeout=45)
+def generated_annotations(solution: Any) -> Any:
+    """Generated shapes and tiles: the outer i loop parallel, the inner j loop vectorized, no other."""
+    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}
+
+
+@probe(category="cache", check="generated_ok", hints=["cache"], timeout=45)
+def generated_caches(solution: Any) -> Any:
+    """Generated shapes and tiles: one copy of the accumulator tile into C per (i outer, j outer) tile."""
+    return {"check": "cache_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from probe_common import as_torch, cancelling_pairs, rng, run_cases
+from probe_common import LAYOUTS, as_torch, cancelling_pairs, laid_out, repeated, rng, run_cases
 from probekit import probe
 
 # ---------------------------------------------------------------- accumulation
@@ -71,6 +71,24 @@ def float32_alternating_signs(solution: Any) -> dict[str, Any]:
     )
 
 
+@probe(category="cancellation", weight=2, check="within_sum_bound", hints=["cancellation", "compensation"], timeout=20)
+def one_term_cancels_many_equal_ones(solution: Any) -> dict[str, Any]:
+    """float32: many copies of 0.1 and one term that cancels nearly all of them, first or last.
+
+    Every addition of 0.1 rounds, always the same way, so the rounding errors
+    pile up: a compensation summed one error after another in float32 is off
+    by about (number of errors) * u of their total, far past the bound's
+    second-order term. The errors must be summed as carefully as the terms.
+    """
+    cases = {}
+    for n in (299_999, 1_000_000):
+        tenths = np.full(n, np.float32(0.1), dtype=np.float64)
+        cancel = np.array([-tenths.sum()])
+        cases[f"float32 one cancelling term, then {n:,} x 0.1"] = as_torch(np.concatenate([cancel, tenths]), torch.float32)
+        cases[f"float32 {n:,} x 0.1, then one cancelling term"] = as_torch(np.concatenate([tenths, cancel]), torch.float32)
+    return run_cases(solution, cases)
+
+
 @probe(category="cancellation", check="within_sum_bound", hints=["cancellation", "compensation"], timeout=20)
 def bfloat16_cancelling_pairs(solution: Any) -> dict[str, Any]:
     """bfloat16: large terms that cancel in pairs, among small ones."""
@@ -106,6 +124,29 @@ def float16_wide_exponents(solution: Any) -> dict[str, Any]:
     big = 10.0 ** r.uniform(-4.0, 4.5, 400_000)
     x = cancelling_pairs(big, r.random(1_000), torch.float16, seed=90)
     return run_cases(solution, {"float16 10**U(-4, 4.5) pairs + small, n = 801,000": x})
+
+
+@probe(category="dynamic-range", check="within_sum_bound", hints=["compensation", "neumaier"], timeout=20)
+def near_the_top_of_the_range(solution: Any) -> dict[str, Any]:
+    """float32 and bfloat16 values up to 8e37, cancelling in pairs, with sum(|x|) just under the stated 2**127.
+
+    A correct method never overflows here; one that scales or splits the terms
+    (multiplies them by a constant, or adds a term to itself) reaches inf.
+    """
+    r = rng(13)
+    cases: dict[str, torch.Tensor] = {
+        "float32 [8e37, 1, -8e37, 2]": torch.tensor([8e37, 1.0, -8e37, 2.0]),
+        "float32 [4e37, 4e37, -4e37, -4e37, 1]": torch.tensor([4e37, 4e37, -4e37, -4e37, 1.0]),
+        "bfloat16 [2e37, 2e37, 2e37, 2e37, -2e37, -2e37, -2e37, -2e37, 3]": torch.tensor([2e37] * 4 + [-2e37] * 4 + [3.0], dtype=torch.bfloat16),
+    }
+    for dtype in (torch.float32, torch.bfloat16):
+        label = str(dtype).removeprefix("torch.")
+        big = 10.0 ** r.uniform(33.0, 35.5, 1_000)  # sum(|x|) about 7e37 over the 2,000 big terms
+        small = r.uniform(-1e30, 1e30, 100_000)
+        cases[f"{label} 10**U(33, 35.5) pairs + U(-1e30, 1e30), n = 102,000"] = cancelling_pairs(big, small, dtype, seed=130)
+        signed = 10.0 ** r.uniform(20.0, 32.0, 1 << 20) * np.where(r.random(1 << 20) < 0.5, -1.0, 1.0)
+        cases[f"{label} +-10**U(20, 32), n = 2**20"] = as_torch(signed, dtype)
+    return run_cases(solution, cases)
 
 
 # ---------------------------------------------------------------- edge cases
@@ -145,3 +186,96 @@ def float16_extremes(solution: Any) -> dict[str, Any]:
             "float16 subnormals, n = 100,000": as_torch(tiny, torch.float16),
         },
     )
+
+
+def _layout_cases(dtype: torch.dtype, lengths: list[int], seed: int) -> dict[str, torch.Tensor]:
+    """Every layout of LAYOUTS at every length, and a stride-0 repeat at a few, for one dtype."""
+    r = rng(seed)
+    label = str(dtype).removeprefix("torch.")
+    cases: dict[str, torch.Tensor] = {}
+    for n in lengths:
+        values = r.uniform(-100.0, 100.0, n)
+        for layout in LAYOUTS:
+            cases[f"{label} {layout}, n = {n}"] = laid_out(values, dtype, layout)
+    for n in (1, 4, 9, 12, 1024, 4160):
+        cases[f"{label} stride 0: tensor(0.1).expand({n})"] = repeated(0.1, n, dtype)
+    return cases
+
+
+# Lengths that fill k rows of m lanes, a square or a power of two exactly, and the ones around them.
+SHORT_LENGTHS = [*range(1, 41), 49, 56, 64, 100, 110, 121, 128, 256, 1000, 1023, 1024, 1056, 4096, 4160]
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def generated_layouts_float32(solution: Any) -> dict[str, Any]:
+    """float32 in every layout x lengths 1 to 40 and lengths that fill a square or a power of two exactly.
+
+    The layouts: contiguous, contiguous at a storage offset, every third element
+    (from 0 and from 1), a column of a matrix, and a stride-0 repeat. Each view
+    sits in a larger tensor of huge values, so code that reads memory the view
+    does not show (assuming stride 1, offset 0 or a whole storage) is far off.
+    float32 is where this matters most: converting it to float32 copies nothing.
+    """
+    return run_cases(solution, _layout_cases(torch.float32, SHORT_LENGTHS, seed=14))
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def generated_layouts_half(solution: Any) -> dict[str, Any]:
+    """float16 and bfloat16 in every layout, at the short lengths of generated_layouts_float32 (every other one)."""
+    lengths = [*SHORT_LENGTHS[::2], 1024, 1056]
+    return run_cases(solution, {**_layout_cases(torch.float16, lengths, seed=17), **_layout_cases(torch.bfloat16, lengths, seed=18)})
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def generated_layouts_long(solution: Any) -> dict[str, Any]:
+    """Long float32 views: every third element, a storage offset and a matrix column, at 10^6, 2^20 and 1048 x 1049."""
+    r = rng(15)
+    plan = [("every third", 1_000_000), ("every third from 1", 1 << 20), ("offset", 1_048 * 1_049), ("column of a matrix", 1 << 20)]
+    return run_cases(solution, {f"float32 {layout}, n = {n:,}": laid_out(r.uniform(-1.0, 1.0, n), torch.float32, layout) for layout, n in plan})
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def stride_zero_and_half_long(solution: Any) -> dict[str, Any]:
+    """tensor(0.1).expand(10**6) in every dtype (stride 0: one element seen a million times), and long half-precision views."""
+    r = rng(19)
+    cases = {
+        f"{str(dtype).removeprefix('torch.')} stride 0: tensor(0.1).expand(10**6)": repeated(0.1, 1_000_000, dtype)
+        for dtype in (torch.float32, torch.bfloat16, torch.float16)
+    }
+    cases["bfloat16 every third, n = 2**20"] = laid_out(r.uniform(-1.0, 1.0, 1 << 20), torch.bfloat16, "every third")
+    cases["float16 every third from 1, n = 1,000,000"] = laid_out(r.uniform(-1.0, 1.0, 1_000_000), torch.float16, "every third from 1")
+    return run_cases(solution, cases)
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def float32_bfloat16_subnormals(solution: Any) -> dict[str, Any]:
+    """float32 and bfloat16 subnormal numbers (below 2**-126) as inputs, partial sums, rounding errors and results.
+
+    The first input is ordinary, so a change to torch's settings made by one
+    call (flush-to-zero) is in force for the calls after it as well.
+    """
+    r = rng(16)
+    tiny32 = 2.0**-149  # float32's smallest subnormal; bfloat16's is 2**-133
+    cases: dict[str, torch.Tensor] = {
+        "float32 [1, 1e8, 1, -1e8]": torch.tensor([1.0, 1e8, 1.0, -1e8]),
+        "float32 1,000 x 1e-40": torch.full((1_000,), 1e-40),
+        "bfloat16 64 x 1e-39": torch.full((64,), 1e-39, dtype=torch.bfloat16),
+        "float32 [1e-38, 2e-39, -1e-38] (a subnormal sum of normal terms)": torch.tensor([1e-38, 2e-39, -1e-38]),
+        "float32 [2**-149, 2**-149, 2**-149]": torch.full((3,), tiny32),
+    }
+    cases["float32 subnormals, n = 100,003"] = as_torch(r.integers(1, 1 << 23, 100_003) * tiny32, torch.float32)
+    cases["bfloat16 +-subnormals, n = 65,537"] = as_torch(
+        r.integers(1, 128, 65_537) * 2.0**-133 * np.where(r.random(65_537) < 0.5, -1.0, 1.0), torch.bfloat16
+    )
+    for dtype in (torch.float32, torch.bfloat16):
+        label = str(dtype).removeprefix("torch.")
+        step = tiny32 if dtype == torch.float32 else 2.0**-133
+        # Normal terms near 2**-126 that cancel in pairs, and a few subnormals: the sum is subnormal.
+        cases[f"{label} pairs in [2**-126, 2**-120) + 7 subnormals"] = cancelling_pairs(
+            2.0 ** r.uniform(-126.0, -120.0, 50_000), r.integers(-100, 100, 7) * step * (1000 if step == tiny32 else 1), dtype, seed=160
+        )
+        # Terms near 1e-37: every rounding error is subnormal.
+        cases[f"{label} pairs in [1e-37, 1e-36) + U(0, 1e-38), n = 300,000"] = cancelling_pairs(
+            r.uniform(1e-37, 1e-36, 100_000), r.uniform(0.0, 1e-38, 100_000), dtype, seed=161
+        )
+    return run_cases(solution, cases)

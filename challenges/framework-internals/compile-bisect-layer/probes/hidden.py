@@ -13,8 +13,8 @@ reason, and observes the layer it names. Four categories:
   reset Dynamo cache);
 - ``passing``: every layer works; a correct tool must say so (None).
 
-Inductor is the expensive layer (a C++ compile per new kernel), so only ten
-probes reach it, and eight of those compile a kernel. Inductor is set up for
+Inductor is the expensive layer (a C++ compile per new kernel); fifteen
+probes reach it. Inductor is set up for
 speed here: one compile thread, no vectorisation (which skips its ISA probe
 compiles) and no precompiled header (a 150 MB file per probe folder would not
 fit the sandbox's /tmp).
@@ -94,6 +94,18 @@ def _(x: torch.Tensor) -> torch.Tensor:
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
+@torch.library.custom_op("bisect_hidden::double_keep_layout", mutates_args=())
+def double_keep_layout(x: torch.Tensor) -> torch.Tensor:
+    """Doubles x in x's own memory layout; its fake kernel claims contiguous, and it has no autograd formula."""
+    return x * 2
+
+
+@double_keep_layout.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    # Bug: right only when x is contiguous (torch.empty_like would keep the layout).
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
 class CubeWithBadBackward(torch.autograd.Function):
     """x**3 whose backward reduces over the batch by mistake (a wrong gradient shape)."""
 
@@ -166,6 +178,19 @@ def custom_op_fake_strides(solution: Any) -> dict[str, Any]:
     return {"layer": solution.first_failing_layer(fn, (randn(2, 3, 5, seed=6),), fullgraph=True)}
 
 
+@probe(category="errors", weight=2, hints=["fresh-inputs", "catch-errors"])
+def strided_argument_custom_op(solution: Any) -> dict[str, Any]:
+    """A custom op whose fake kernel is right only for contiguous inputs, on a permuted (non-contiguous) argument."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return double_keep_layout(x) - 1
+
+    # Inductor asserts the strides the fake kernel promised; copies that
+    # come out contiguous meet the promise and hide the bug.
+    x = randn(2, 5, 3, seed=24).permute(0, 2, 1)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
 # ---------------------------------------------------------------- wrong results
 
 
@@ -193,7 +218,7 @@ def undeclared_mutation_output(solution: Any) -> dict[str, Any]:
 
 @probe(category="wrong-results", weight=2, hints=["compare-results"])
 def bfloat16_offset(solution: Any) -> dict[str, Any]:
-    """bfloat16: add an offset, then subtract it again."""
+    """bfloat16: add a large offset, then subtract it again."""
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         return (x + 256) - 256
@@ -215,6 +240,35 @@ def approximate_path_when_compiling(solution: Any) -> dict[str, Any]:
         return torch.nn.functional.gelu(x)
 
     return {"layer": solution.first_failing_layer(fn, (randn(6, 8, seed=21) * 2,), fullgraph=True)}
+
+
+@probe(category="wrong-results", weight=2, hints=["mutated-args", "compare-results"])
+def undeclared_mutation_of_a_clone(solution: Any) -> dict[str, Any]:
+    """The undeclared in-place custom op, given a clone of an argument so that eager leaves the argument alone."""
+
+    def fn(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        # Eager updates the clone. The op claims to be functional, so
+        # Inductor drops the clone as a no-op and the op writes into
+        # `running` itself: only the arguments after the call show it.
+        return ema_update_(running.clone(), x)
+
+    args = (randn(3, 4, seed=25), randn(3, 4, seed=26))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "tolerance"])
+def float64_computed_in_float32_when_compiling(solution: Any) -> dict[str, Any]:
+    """float64; under torch.compiler.is_compiling() the function computes in float32 and casts back."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        if torch.compiler.is_compiling():
+            return torch.sin(x.float()).double()
+        return torch.sin(x)
+
+    # float32 rounding of inputs between 16 and 32 moves sin by up to about
+    # 1e-6: 8 times float64's tolerance (rtol=atol=1e-7), a tenth of float32's.
+    x = torch.linspace(16.5, 31.5, 64, dtype=torch.float64)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
 
 
 # ---------------------------------------------------------------- run hygiene
@@ -245,7 +299,7 @@ def custom_op_without_autograd(solution: Any) -> dict[str, Any]:
 
 @probe(category="run-hygiene", weight=2, hints=["reseed"])
 def dropout_rng(solution: Any) -> dict[str, Any]:
-    """Dropout in training mode; seed=3."""
+    """Dropout in training mode, with a seed other than the default."""
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.dropout(x, p=0.5, training=True) * 2
@@ -272,7 +326,7 @@ def same_function_twice(solution: Any) -> dict[str, Any]:
 
 @probe(category="run-hygiene", weight=2, hints=["reseed"])
 def random_branch_default_seed(solution: Any) -> dict[str, Any]:
-    """bfloat16; one torch.rand draw picks between x and (x + 256) - 256; called without a seed."""
+    """bfloat16; one random draw picks between x and an expression that rounds; called without a seed."""
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         # Only the rounded branch tells Inductor (no bfloat16 rounding inside
@@ -283,6 +337,70 @@ def random_branch_default_seed(solution: Any) -> dict[str, Any]:
 
     x = torch.linspace(0, 1, 16, dtype=torch.float32).to(torch.bfloat16)
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["requires-grad", "fresh-inputs"])
+def non_leaf_argument_training_step(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; an argument that requires grad but is not a leaf; the function backpropagates and returns a gradient."""
+
+    # Dynamo cannot capture .backward() in one graph, so the answer is
+    # "dynamo" without compiling C++; copies that stay non-leaf have no
+    # .grad, and deepcopy refuses non-leaf tensors: both raise in eager.
+
+    def fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        loss = (x * y).sin().sum()
+        loss.backward()
+        return x.grad * 2
+
+    w = randn(4, 8, seed=27).requires_grad_()
+    args = (w * 2, randn(4, 8, seed=28))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["reset"])
+def compiled_by_the_caller_first(solution: Any) -> dict[str, Any]:
+    """fullgraph=True, after the caller compiled the same function itself with other settings."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+
+    x = randn(3, 5, seed=29)
+    torch._dynamo.reset()
+    torch.compile(fn, backend="eager")(x)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["requires-grad", "fresh-inputs", "reset"])
+def same_function_new_grad_and_layout(solution: Any) -> dict[str, Any]:
+    """One function bisected three times on arguments of one shape and dtype that differ in requires_grad or strides."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return double_keep_layout(x) + 1
+
+    x = randn(4, 6, seed=30)
+    return {
+        "plain": solution.first_failing_layer(fn, (x,), fullgraph=True),
+        "requires grad": solution.first_failing_layer(fn, (x.clone().requires_grad_(),), fullgraph=True),
+        "transposed": solution.first_failing_layer(fn, (randn(6, 4, seed=30).t(),), fullgraph=True),
+    }
+
+
+@probe(category="run-hygiene", weight=2, hints=["compare-results"])
+def same_function_new_values(solution: Any) -> dict[str, Any]:
+    """One bfloat16 function bisected twice on arguments that differ only in their values."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return (x + 256) - 256
+
+    # Even integers survive the detour through 256 exactly, odd ones do not.
+    even = torch.arange(2, 34, 2, dtype=torch.float32).to(torch.bfloat16)
+    odd = torch.arange(1, 33, 2, dtype=torch.float32).to(torch.bfloat16)
+    return {
+        "first": solution.first_failing_layer(fn, (even,), fullgraph=True),
+        "second": solution.first_failing_layer(fn, (odd,), fullgraph=True),
+    }
 
 
 # ---------------------------------------------------------------- passing
@@ -303,7 +421,7 @@ def print_without_fullgraph(solution: Any) -> dict[str, Any]:
 
 @probe(category="passing", weight=2, hints=["tolerance"])
 def logsumexp_rows(solution: Any) -> dict[str, Any]:
-    """fullgraph=True; logsumexp over rows of 1000 float32 values."""
+    """fullgraph=True; logsumexp over long float32 rows."""
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         return torch.logsumexp(x, dim=-1)
@@ -325,7 +443,7 @@ def nan_where_eager_has_nan(solution: Any) -> dict[str, Any]:
 
 @probe(category="passing", weight=2, hints=["outputs-and-args"])
 def tuple_output_and_python_arguments(solution: Any) -> dict[str, Any]:
-    """fullgraph=True; a float, an int and None among the arguments, a tuple of two tensors returned."""
+    """fullgraph=True; plain Python values among the arguments, a tuple of tensors returned."""
 
     def fn(x: torch.Tensor, scale: float, dim: int, bias: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         probs = torch.softmax(x, dim) * scale
@@ -336,7 +454,7 @@ def tuple_output_and_python_arguments(solution: Any) -> dict[str, Any]:
 
 @probe(category="passing", weight=2, hints=["tolerance"])
 def bfloat16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
-    """fullgraph=True; a short bfloat16 chain of multiplies and adds on values between 1 and 2."""
+    """fullgraph=True; a short bfloat16 chain of multiplies and adds."""
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         return (x * 1.7 + 0.3) * 0.9
@@ -348,7 +466,7 @@ def bfloat16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
 
 @probe(category="passing", weight=2, hints=["tolerance"])
 def bfloat16_cancellation_within_tolerance(solution: Any) -> dict[str, Any]:
-    """fullgraph=True; a bfloat16 expression that cancels to values near 0.05."""
+    """fullgraph=True; a bfloat16 expression whose result is much smaller than its inputs."""
     # Eager rounds after every op, Inductor once: the results differ by one
     # rounding step, just within the tolerance assert_close(actual, expected)
     # computes from eager's (the expected) value, and just outside the one it
@@ -358,4 +476,18 @@ def bfloat16_cancellation_within_tolerance(solution: Any) -> dict[str, Any]:
         return (x * 0.3 - 0.7) * 0.9
 
     x = torch.tensor([2.5, 2.78125], dtype=torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["tolerance"])
+def float16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; a float16 multiply-add, where compiled code rounds once and eager twice."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return x * 1.7 + 0.3
+
+    # Results differ from eager's by at most one float16 step (about 1e-3
+    # between 1.5 and 2): within float16's rtol=1e-3 with half to spare,
+    # far outside float32's tolerance.
+    x = torch.linspace(0.72, 0.98, 64, dtype=torch.float32).to(torch.float16)
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}

@@ -1,4 +1,8 @@
-"""Correct, written differently: deepcopy for the inputs, fork_rng for the seed, a hand-written comparison."""
+"""WRONG (one mistake): deepcopy for the inputs, fork_rng for the seed, a hand-written comparison.
+
+Once shipped as correct; red team round 1 showed that copy.deepcopy raises on an
+argument that requires grad but is not a leaf (the output of an earlier computation).
+"""
 
 from __future__ import annotations
 

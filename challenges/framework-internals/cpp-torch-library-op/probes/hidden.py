@@ -178,6 +178,131 @@ def nan_wins(solution: Any) -> dict[str, Any]:
     return out
 
 
+# NaN with the sign bit set (the quiet NaN x86 makes for 0 * inf, inf - inf and 0 / 0), as a signed integer of the dtype's width.
+NEGATIVE_NAN_BITS = {torch.float32: -0x400000, torch.float64: -0x8000000000000, torch.bfloat16: -0x40, torch.float16: -0x200}
+INT_OF_WIDTH = {torch.float32: torch.int32, torch.float64: torch.int64, torch.bfloat16: torch.int16, torch.float16: torch.int16}
+
+
+def with_negative_nans(rows: list[list[float | None]], dtype: torch.dtype) -> torch.Tensor:
+    """rows as a tensor of dtype, each None replaced by a NaN whose sign bit is set.
+
+    The NaN is written as bits: a conversion (to bfloat16, for one) may drop a NaN's sign.
+    """
+    x = torch.tensor([[0.0 if v is None else v for v in row] for row in rows], dtype=dtype)
+    bits = x.view(INT_OF_WIDTH[dtype])
+    bits[torch.tensor([[v is None for v in row] for row in rows])] = NEGATIVE_NAN_BITS[dtype]
+    return x
+
+
+@probe(category="eager", weight=2, hints=["ties-nan", "ordering-keys"])
+def nan_beside_inf(solution: Any) -> dict[str, Any]:
+    """+inf and NaN in the same window, in both orders, four dtypes: the NaN is the maximum."""
+    nan, inf = float("nan"), float("inf")
+    rows = [
+        [1.0, inf, 2.0, nan, 3.0, inf, -inf, nan],
+        [nan, inf, 5.0, inf, nan, 1.0, inf, 4.0],
+        [inf, inf, -inf, nan, inf, nan, 0.0, inf],
+    ]
+    out: dict[str, Any] = {}
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        x = torch.tensor(rows, dtype=dtype)
+        for window, stride in ((2, 1), (4, 2), (3, 3), (8, 1)):
+            values, indices = op(x, window, stride)
+            out[f"{dtype} window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return out
+
+
+@probe(category="eager", weight=2, hints=["ties-nan", "ordering-keys"])
+def nan_with_sign_bit(solution: Any) -> dict[str, Any]:
+    """NaNs whose sign bit is set (x86 makes them for 0 * inf), beside numbers, -inf, +inf and ordinary NaNs, four dtypes."""
+    inf = float("inf")
+    out: dict[str, Any] = {}
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        nan = float("nan")
+        x = with_negative_nans(
+            [[None, 1.0, -inf, None, 2.0, inf, None, nan, 0.5],
+             [-inf, None, -2.0, -1.0, None, -inf, 3.0, -4.0, None]],
+            dtype,
+        )  # fmt: skip
+        for window, stride in ((2, 1), (3, 2), (9, 1)):
+            values, indices = op(x, window, stride)
+            out[f"{dtype} window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return out
+
+
+@probe(category="eager", weight=2, hints=["ties-nan", "ordering-keys"])
+def signed_zeros_tie(solution: Any) -> dict[str, Any]:
+    """-0.0 and +0.0 are equal: where they tie for the maximum, the first position wins, four dtypes."""
+    out: dict[str, Any] = {}
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        x = torch.tensor(
+            [[-0.0, 0.0, 0.0, -0.0, -1.0, 0.0, -0.0, -3.0],
+             [0.0, -0.0, -0.0, 0.0, -2.0, -0.0, 0.0, -0.0]],
+            dtype=dtype,
+        )  # fmt: skip
+        for window, stride in ((2, 1), (3, 2), (8, 1)):
+            values, indices = op(x, window, stride)
+            out[f"{dtype} window={window} stride={stride}"] = {"values": values, "indices": indices}
+    return out
+
+
+def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the storages behind a and b overlap anywhere."""
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0:
+        return False
+    return sa.data_ptr() < sb.data_ptr() + sb.nbytes() and sb.data_ptr() < sa.data_ptr() + sa.nbytes()
+
+
+@probe(category="eager", weight=2, hints=["new-outputs"])
+def outputs_are_new_tensors(solution: Any) -> dict[str, Any]:
+    """Window 1 and other windows: both outputs are contiguous and share no memory with x."""
+    cases = {
+        "(2, 3) window=1 stride=1": (randn(2, 3, seed=40), 1, 1),
+        "(6,) window=1 stride=1": (randn(6, seed=41), 1, 1),
+        "(2, 3, 4) window=1 stride=1": (randn(2, 3, 4, dtype=torch.float64, seed=42), 1, 1),
+        "(3, 7) window=1 stride=2": (randn(3, 7, seed=43), 1, 2),
+        "(4, 5) transposed window=1 stride=1": (randn(5, 4, seed=44).t(), 1, 1),
+        "(3, 6) window=6 stride=1": (randn(3, 6, seed=45), 6, 1),
+        "(2, 9) window=3 stride=2": (randn(2, 9, dtype=torch.bfloat16, seed=46), 3, 2),
+    }
+    out: dict[str, Any] = {}
+    for name, (x, window, stride) in cases.items():
+        values, indices = op(x, window, stride)
+        out[name] = {
+            "values": values,
+            "indices": indices,
+            "contiguous": [values.is_contiguous(), indices.is_contiguous()],
+            "shares memory with x": [shares_memory(values, x), shares_memory(indices, x)],
+        }
+    return out
+
+
+@probe(category="eager", weight=2, hints=["non-contiguous"])
+def strided_and_offset_views(solution: Any) -> dict[str, Any]:
+    """Views of rank 3 and 4 whose batch dims cannot be merged, and views that start past the storage's first element."""
+    cases = {
+        "(4, 3, 5)[::2] window=3 stride=2": (randn(4, 3, 5, seed=50)[::2], 3, 2),
+        "(3, 4, 6).permute(1, 0, 2) window=2 stride=2": (randn(3, 4, 6, seed=51).permute(1, 0, 2), 2, 2),
+        "(2, 3, 4, 7)[:, ::2, 1:] window=3 stride=1": (randn(2, 3, 4, 7, dtype=torch.float64, seed=52)[:, ::2, 1:], 3, 1),
+        "(2, 5, 6).transpose(-1, -2) window=2 stride=1": (randn(2, 5, 6, seed=53).transpose(-1, -2), 2, 1),
+        "(3, 8)[1:] window=2 stride=1": (randn(3, 8, seed=54)[1:], 2, 1),
+        "(4, 9)[1:, 2:] window=3 stride=2": (randn(4, 9, dtype=torch.bfloat16, seed=55)[1:, 2:], 3, 2),
+        "(3, 10)[:, 1:7] window=2 stride=2": (randn(3, 10, seed=56)[:, 1:7], 2, 2),
+        "(12,)[3:] window=4 stride=1": (randn(12, dtype=torch.float16, seed=57)[3:], 4, 1),
+        "(5, 2, 6)[2:, 1] window=6 stride=1": (randn(5, 2, 6, seed=58)[2:, 1], 6, 1),
+    }
+    out: dict[str, Any] = {}
+    for name, (x, window, stride) in cases.items():
+        values, indices = op(x, window, stride)
+        out[name] = {
+            "values": values,
+            "indices": indices,
+            "contiguous": [values.is_contiguous(), indices.is_contiguous()],
+        }
+    return out
+
+
 # Buffers behind the guarded tensors: a tensor from torch.frombuffer does not keep its memory alive.
 _GUARDED: list[mmap.mmap] = []
 
@@ -286,6 +411,32 @@ def fake_argument_checks(solution: Any) -> dict[str, Any]:
     return out
 
 
+@probe(category="fake", weight=2, hints=["fake-strides", "fake-empty"])
+def fake_empty_batches(solution: Any) -> dict[str, Any]:
+    """Empty batches with the 0-size dim anywhere before the last, under FakeTensorMode and on meta: the real kernel's metadata."""
+    cases = (
+        ((2, 0, 6), 3, 2, torch.float32),
+        ((3, 0, 4, 5), 2, 1, torch.float64),
+        ((0, 3, 5), 5, 1, torch.bfloat16),
+        ((4, 0, 7), 1, 3, torch.float16),
+        ((2, 1, 0, 4), 2, 2, torch.float32),
+    )
+    out: dict[str, Any] = {}
+    for shape, window, stride, dtype in cases:
+        key = f"{list(shape)} window={window} stride={stride} {dtype}"
+        real = [describe(t) for t in op(torch.empty(shape, dtype=dtype), window, stride)]
+        with FakeTensorMode():
+            fake = [describe(t) for t in op(torch.empty(shape, dtype=dtype), window, stride)]
+        meta = [describe(t) for t in op(torch.empty(shape, dtype=dtype, device="meta"), window, stride)]
+        out[key] = {
+            "fake": [{k: v for k, v in d.items() if k != "stride"} for d in fake],
+            "meta": [{k: v for k, v in d.items() if k != "stride"} for d in meta],
+            "fake strides are the real kernel's": [f["stride"] == r["stride"] for f, r in zip(fake, real)],
+            "meta strides are the real kernel's": [m["stride"] == r["stride"] for m, r in zip(meta, real)],
+        }
+    return out
+
+
 # ---------------------------------------------------------------- compile
 
 
@@ -316,6 +467,22 @@ def opcheck_samples(solution: Any) -> dict[str, Any]:
         "bfloat16 (2, 2, 9) window=3 stride=3": (randn(2, 2, 9, dtype=torch.bfloat16, seed=21), 3, 3),
         "float64 transposed window=2 stride=1": (randn(7, 3, dtype=torch.float64, seed=22).t(), 2, 1),
         "float32 (10,) window=10 stride=1": (randn(10, seed=23), 10, 1),
+    }
+    tests = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    target = torch.ops.interview.sliding_window_max.default
+    return {
+        name: {test: error_name(lambda args=args, test=test: torch.library.opcheck(target, args, test_utils=test)) for test in tests}
+        for name, args in samples.items()
+    }
+
+
+@probe(category="compile", weight=2, hints=["fake-kernel", "fake-empty", "new-outputs"])
+def opcheck_window_one_and_empty(solution: Any) -> dict[str, Any]:
+    """torch.library.opcheck on window-1 samples and on empty batches."""
+    samples = {
+        "float32 (2, 3) window=1 stride=1": (randn(2, 3, seed=60), 1, 1),
+        "float64 (3, 7) window=1 stride=2": (randn(3, 7, dtype=torch.float64, seed=61), 1, 2),
+        "float32 (2, 0, 6) window=3 stride=2": (randn(2, 0, 6, seed=62), 3, 2),
     }
     tests = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
     target = torch.ops.interview.sliding_window_max.default

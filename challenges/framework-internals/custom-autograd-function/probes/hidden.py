@@ -58,6 +58,66 @@ def first_and_second(
     return {"error": None, "y": y.detach(), "x.grad": grad.detach(), "hvp": hvp}
 
 
+def truth(x: torch.Tensor, dim: int, keepdim: bool, outer: Callable[[torch.Tensor], torch.Tensor], v: torch.Tensor) -> dict[str, Any]:
+    """The float64 truth of ``first_and_second``'s values, and the magnitude each element's rounding scales with.
+
+    Computed here from closed forms, independently of the solution: with
+    ``p = exp(x - y)`` (0 at masked entries and on fully masked rows) and the
+    element-wise loss's derivatives ``g = L'(y)``, ``h = L''(y)``,
+    ``k = L'''(y)``: ``grad = g p`` and ``hvp = g p (v - <p, v>) + h p <p, v>``.
+
+    ``scale`` bounds what the rounding of a correct formula can cost: the
+    absolute values of the terms that make each element (they may cancel, so
+    the result's own size says nothing), times ``1 + |y|``, because ``y``
+    itself is rounded to the input's dtype before ``exp(x - y)`` and ``L'(y)``
+    read it, an error of a unit in the last place of ``y`` that no formula
+    avoids. The check (probes/checks.py, ``near_truth``) reads both from the
+    reference's run and allows a fixed number of rounding units of that.
+    """
+    x64 = x.detach().to(torch.float64)
+    v64 = v.detach().to(torch.float64)
+    top = x64.amax(dim=dim, keepdim=True)
+    shift = torch.where(torch.isfinite(top), top, torch.zeros_like(top))
+    log_total = torch.log(torch.exp(x64 - shift).sum(dim=dim, keepdim=True))
+    y = log_total + shift  # -inf on a fully masked row
+    finite = torch.isfinite(y)
+    zero = torch.zeros_like(y)
+    y_safe = torch.where(finite, y, zero)
+    p = torch.exp(x64 - y_safe)
+    y_out = y if keepdim else y.squeeze(dim)
+    leaf = y_out.clone().requires_grad_()
+    (g,) = torch.autograd.grad(outer(leaf), leaf, create_graph=True)
+    # A linear loss has a constant L': its L'' and L''' are 0 (g, then h, carry no graph).
+    h = torch.autograd.grad(g.sum(), leaf, create_graph=True)[0] if g.requires_grad else torch.zeros_like(g)
+    k = torch.autograd.grad(h.sum(), leaf, allow_unused=True)[0] if h.requires_grad else None
+    k = torch.zeros_like(h) if k is None else k
+    derivatives = []
+    for d in (g, h, k):
+        d = d.detach() if keepdim else d.detach().unsqueeze(dim)
+        derivatives.append(torch.where(finite, d, zero))
+    g, h, k = derivatives
+    pv = (p * v64).sum(dim=dim, keepdim=True)
+    p_abs_v = (p * v64.abs()).sum(dim=dim, keepdim=True)
+    condition = 1.0 + y_safe.abs()
+    y_scale = torch.where(finite, shift.abs() + log_total.abs(), zero)
+    return {
+        "truth": {"y": y_out, "x.grad": g * p, "hvp": g * p * (v64 - pv) + h * p * pv},
+        "scale": {
+            "y": y_scale if keepdim else y_scale.squeeze(dim),
+            "x.grad": (g.abs() + h.abs()) * p * condition,
+            "hvp": (g.abs() + h.abs() + k.abs()) * p * (v64.abs() + p_abs_v) * condition,
+        },
+    }
+
+
+def checked_against_truth(
+    solution: Any, x: torch.Tensor, dim: int, keepdim: bool, outer: Callable[[torch.Tensor], torch.Tensor], v: torch.Tensor
+) -> dict[str, Any]:
+    """``first_and_second``'s observation with the float64 truth beside it (``near_truth`` reads the reference's)."""
+    observed = first_and_second(solution, x, dim, keepdim, outer, v)
+    return {**observed, "dtype": str(x.dtype).removeprefix("torch."), **truth(x, dim, keepdim, outer, v)}
+
+
 def weighted(seed: int) -> Callable[[torch.Tensor], torch.Tensor]:
     """A loss that weights every output element differently (fixed weights per shape)."""
     return lambda y: (y * randn(*y.shape, seed=seed)).sum()
@@ -250,12 +310,12 @@ def gradgradcheck_dims(solution: Any) -> dict[str, Any]:
     return out
 
 
-@probe(category="double-backward", weight=2, rtol=1e-9, atol=1e-12, hints=["double-backward", "saved-intermediates"])
+@probe(category="double-backward", weight=2, check="near_truth", hints=["double-backward", "saved-intermediates"])
 def hessian_vector_products(solution: Any) -> dict[str, Any]:
     """Hessian-vector products of a non-linear loss of LSE, over dim=1 and over dim=0 with keepdim."""
     return {
-        "(4, 6) dim=1": first_and_second(solution, randn(4, 6, seed=80), 1, False, curved(81), randn(4, 6, seed=82)),
-        "(5, 3) dim=0 keepdim": first_and_second(solution, randn(5, 3, seed=83), 0, True, curved(84), randn(5, 3, seed=85)),
+        "(4, 6) dim=1": checked_against_truth(solution, randn(4, 6, seed=80), 1, False, curved(81), randn(4, 6, seed=82)),
+        "(5, 3) dim=0 keepdim": checked_against_truth(solution, randn(5, 3, seed=83), 0, True, curved(84), randn(5, 3, seed=85)),
     }
 
 
@@ -310,11 +370,31 @@ def extremes_float32(solution: Any) -> dict[str, Any]:
     return {"y": y.detach(), "x.grad": grad}
 
 
-@probe(category="extremes", rtol=1e-9, atol=1e-12, hints=["stable-backward", "double-backward"])
+@probe(category="extremes", check="near_truth", hints=["stable-backward", "double-backward"])
 def extremes_double_backward(solution: Any) -> dict[str, Any]:
     """Hessian-vector products on the float64 rows in the thousands."""
     x = torch.tensor(EXTREME_ROWS, dtype=torch.float64)
-    return first_and_second(solution, x, 1, False, curved(120), randn(5, 4, seed=121))
+    return checked_against_truth(solution, x, 1, False, curved(120), randn(5, 4, seed=121))
+
+
+@probe(category="extremes", check="near_truth", hints=["stable-backward", "double-backward"])
+def float32_double_backward_large(solution: Any) -> dict[str, Any]:
+    """float32 values, gradients and Hessian-vector products where outputs reach the hundreds.
+
+    The loss's quadratic term makes the incoming gradient as large as the
+    output (up to about 230), and the Hessian-vector product subtracts terms
+    of that size: each element is judged against the float64 truth within a
+    few float32 rounding units of those terms, so any correct float32 formula
+    passes, whichever way it rounds.
+    """
+    rows = [[230.0, 229.5, 228.0, -5.0], [-180.0, -181.0, -179.5, -200.0], [95.0, 96.0, 20.0, 94.5], [150.0, -150.0, 149.0, 0.0]]
+    out: dict[str, Any] = {}
+    for dim, keepdim in ((1, False), (0, True)):
+        x = torch.tensor(rows, dtype=torch.float32)
+        x = x if dim == 1 else x.T.contiguous()
+        v = randn(*x.shape, seed=125 + dim, dtype=torch.float32)
+        out[f"dim={dim} keepdim={keepdim}"] = checked_against_truth(solution, x, dim, keepdim, curved(123 + dim), v)
+    return out
 
 
 @probe(category="extremes", weight=2, rtol=1e-9, atol=1e-12, hints=["masked-rows", "stable-backward"])
@@ -330,15 +410,121 @@ def masked_values_and_gradients(solution: Any) -> dict[str, Any]:
     return out
 
 
-@probe(category="extremes", rtol=1e-9, atol=1e-12, hints=["masked-rows", "double-backward"])
+@probe(category="extremes", check="near_truth", hints=["masked-rows", "double-backward"])
 def masked_double_backward(solution: Any) -> dict[str, Any]:
     """Hessian-vector products with -inf (masked) entries in every row but none fully masked."""
     x = torch.tensor(MASKED_ROWS, dtype=torch.float64)
-    return first_and_second(solution, x, 1, False, curved(140), randn(4, 5, seed=141))
+    return checked_against_truth(solution, x, 1, False, curved(140), randn(4, 5, seed=141))
 
 
-@probe(category="extremes", weight=2, rtol=1e-9, atol=1e-12, hints=["masked-rows", "double-where"])
+@probe(category="extremes", weight=2, check="near_truth", hints=["masked-rows", "double-where"])
 def fully_masked_double_backward(solution: Any) -> dict[str, Any]:
     """Hessian-vector products with fully masked rows: 0 there, never NaN, and the other rows unaffected."""
     x = torch.tensor(FULLY_MASKED_ROWS, dtype=torch.float64)
-    return first_and_second(solution, x, 1, True, soft(150), randn(4, 4, seed=151))
+    return checked_against_truth(solution, x, 1, True, soft(150), randn(4, 4, seed=151))
+
+
+def linear(weight: float) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A linear loss with one weight, defined for a 0-d output too: its gradient stays finite at y = -inf."""
+    return lambda y: (y * weight).sum()
+
+
+def soft_scalar(weight: float) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``soft`` with one weight, defined for a 0-d output too."""
+    return lambda y: (torch.exp(0.5 * y) * weight).sum()
+
+
+@probe(category="double-backward", check="near_truth", hints=["double-backward", "masked-rows"])
+def size_one_reduced_dim_second_order(solution: Any) -> dict[str, Any]:
+    """A reduced dimension of size 1, finite or a lone -inf: values, gradients and Hessian-vector products.
+
+    A row of one entry is its own log-sum-exp, with derivative 1, or 0 when
+    that entry is -inf (a fully masked row). The gradient must still be a
+    function of x that autograd can differentiate again (the second derivative
+    through a linear loss is 0, not an exception).
+    """
+    column = torch.tensor([[NEG_INF], [0.5], [2.0], [-3000.0], [NEG_INF]], dtype=torch.float64)
+    lone = torch.tensor([NEG_INF], dtype=torch.float64)
+    out: dict[str, Any] = {}
+    for keepdim in (False, True):
+        k = int(keepdim)
+        out[f"(5, 1) dim=1 keepdim={keepdim} linear"] = checked_against_truth(solution, column, 1, keepdim, weighted(180 + k), randn(5, 1, seed=182 + k))
+        out[f"(5, 1) dim=-1 keepdim={keepdim} soft"] = checked_against_truth(solution, column, -1, keepdim, soft(184 + k), randn(5, 1, seed=186 + k))
+        out[f"(3, 1) dim=1 keepdim={keepdim} curved"] = checked_against_truth(
+            solution, randn(3, 1, seed=188 + k), 1, keepdim, curved(190 + k), randn(3, 1, seed=192 + k)
+        )
+        out[f"[-inf] dim=0 keepdim={keepdim} linear"] = checked_against_truth(solution, lone, 0, keepdim, linear(1.5), randn(1, seed=194 + k))
+        out[f"[-inf] dim=0 keepdim={keepdim} soft"] = checked_against_truth(solution, lone, 0, keepdim, soft_scalar(0.75), randn(1, seed=196 + k))
+    out["(1, 4) dim=0 curved"] = checked_against_truth(solution, randn(1, 4, seed=198), 0, False, curved(199), randn(1, 4, seed=200))
+    return out
+
+
+# float32 rows beyond float64's exp range (~709.78), up to near float32's own range (~3.4e38).
+FLOAT32_HUGE_ROWS = [
+    [1000.0, 999.0, -1000.0, 998.5],
+    [-1000.0, -1001.0, -1002.0, -1000.5],
+    [3000.0, 2999.5, -3000.0, 2998.0],
+    [-3000.0, -3001.0, -2999.5, -3004.0],
+]
+FLOAT32_NEAR_RANGE_ROWS = [
+    [1e30, 1e30, -1e30, 9e29],
+    [-1e30, -1e30, -2e30, -1e30],
+    [3e37, 2e37, 1e37, -3e37],
+]
+
+
+@probe(category="extremes", check="near_truth", hints=["stable-forward", "stable-backward"])
+def float32_thousands_and_beyond(solution: Any) -> dict[str, Any]:
+    """float32 rows at +-1000, +-3000 and near 1e30: values, gradients and Hessian-vector products.
+
+    These entries are beyond what exp() holds even in float64, so computing
+    in float64 does not replace the shift by the row maximum, in forward or in
+    backward.
+    """
+    x = torch.tensor(FLOAT32_HUGE_ROWS, dtype=torch.float32)
+    huge = torch.tensor(FLOAT32_NEAR_RANGE_ROWS, dtype=torch.float32)
+    return {
+        "thousands dim=1": checked_against_truth(solution, x, 1, False, curved(210), randn(4, 4, seed=211, dtype=torch.float32)),
+        "thousands dim=0 keepdim": checked_against_truth(
+            solution, x.T.contiguous(), 0, True, curved(212), randn(4, 4, seed=213, dtype=torch.float32)
+        ),
+        "near 1e30 dim=1": checked_against_truth(solution, huge, 1, False, weighted(214), randn(3, 4, seed=215, dtype=torch.float32)),
+    }
+
+
+@probe(category="extremes", check="near_truth", hints=["masked-rows", "double-where"])
+def float32_fully_masked(solution: Any) -> dict[str, Any]:
+    """float32 rows with masked entries and fully masked rows: -inf values, 0 derivatives there, no NaN."""
+    x = torch.tensor(FULLY_MASKED_ROWS, dtype=torch.float32)
+    return {
+        "dim=1": checked_against_truth(solution, x, 1, False, soft(220), randn(4, 4, seed=221, dtype=torch.float32)),
+        "dim=0 keepdim": checked_against_truth(solution, x.T.contiguous(), 0, True, weighted(222), randn(4, 4, seed=223, dtype=torch.float32)),
+        "partly masked dim=1": checked_against_truth(
+            solution, torch.tensor(MASKED_ROWS, dtype=torch.float32), 1, False, curved(224), randn(4, 5, seed=225, dtype=torch.float32)
+        ),
+    }
+
+
+# Finite float64 rows far below zero, no -inf in them: their output is finite, never -inf.
+FAR_NEGATIVE_ROWS = [
+    [-20000.0, -20001.0, -20000.5, -20003.0],
+    [-1e5, -1e5 - 1.0, -1e5 + 0.5, -1e5 - 30.0],
+    [-1e31, -1e31, -2e31, -1e31],
+    [-1e9, -1e9 - 2.0, -1e9 + 1.0, -1e9],
+    [0.5, -1.0, 2.0, -20000.0],
+]
+
+
+@probe(category="extremes", check="near_truth", hints=["stable-forward", "masked-rows"])
+def far_negative_rows(solution: Any) -> dict[str, Any]:
+    """float64 rows entirely far below zero (-2e4, -1e5, -1e9, -1e31): finite values, gradients and HVPs.
+
+    Such a row is not masked: only -inf entries are. A shift clamped to a
+    finite "mask value" treats it as masked and returns -inf and 0.
+    """
+    x = torch.tensor(FAR_NEGATIVE_ROWS, dtype=torch.float64)
+    return {
+        "dim=1 curved": checked_against_truth(solution, x, 1, False, curved(230), randn(5, 4, seed=231)),
+        "dim=1 linear": checked_against_truth(solution, x, 1, False, weighted(232), randn(5, 4, seed=233)),
+        "dim=0 keepdim linear": checked_against_truth(solution, x.T.contiguous(), 0, True, weighted(234), randn(4, 5, seed=235)),
+    }

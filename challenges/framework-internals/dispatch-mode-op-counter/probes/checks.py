@@ -125,3 +125,34 @@ def explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
     if actual["empty batch"]["counts"] != expected["empty batch"]["counts"]:
         return False, f"empty batch: counts are {actual['empty batch']['counts']}, expected {expected['empty batch']['counts']}"
     return True, ""
+
+
+def more_explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Five baddbmm on [B, M, K] @ [B, K, N] (added tensors [M, N], [1, 1, N], [N], [1, M, N], then [M, N]
+    with out=) and two addmm on [M, K] @ [K, N] (added [1, N], then [M, N] with out=); convolution.out
+    and convolution_backward.out (every gradient requested: 2 F); meta-tensor mm, bmm and convolution
+    whose FLOPs pass 2**53."""
+    truths: dict[str, dict[str, int]] = {}
+    batch, m, k, n = expected["sizes"]
+    truths["added tensor broadcasts"] = {"aten.baddbmm": 5 * 2 * batch * m * k * n, "aten.addmm": 2 * 2 * m * k * n}
+    (x_n, _, x_h, x_w), (c_out, c_in, k_h, k_w) = expected["convolution"]["input"], expected["convolution"]["weight"]
+    conv = 2 * x_n * c_out * _conv_out(x_h, k_h, 1, 0, 1) * _conv_out(x_w, k_w, 1, 0, 1) * c_in * k_h * k_w
+    truths["convolution overloads"] = {"aten.convolution": conv, "aten.convolution_backward": 2 * conv}
+    big = expected["big"]
+    (mm_m, mm_k), (_, mm_n) = big["mm"]
+    (bmm_b, bmm_m, bmm_k), (_, _, bmm_n) = big["bmm"]
+    (b_n, _, b_h, b_w), (b_out, b_in, b_kh, b_kw) = big["convolution"]["input"], big["convolution"]["weight"]
+    truths["past 2**53"] = {
+        "aten.mm": 2 * mm_m * mm_k * mm_n,
+        "aten.bmm": 2 * bmm_b * bmm_m * bmm_k * bmm_n,
+        "aten.convolution": 2 * b_n * b_out * _conv_out(b_h, b_kh, 1, 0, 1) * _conv_out(b_w, b_kw, 1, 0, 1) * b_in * b_kh * b_kw,
+    }
+    return _check_parts(actual, expected, ("sizes", "added", "convolution", "big"), truths)
+
+
+def ops_outside_table_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """mv, dot, vdot, addmv, addbmm and the fused attention ops are not in the table: the one mm is all."""
+    if not isinstance(actual, dict) or actual.get("mm") != expected["mm"]:
+        return False, "the probe's input 'mm' differs from the reference's"
+    (m, k), (_, n) = expected["mm"]
+    return _check_parts({"calls": actual}, {"calls": expected}, (), {"calls": {"aten.mm": 2 * m * k * n}})

@@ -254,6 +254,76 @@ def explicit_calls_flops(solution: Any) -> dict[str, Any]:
     return {"shapes": shapes, **counted(counter), "empty batch": counted(empty)}
 
 
+@probe(category="flops", weight=2, check="more_explicit_calls_flops", hints=["flop-table", "addmm-args", "overloads"])
+def more_explicit_calls_flops(solution: Any) -> dict[str, Any]:
+    """baddbmm and addmm whose added tensor broadcasts; convolution.out and convolution_backward.out;
+    meta-tensor mm, bmm and convolution whose FLOPs pass 2**53."""
+    # The added tensor broadcasts: [M, N], [1, 1, N] and [N] for baddbmm, [1, N] and [M, N] for addmm.
+    # B, M, K and N all differ, so no size can be read off the added tensor.
+    batch, m, k, n = 4, 3, 5, 6
+    p, r = randn(batch, m, k, seed=70), randn(batch, k, n, seed=71)
+    a, b = randn(m, k, seed=72), randn(k, n, seed=73)
+    added = {"baddbmm": [[m, n], [1, 1, n], [n], [1, m, n]], "addmm": [[1, n], [m, n]]}
+    bmm_buf, mm_buf = torch.empty(batch, m, n), torch.empty(m, n)
+    with solution.OpCounter() as broadcast:
+        for i, shape in enumerate(added["baddbmm"]):
+            torch.baddbmm(randn(*shape, seed=74 + i), p, r)
+        torch.baddbmm(randn(m, n, seed=78), p, r, beta=0.5, out=bmm_buf)
+        torch.addmm(randn(1, n, seed=79), a, b)
+        torch.addmm(randn(m, n, seed=80), a, b, alpha=2.0, out=mm_buf)
+    # The .out overloads of the convolutions, with empty buffers they resize.
+    x, weight, grad_output = randn(2, 3, 7, 5, seed=81), randn(4, 3, 3, 2, seed=82), randn(2, 4, 5, 4, seed=83)
+    conv_buf, grad_input, grad_weight, grad_bias = (torch.empty(0) for _ in range(4))
+    with solution.OpCounter() as overloads:
+        torch.ops.aten.convolution.out(x, weight, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, out=conv_buf)
+        torch.ops.aten.convolution_backward.out(
+            grad_output, x, weight, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, True],
+            out0=grad_input, out1=grad_weight, out2=grad_bias,
+        )
+    # Meta tensors (sizes, no memory): FLOP counts past 2**53 that are not powers of two, which a
+    # value that went through a float gets wrong, even when it is turned back into an int.
+    big = {
+        "mm": [[2**18 + 1, 2**18 + 3], [2**18 + 3, 2**18 + 7]],
+        "bmm": [[5, 2**18 + 1, 2**18 + 3], [5, 2**18 + 3, 2**17 + 5]],
+        "convolution": {"input": [1, 1001, 2**20 + 3, 2**20 + 3], "weight": [7, 1001, 3, 3]},
+    }
+    meta = {name: [torch.empty(*shape, device="meta") for shape in shapes] for name, shapes in big.items() if name != "convolution"}
+    image = torch.empty(*big["convolution"]["input"], device="meta")
+    kernel = torch.empty(*big["convolution"]["weight"], device="meta")
+    with solution.OpCounter() as past:
+        torch.mm(*meta["mm"])
+        torch.bmm(*meta["bmm"])
+        torch.ops.aten.convolution.default(image, kernel, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    return {
+        "sizes": [batch, m, k, n],
+        "added": added,
+        "convolution": {"input": list(x.shape), "weight": list(weight.shape)},
+        "big": big,
+        "added tensor broadcasts": counted(broadcast),
+        "convolution overloads": counted(overloads),
+        "past 2**53": counted(past),
+    }
+
+
+@probe(category="flops", weight=2, check="ops_outside_table_flops", hints=["flop-table"])
+def ops_outside_table_flops(solution: Any) -> dict[str, Any]:
+    """mv, dot, vdot, addmv, addbmm and F.scaled_dot_product_attention (forward and backward) are not in
+    the table: no FLOPs, no flops_by_op entry. One mm among them is."""
+    a, v, w = randn(3, 4, seed=90), randn(4, seed=91), randn(3, seed=92)
+    base, p, r = randn(3, 5, seed=93), randn(2, 3, 4, seed=94), randn(2, 4, 5, seed=95)
+    q, k, values = (randn(2, 3, 5, 8, seed=s, requires_grad=True) for s in (96, 97, 98))
+    b = randn(4, 6, seed=99)
+    with solution.OpCounter() as counter:
+        torch.mv(a, v)
+        torch.dot(v, v)
+        torch.vdot(w, w)
+        torch.addmv(w, a, v)
+        torch.addbmm(base, p, r)
+        torch.mm(a, b)
+        torch.nn.functional.scaled_dot_product_attention(q, k, values).sum().backward()
+    return {"mm": [[3, 4], [4, 6]], **counted(counter)}
+
+
 # ---------------------------------------------------------------- nesting
 
 

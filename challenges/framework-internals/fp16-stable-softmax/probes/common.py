@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -52,35 +52,55 @@ class RuleWatch(TorchFunctionMode):
         return out
 
 
-# (name, "softmax" | "log_softmax", x, dim); dim None calls the function without one, which must reduce over -1.
-Case = tuple[str, str, torch.Tensor, int | None]
+class Case(NamedTuple):
+    """One call of softmax or log_softmax.
+
+    ``x`` is always passed first, by position. ``dim`` None leaves dim out, so its default (-1) applies;
+    otherwise it is passed by position, or by keyword (``dim=...``) when ``keyword`` is set, so that a
+    parameter renamed (``axis``) or made positional-only fails. A plain 4-tuple is a positional call.
+    """
+
+    name: str
+    fn: str  # "softmax" | "log_softmax"
+    x: torch.Tensor
+    dim: int | None
+    keyword: bool = False
 
 
-def run_cases(solution: Any, cases: list[Case]) -> dict[str, Any]:
+def _call(solution: Any, c: Case) -> Any:
+    fn = getattr(solution, c.fn)
+    if c.dim is None:
+        return fn(c.x)
+    return fn(c.x, dim=c.dim) if c.keyword else fn(c.x, c.dim)
+
+
+def run_cases(solution: Any, cases: list[Case] | list[tuple[Any, ...]]) -> dict[str, Any]:
     """Call the candidate's functions on each case under the watch: the observation for the check."""
     watch = RuleWatch()
     out: dict[str, Any] = {}
-    for name, fn, x, dim in cases:
-        before = x.clone()
+    for raw in cases:
+        c = Case(*raw)
+        before = c.x.clone()
         try:
             with watch:
-                y = getattr(solution, fn)(x) if dim is None else getattr(solution, fn)(x, dim)
+                y = _call(solution, c)
         except Exception as exc:  # noqa: BLE001 - reported per case by the check
             y = f"raised {type(exc).__name__}: {str(exc)[:300]}"
         if not isinstance(y, torch.Tensor | str):
             y = f"returned a {type(y).__module__}.{type(y).__qualname__}, not a torch.Tensor"
-        out[name] = {
-            "fn": fn,
-            "dim": -1 if dim is None else dim,
+        out[c.name] = {
+            "fn": c.fn,
+            "dim": -1 if c.dim is None else c.dim,
             "x": before.contiguous(),
             "y": y.detach() if isinstance(y, torch.Tensor) else y,
-            "input unchanged": bool(torch.equal(x, before)),
+            "input unchanged": bool(torch.equal(c.x, before)),
         }
     return {"violations": watch.violations, "cases": out}
 
 
-def both(name: str, x: torch.Tensor, dim: int | None = -1) -> list[Case]:
-    return [(f"softmax, {name}", "softmax", x, dim), (f"log_softmax, {name}", "log_softmax", x, dim)]
+def both(name: str, x: torch.Tensor, dim: int | None = -1, keyword: bool = False) -> list[Case]:
+    """The same call of softmax and of log_softmax; dim None leaves dim out, keyword passes it as dim=..."""
+    return [Case(f"softmax, {name}", "softmax", x, dim, keyword), Case(f"log_softmax, {name}", "log_softmax", x, dim, keyword)]
 
 
 def randn(*shape: int, scale: float = 1.0, offset: float = 0.0, dtype: torch.dtype, seed: int) -> torch.Tensor:

@@ -9,11 +9,62 @@ reference run's inputs and applies the per-element bound from the statement.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
 from probe_common import BF16, F16, F32, Case, both, randn, run_cases
 from probekit import probe
+
+F64 = torch.float64
+# The largest logit magnitude the statement allows per dtype.
+LIMIT = {F16: 3e4, BF16: 1e38, F32: 1e38}
+LABEL = {F16: "float16", BF16: "bfloat16", F32: "float32"}
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def far_logit_rows(n: int, d: int, dtype: torch.dtype, seed: int, where: str) -> torch.Tensor:
+    """Rows of randn times a per-row temperature in [1, 5], plus one logit far from the rest.
+
+    The far logit sits at position 0 (where="first"), d - 1 ("last") or
+    anywhere strictly between, drawn per row ("middle"). In half the rows it
+    leads the rest by 8 to 3000 (a dominant token); in the others it trails
+    them by 100 to 30,000 (an entry pushed down by an additive mask).
+    """
+    g = _gen(seed)
+    x = torch.randn(n, d, generator=g, dtype=F64) * (1.0 + 4.0 * torch.rand(n, 1, generator=g, dtype=F64))
+    x += 20.0 * torch.randn(n, 1, generator=g, dtype=F64)
+    lead = 8.0 * (375.0 ** torch.rand(n, generator=g, dtype=F64))  # 8 .. 3000, log-uniform
+    trail = 100.0 * (300.0 ** torch.rand(n, generator=g, dtype=F64))  # 100 .. 30,000, log-uniform
+    up = torch.rand(n, generator=g, dtype=F64) < 0.5
+    if where == "first":
+        pos = torch.zeros(n, dtype=torch.long)
+    elif where == "last":
+        pos = torch.full((n,), d - 1, dtype=torch.long)
+    else:
+        pos = torch.randint(1, d - 1, (n,), generator=g)
+    rows = torch.arange(n)
+    x[rows, pos] = torch.where(up, x.amax(-1) + lead, x.amin(-1) - trail)
+    return x.clamp(-LIMIT[dtype], LIMIT[dtype]).to(dtype)
+
+
+# The ways a case of a generated family passes dim to a 2-D input, in turn: by position, by keyword,
+# left out (the default, -1), and by keyword as the positive index of the last dim.
+DIM_CALLS = ((-1, False, "dim=-1"), (-1, True, "dim=-1 by keyword"), (None, False, "no dim given"), (1, True, "dim=1 by keyword"))
+
+
+def _far_cases(where: str, seed: int) -> list[Case]:
+    cases: list[Case] = []
+    for i, (dtype, d) in enumerate(((F16, 1000), (BF16, 4096), (F32, 512))):
+        for k in range(2):
+            x = far_logit_rows(8, d, dtype, seed + 10 * i + k, where)
+            dim, keyword, how = DIM_CALLS[(2 * i + k) % len(DIM_CALLS)]
+            cases += both(f"{LABEL[dtype]} (8, {d}), one logit far from the rest ({where}), #{k}, {how}", x, dim, keyword)
+    return cases
+
 
 # ---------------------------------------------------------------- softmax
 
@@ -42,6 +93,34 @@ def softmax_float32_sharp(solution: Any) -> dict[str, Any]:
     """softmax over float32 rows with logits spread over about +-40."""
     x = randn(64, 1000, scale=10.0, dtype=F32, seed=4)
     return run_cases(solution, [("float32 (64, 1000), randn*10, dim=-1", "softmax", x, -1)])
+
+
+def deep_tail_rows(n: int, d: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Rows of logits spread evenly from the top down to 103 below it, plus a per-row offset (randn * 30).
+
+    Their exact probabilities run from about 1 down to float32's subnormals (exp(-87.3) is its smallest
+    normal, exp(-103.3) half its smallest subnormal); a softmax that flushes subnormal results to 0
+    misses them by their whole value, and for |t| of 40 to 87 a float32 probability has little room
+    beyond the error of exp's own argument (the statement's E_i).
+    """
+    g = _gen(seed)
+    x = -103.0 * torch.rand(n, d, generator=g, dtype=F64)
+    x[torch.arange(n), torch.randint(0, d, (n,), generator=g)] = 0.0  # the top logit, anywhere in its row
+    return (x + 30.0 * torch.randn(n, 1, generator=g, dtype=F64)).to(dtype)
+
+
+@probe(category="softmax", check="within_softmax_bound", hints=["float32-math"])
+def softmax_deep_tail(solution: Any) -> dict[str, Any]:
+    """softmax over float32 and bfloat16 rows reaching 103 below the top logit: probabilities down to float32's subnormals."""
+    return run_cases(
+        solution,
+        [
+            Case("float32 (32, 1000), down to 103 below the top, dim=-1", "softmax", deep_tail_rows(32, 1000, F32, 800), -1),
+            Case("float32 (32, 1000), down to 103 below the top, dim=-1 by keyword", "softmax", deep_tail_rows(32, 1000, F32, 801), -1, True),
+            Case("float32 (8, 4096), down to 103 below the top, no dim given", "softmax", deep_tail_rows(8, 4096, F32, 802), None),
+            Case("bfloat16 (16, 1000), down to 103 below the top, dim=1 by keyword", "softmax", deep_tail_rows(16, 1000, BF16, 803), 1, True),
+        ],
+    )
 
 
 # ---------------------------------------------------------------- log-softmax
@@ -120,40 +199,178 @@ def large_offset_small_spread(solution: Any) -> dict[str, Any]:
 
 @probe(category="layout", check="within_softmax_bound", hints=["dims-and-layout"])
 def other_dims_and_strides(solution: Any) -> dict[str, Any]:
-    """Reductions over a middle dim, dim 0, a negative dim, a transposed input, and the default dim when none is passed."""
+    """Reductions over a middle dim, dim 0, a negative dim, a transposed input, dim by keyword, and the default dim
+    when none is passed (the last, for 3-D and 4-D inputs too)."""
     x3 = randn(6, 50, 7, scale=4.0, dtype=F16, seed=16)
     x2 = randn(300, 20, scale=4.0, dtype=BF16, seed=17)
     xt = randn(40, 24, scale=6.0, dtype=F32, seed=18).t()
+    x4 = randn(2, 3, 5, 40, scale=4.0, dtype=BF16, seed=19)
     return run_cases(
         solution,
         both("float16 (6, 50, 7), dim=1", x3, 1)
         + both("bfloat16 (300, 20), dim=0", x2, 0)
-        + both("float16 (6, 50, 7), dim=-3", x3, -3)
+        + both("float16 (6, 50, 7), dim=-3 by keyword", x3, -3, keyword=True)
         + both("float32 (24, 40) transposed view, dim=-1", xt, -1)
-        + both("float16 (6, 50, 7), no dim given (the default, -1)", x3, None),
+        + both("float32 (24, 40) transposed view, dim=0 by keyword", xt, 0, keyword=True)
+        + both("float16 (6, 50, 7), no dim given (the default, -1)", x3, None)
+        + both("bfloat16 (2, 3, 5, 40), no dim given (the default, -1)", x4, None)
+        + both("bfloat16 (2, 3, 5, 40), dim=2 by keyword", x4, 2, keyword=True),
     )
 
 
 @probe(category="layout", weight=2, check="within_softmax_bound", hints=["masked-entries"])
 def masked_attention_rows(solution: Any) -> dict[str, Any]:
-    """Attention scores with -inf masks (causal and padding): masked entries get 0 and -inf."""
+    """Attention scores with -inf masks (causal and padding): masked entries get 0 and -inf; (batch, heads, query, key)
+    scores with dim left out, as attention code calls softmax."""
     causal = torch.ones(32, 32, dtype=torch.bool).triu(1)
     scores16 = randn(4, 32, 32, scale=4.0, dtype=F16, seed=19).masked_fill(causal, float("-inf"))
     pad = torch.arange(48)[None, :] >= torch.tensor([48, 40, 17, 1, 30, 48])[:, None]
     scores_bf = randn(6, 48, scale=8.0, dtype=BF16, seed=20).masked_fill(pad, float("-inf"))
+    causal16 = torch.ones(16, 16, dtype=torch.bool).triu(1)
+    heads = randn(2, 4, 16, 16, scale=4.0, dtype=F16, seed=24).masked_fill(causal16, float("-inf"))
     return run_cases(
         solution,
-        both("float16 (4, 32, 32) causal mask, dim=-1", scores16) + both("bfloat16 (6, 48) padding mask, dim=-1", scores_bf),
+        both("float16 (4, 32, 32) causal mask, dim=-1", scores16)
+        + both("bfloat16 (6, 48) padding mask, dim=-1 by keyword", scores_bf, -1, keyword=True)
+        + both("float16 (2, 4, 16, 16) causal mask, no dim given (the default, -1)", heads, None)
+        + both("float16 (4, 32, 32) causal mask, no dim given (the default, -1)", scores16, None),
     )
 
 
 @probe(category="layout", check="within_softmax_bound", hints=["dims-and-layout"])
 def degenerate_shapes(solution: Any) -> dict[str, Any]:
-    """A single element along dim, a 1-D vector, an empty batch, a size-1 middle dim."""
+    """A single element along dim, a 1-D vector, an empty batch, a size-1 middle dim; dim by keyword and left out."""
     return run_cases(
         solution,
         both("float16 (5, 1), dim=-1", randn(5, 1, scale=100.0, dtype=F16, seed=21))
-        + both("bfloat16 (100,) vector, dim=0", randn(100, scale=5.0, dtype=BF16, seed=22), 0)
+        + both("bfloat16 (100,) vector, dim=0 by keyword", randn(100, scale=5.0, dtype=BF16, seed=22), 0, keyword=True)
+        + both("bfloat16 (100,) vector, no dim given", randn(100, scale=5.0, dtype=BF16, seed=22), None)
         + both("float32 (0, 5), dim=-1", torch.empty(0, 5))
-        + both("float16 (3, 1, 4), dim=1", randn(3, 1, 4, dtype=F16, seed=23), 1),
+        + both("float16 (3, 1, 4), dim=1 by keyword", randn(3, 1, 4, dtype=F16, seed=23), 1, keyword=True)
+        + both("float32 (0, 5), no dim given", torch.empty(0, 5), None),
+    )
+
+
+# ---------------------------------------------------------------- data real models produce
+
+
+@probe(category="far-logits", check="within_softmax_bound", hints=["max-subtraction", "float32-math"])
+def far_logit_first(solution: Any) -> dict[str, Any]:
+    """Rows whose first logit is far above or far below the rest, in all three dtypes."""
+    return run_cases(solution, _far_cases("first", 100))
+
+
+@probe(category="far-logits", check="within_softmax_bound", hints=["max-subtraction", "float32-math"])
+def far_logit_middle(solution: Any) -> dict[str, Any]:
+    """Rows with one logit far above or far below the rest somewhere in the middle, in all three dtypes."""
+    return run_cases(solution, _far_cases("middle", 200))
+
+
+@probe(category="far-logits", check="within_softmax_bound", hints=["max-subtraction", "float32-math"])
+def far_logit_last(solution: Any) -> dict[str, Any]:
+    """Rows whose last logit is far above or far below the rest, in all three dtypes."""
+    return run_cases(solution, _far_cases("last", 300))
+
+
+def _near_constant(n: int, d: int, dtype: torch.dtype, seed: int, level: float) -> torch.Tensor:
+    """Rows equal to level (exact in dtype) but for one to four entries an ulp or two away."""
+    g = _gen(seed)
+    bits = {F16: 10, BF16: 7, F32: 23}[dtype]
+    ulp = 2.0 ** (math.floor(math.log2(abs(level))) - bits) if level else 2.0**-20
+    x = torch.full((n, d), level, dtype=F64)
+    for row in range(n):
+        k = 1 + int(torch.randint(0, 4, (1,), generator=g))
+        cols = torch.randperm(d, generator=g)[:k]
+        x[row, cols] += torch.randint(1, 3, (k,), generator=g).to(F64) * torch.where(torch.rand(k, generator=g) < 0.5, -ulp, ulp).to(F64)
+    return x.to(dtype)
+
+
+@probe(category="near-constant", check="within_softmax_bound", hints=["float32-math", "log-near-zero"])
+def near_constant_rows(solution: Any) -> dict[str, Any]:
+    """Rows whose logits are all equal, or equal but for a few entries an ulp or two away: probabilities near 1/n."""
+    cases: list[Case] = []
+    for k in range(2):
+        kw, how = (False, "dim=-1") if k == 0 else (True, "dim=-1 by keyword")
+        cases += both(f"float16 (4, 32000), all equal to 20000 but a few, #{k}, {how}", _near_constant(4, 32000, F16, 400 + k, 20000.0), -1, kw)
+        cases += both(
+            f"bfloat16 (8, 1000), all equal to -1.5 * 2^124 but a few, #{k}, {how}",
+            _near_constant(8, 1000, BF16, 410 + k, -1.5 * 2.0**124),
+            -1,
+            kw,
+        )
+        cases += both(f"float32 (8, 4096), all equal to 0.75 but a few, #{k}, {how}", _near_constant(8, 4096, F32, 420 + k, 0.75), -1, kw)
+    cases += both("float16 (4, 7), all equal, dim=-1", torch.full((4, 7), -1234.0, dtype=F16))
+    cases += both("bfloat16 (2, 2), all equal, dim=-1", torch.full((2, 2), 1e38, dtype=BF16))
+    return run_cases(solution, cases)
+
+
+@probe(category="range", check="within_softmax_bound", hints=["max-subtraction", "float32-math"])
+def dtype_limits_and_subnormals(solution: Any) -> dict[str, Any]:
+    """Logits at the largest magnitudes each dtype allows, of both signs in one row, and subnormal logits."""
+    cases: list[Case] = []
+    for k in range(2):
+        g = _gen(500 + k)
+        signs16 = torch.where(torch.rand(8, 256, generator=g) < 0.5, -1.0, 1.0).to(F64)
+        x16 = (signs16 * (3e4 - 100.0 * torch.rand(8, 256, generator=g, dtype=F64))).to(F16)
+        x32 = (signs16 * (1e38 - 1e36 * torch.rand(8, 256, generator=g, dtype=F64))).to(F32)
+        xbf = randn(8, 256, scale=5e37, dtype=F64, seed=510 + k).clamp(-1e38, 1e38).to(BF16)
+        dim, how = (-1, "dim=-1") if k == 0 else (None, "no dim given")
+        cases += both(f"float16 (8, 256), near +-30000, #{k}, {how}", x16, dim)
+        cases += both(f"float32 (8, 256), near +-1e38, #{k}, {how}", x32, dim)
+        cases += both(f"bfloat16 (8, 256), randn*5e37 up to +-1e38, #{k}, {how}", xbf, dim)
+        cases += both(f"float16 (8, 512), subnormal logits, #{k}, {how}", randn(8, 512, scale=2e-6, dtype=F16, seed=520 + k), dim)
+        cases += both(f"float32 (8, 512), subnormal logits, #{k}, {how}", randn(8, 512, scale=1e-40, dtype=F32, seed=530 + k), dim)
+        cases += both(f"bfloat16 (8, 512), subnormal logits, #{k}, {how}", randn(8, 512, scale=1e-39, dtype=BF16, seed=540 + k), dim)
+    return run_cases(solution, cases)
+
+
+@probe(category="layout", check="within_softmax_bound", hints=["dims-and-layout"])
+def size_one_dimensions(solution: Any) -> dict[str, Any]:
+    """Size-1 dimensions in every position, reduced over and kept: leading, middle and trailing."""
+    x1 = randn(1, 300, scale=5.0, dtype=F16, seed=600)
+    x2 = randn(300, 1, scale=5.0, dtype=BF16, seed=601)
+    x3 = randn(1, 4, 16, scale=5.0, dtype=F32, seed=602)
+    x4 = randn(4, 16, 1, scale=5.0, dtype=F16, seed=603)
+    x5 = randn(1, 1, 1, scale=5.0, dtype=BF16, seed=604)
+    x6 = randn(1, scale=5.0, dtype=F32, seed=605)
+    return run_cases(
+        solution,
+        both("float16 (1, 300), dim=-1", x1)
+        + both("float16 (1, 300), dim=0 by keyword", x1, 0, keyword=True)
+        + both("bfloat16 (300, 1), dim=0", x2, 0)
+        + both("bfloat16 (300, 1), dim=1 by keyword", x2, 1, keyword=True)
+        + both("float32 (1, 4, 16), dim=1", x3, 1)
+        + both("float32 (1, 4, 16), dim=-1 by keyword", x3, -1, keyword=True)
+        + both("float32 (1, 4, 16), dim=0", x3, 0)
+        + both("float32 (1, 4, 16), no dim given", x3, None)
+        + both("float16 (4, 16, 1), dim=1 by keyword", x4, 1, keyword=True)
+        + both("float16 (4, 16, 1), dim=-1", x4, -1)
+        + both("float16 (4, 16, 1), no dim given", x4, None)
+        + both("bfloat16 (1, 1, 1), dim=1", x5, 1)
+        + both("float32 (1,), dim=0 by keyword", x6, 0, keyword=True),
+    )
+
+
+@probe(category="layout", check="within_softmax_bound", hints=["dims-and-layout", "masked-entries"])
+def strided_views_and_masks(solution: Any) -> dict[str, Any]:
+    """Broadcast, strided and permuted views, masks in float32, masks on the left, and masks along a dim other than the last."""
+    expanded = randn(1, 200, scale=4.0, dtype=F16, seed=700).expand(6, 200)
+    stepped = randn(8, 400, scale=6.0, dtype=BF16, seed=701)[:, ::2]
+    permuted = randn(16, 5, 6, scale=3.0, dtype=F32, seed=702).permute(1, 2, 0)
+    left_pad = torch.arange(64)[None, :] < torch.tensor([0, 10, 63, 32, 1, 50])[:, None]
+    scores32 = randn(6, 64, scale=8.0, dtype=F32, seed=703).masked_fill(left_pad, float("-inf"))
+    scores_bf = randn(6, 64, scale=8.0, dtype=BF16, seed=704).masked_fill(left_pad, float("-inf"))
+    col_mask = torch.arange(24)[:, None] > torch.arange(5)[None, :] * 5
+    scores16 = randn(24, 5, scale=4.0, dtype=F16, seed=705).masked_fill(col_mask, float("-inf"))
+    return run_cases(
+        solution,
+        both("float16 (6, 200), one row expanded, dim=-1", expanded)
+        + both("bfloat16 (8, 200), every second column, dim=-1", stepped)
+        + both("bfloat16 (8, 200), every second column, dim=0 by keyword", stepped, 0, keyword=True)
+        + both("float32 (5, 6, 16) permuted, dim=-1", permuted)
+        + both("float32 (5, 6, 16) permuted, dim=1 by keyword", permuted, 1, keyword=True)
+        + both("float32 (5, 6, 16) permuted, no dim given", permuted, None)
+        + both("float32 (6, 64) left padding mask, dim=-1", scores32)
+        + both("bfloat16 (6, 64) left padding mask, no dim given", scores_bf, None)
+        + both("float16 (24, 5) masked along dim 0, dim=0 by keyword", scores16, 0, keyword=True),
     )

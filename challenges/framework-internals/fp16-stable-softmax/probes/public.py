@@ -41,7 +41,7 @@ def float16_large_logits(solution: Any) -> dict[str, Any]:
 
 @probe(category="layout", check="within_softmax_bound", hints=["masked-entries", "dims-and-layout"])
 def masked_and_dim0(solution: Any) -> dict[str, Any]:
-    """A float16 row with -inf (masked) entries, and a float32 softmax over dim 0."""
+    """A float16 row with -inf (masked) entries, and a float32 softmax over dim 0, passed by keyword."""
     masked = torch.tensor([[2.0, float("-inf"), 0.5, float("-inf")], [float("-inf"), 3.0, 3.0, -1.0]], dtype=F16)
     cols = randn(5, 3, scale=2.0, dtype=F32, seed=103)
-    return run_cases(solution, both("float16 (2, 4) with -inf, dim=-1", masked) + both("float32 (5, 3), dim=0", cols, 0))
+    return run_cases(solution, both("float16 (2, 4) with -inf, dim=-1", masked) + both("float32 (5, 3), dim=0 by keyword", cols, 0, keyword=True))

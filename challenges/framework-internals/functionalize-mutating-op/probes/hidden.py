@@ -175,6 +175,87 @@ def eager_running_mean(solution: Any) -> dict[str, Any]:
     }
 
 
+@probe(category="eager", rtol=1e-12, atol=1e-12, hints=["functional-op"])
+def eager_functional_float64_decays(solution: Any) -> dict[str, Any]:
+    """Eager ema_update in float64 with decays float32 cannot hold (0.9, 0.3), at float64 tolerance.
+
+    A decay rounded to float32 on the way (``torch.tensor(decay)``) is off by
+    about 1e-8 relative, far beyond 1e-12.
+    """
+
+    def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for i, decay in enumerate((0.9, 0.3)):
+            avg = randn(7, dtype=torch.float64, seed=160 + i) * 10.0
+            value = randn(7, dtype=torch.float64, seed=170 + i) * 10.0
+            out[f"decay {decay}"] = ema(avg, value, decay)
+        return out
+
+    return guarded(run, ("decay 0.9", "decay 0.3"))
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
+def eager_functional_nonfinite(solution: Any) -> dict[str, Any]:
+    """Eager ema_update with inf and NaN in avg or value at decay 1, 0 and 0.5: 0 * inf is NaN, as in the formula."""
+    inf, nan = float("inf"), float("nan")
+    cases = {
+        "decay 1, inf/nan in value": (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([inf, nan, 4.0]), 1.0),
+        "decay 0, inf/nan in avg": (torch.tensor([inf, nan, 3.0]), torch.tensor([1.0, 2.0, 4.0]), 0.0),
+        "decay 1, inf/nan in avg (float64)": (
+            torch.tensor([-inf, nan, 3.0], dtype=torch.float64),
+            torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64),
+            1.0,
+        ),
+        "decay 0, inf/nan in value (float64)": (
+            torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64),
+            torch.tensor([-inf, nan, 4.0], dtype=torch.float64),
+            0.0,
+        ),
+        "decay 0.5, inf in both": (torch.tensor([inf, inf, 1.0]), torch.tensor([inf, -inf, 2.0]), 0.5),
+    }
+
+    def run() -> dict[str, Any]:
+        return {name: ema(avg, value, decay) for name, (avg, value, decay) in cases.items()}
+
+    return guarded(run, tuple(cases))
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
+def eager_functional_near_limits(solution: Any) -> dict[str, Any]:
+    """Eager ema_update on values near the dtype's largest finite value, with opposite signs.
+
+    The formula stays finite; the ``avg + w * (value - avg)`` form overflows
+    in ``value - avg``.
+    """
+
+    def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for dtype in (torch.float32, torch.float64):
+            big = torch.finfo(dtype).max
+            avg = torch.tensor([0.9, -0.8, 0.6, 0.95], dtype=dtype) * big
+            value = torch.tensor([-0.9, 0.7, -0.99, -0.95], dtype=dtype) * big
+            # scaled by 1/max so that the tolerances above are relative ones
+            out[str(dtype)] = {
+                "decay 0.8 (over max)": ema(avg, value, 0.8) / big,
+                "decay 0.3 (over max)": ema(avg, value, 0.3) / big,
+            }
+        return out
+
+    return guarded(run, (str(torch.float32), str(torch.float64)))
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["trajectory"])
+def trajectory_no_values(solution: Any) -> dict[str, Any]:
+    """ema_trajectory with an empty list of values returns the empty list, and leaves avg alone."""
+    avg = randn(3, seed=180)
+
+    def run() -> dict[str, Any]:
+        states = solution.ema_trajectory(avg, [], 0.9)
+        return {"states": [s.clone() for s in states], "avg after": avg.clone()}
+
+    return guarded(run, ("states", "avg after"))
+
+
 # ---------------------------------------------------------------- compile
 
 
@@ -301,6 +382,27 @@ def opcheck_fake_and_aot(solution: Any) -> dict[str, Any]:
     return {
         "ema_update_": opcheck_table("ema_update_", samples, tests),
         "ema_update": opcheck_table("ema_update", samples, tests),
+    }
+
+
+@probe(category="compile", weight=2, hints=["functional-fake", "views"])
+def opcheck_fake_non_dense_views(solution: Any) -> dict[str, Any]:
+    """opcheck's test_faketensor on both operators with non-dense views as avg: a column, every other row, every other column.
+
+    On such views ``clone()`` and ``empty_like()`` do not keep avg's strides,
+    so a fake kernel must describe the real kernel's output, not avg.
+    """
+    base_a, base_v = randn(4, 6, seed=190), randn(4, 6, seed=191)
+    base_a64, base_v64 = randn(6, 4, dtype=torch.float64, seed=192), randn(6, 4, dtype=torch.float64, seed=193)
+    samples = {
+        "column base[:, 1]": (base_a[:, 1], base_v[:, 1], 0.9),
+        "rows base[::2]": (base_a[::2], base_v[::2], 0.7),
+        "columns base[:, ::2]": (base_a[:, ::2], base_v[:, ::2], 0.3),
+        "float64 column of a transpose": (base_a64.t()[:, ::2], base_v64.t()[:, ::2], 0.9),
+    }
+    return {
+        "ema_update": opcheck_table("ema_update", samples, ("test_faketensor",)),
+        "ema_update_": opcheck_table("ema_update_", samples, ("test_faketensor",)),
     }
 
 

@@ -9,7 +9,10 @@ summation stay far inside that).
 
 from __future__ import annotations
 
+import itertools
 import sys
+import threading
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -20,6 +23,19 @@ from probekit import probe, raises
 def _grad(v: Any) -> np.ndarray | None:
     """The values of ``v.grad`` (a copy), or None when no gradient was accumulated."""
     return None if v.grad is None else np.array(v.grad.data, dtype=np.float64)
+
+
+def _call_node(node: Any, grad: Any) -> Any:
+    """Call ``node`` directly with one gradient: the name of what it raised, or the arrays it returned.
+
+    A node that saved Variables raises RuntimeError once released, so this
+    tells a released node from a kept one without running any engine.
+    """
+    try:
+        grads = node([grad])
+    except Exception as exc:  # noqa: BLE001 - the exception's name is the observation
+        return type(exc).__name__
+    return [None if g is None else np.array(g.data, dtype=np.float64) for g in grads]
 
 
 def _random_graph(solution: ModuleType, seed: int, n_ops: int) -> tuple[list[Any], Any]:
@@ -165,6 +181,38 @@ def pieces_of_a_split_as_roots(solution: ModuleType) -> dict[str, Any]:
     return {"x.grad": pieces, "y.grad": _grad(y)}
 
 
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["roots", "topo-order"])
+def roots_in_every_order(solution: ModuleType) -> dict[str, Any]:
+    """The same roots in every order: a chain of three roots each reachable from the next, and split pieces beside them.
+
+    Which order the roots come in must not matter. An engine that puts every
+    root into its ready queue and skips one that is not ready yet, to queue it
+    again once it is, runs a root twice in the orders where it is taken after
+    the root that feeds it, whichever end of the queue it takes from.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+    for order in itertools.permutations(range(3)):
+        x = V([0.7, -1.1, 0.2], requires_grad=True)
+        w = V([0.5, 1.5, -2.0], requires_grad=True)
+        r1 = x.exp() * w  # reached from r2 and from r3
+        r2 = r1.sin() * x  # reached from r3
+        r3 = (r2 * r2).sum() + (r1 * w).sum()
+        roots = [r1, r2, r3]
+        grads = [V([1.0, -0.5, 2.0]), V([0.25, 3.0, -1.0]), V(1.5)]
+        solution.backward([roots[i] for i in order], [grads[i] for i in order])
+        out["".join(f"r{i + 1}" for i in order)] = {"x.grad": _grad(x), "w.grad": _grad(w)}
+    for label, order in (("pieces a, c, s", (0, 1, 2)), ("pieces s, c, a", (2, 1, 0)), ("pieces c, s, a", (1, 2, 0))):
+        y = V(np.linspace(-1.0, 1.5, 6), requires_grad=True)
+        a, _b, c = y.split([1, 2, 3])
+        s = (c.cos() * a).sum()  # reaches the split node, whose pieces a and c are roots too
+        roots = [a, c, s]
+        grads = [V([0.5]), V([1.0, -1.0, 2.0]), V(2.0)]
+        solution.backward([roots[i] for i in order], [grads[i] for i in order])
+        out[label] = _grad(y)
+    return out
+
+
 @probe(category="double-backward", weight=2, rtol=1e-9, atol=1e-12, hints=["create-graph", "roots"])
 def seed_gradients_follow_create_graph(solution: ModuleType) -> dict[str, Any]:
     """Gradients handed to backward that require grad: summing them is recorded exactly when create_graph is."""
@@ -210,6 +258,70 @@ def grads_accumulate_across_calls(solution: ModuleType) -> dict[str, Any]:
     x.grad = None
     x.tanh().sum().backward()
     return {"after 1": after_one, "after 2": after_two, "after 3": after_three, "after reset": _grad(x)}
+
+
+@probe(category="accumulation", weight=2, rtol=1e-9, atol=1e-12, hints=["accumulate"])
+def grad_belongs_to_its_leaf(solution: ModuleType) -> dict[str, Any]:
+    """Without create_graph, .grad is the leaf's own copy, whatever Variable reached the leaf.
+
+    AddBackward (and sum_to where nothing is broadcast) hands its gradient on
+    unchanged, and a leaf can be a root, so the Variable that reaches a leaf
+    can be the caller's grad_output itself, or the very Variable another leaf
+    gets too. AccumulateGrad stores a detached copy the first time and adds
+    into that copy later. An engine that writes .grad itself instead (red
+    team round 1) stores the Variable it holds: .grad then requires grad
+    although create_graph=False, changes when the caller edits its
+    grad_output, and is one buffer with another leaf's .grad, so zeroing one
+    in place (as an optimizer's zero_grad does), or adding into it in place
+    on a second backward, changes the others and the caller's grad_output.
+    """
+    V = solution.Variable
+    # A grad_output that requires grad reaches a leaf unchanged through an addition.
+    x = V([1.0, 2.0], requires_grad=True)
+    g = V([1.0, -1.5], requires_grad=True)
+    (x + V([5.0, 5.0])).backward(g)
+    through_add = {
+        "x.grad": _grad(x),
+        "requires grad": bool(x.grad.requires_grad),
+        "has grad_fn": x.grad.grad_fn is not None,
+        "is the grad_output": x.grad is g,
+    }
+    g.data[...] = 100.0  # the caller reuses its Variable
+    through_add["x.grad after the caller edits its grad_output"] = _grad(x)
+
+    # A leaf as a root, its grad_output requiring grad.
+    w = V([0.5, -1.0, 2.0], requires_grad=True)
+    k = V([2.0, 3.0, -4.0], requires_grad=True)
+    solution.backward([w], [k])
+    leaf_root = {"w.grad": _grad(w), "requires grad": bool(w.grad.requires_grad), "is the grad_output": w.grad is k}
+    k.data[...] = 0.0
+    leaf_root["w.grad after the caller edits its grad_output"] = _grad(w)
+
+    # Two leaves reached by one Variable, zeroed in place between passes.
+    a = V([1.0, 2.0], requires_grad=True)
+    b = V([3.0, 4.0], requires_grad=True)
+    h = V([1.0, 0.5])
+    z = a + b
+    z.backward(h, retain_graph=True)
+    a.grad.data[...] = 0.0  # zero_grad, in place
+    zeroed = {"b.grad": _grad(b), "h": np.array(h.data)}
+    z.backward(h, retain_graph=True)
+    zeroed["a.grad after a second pass"] = _grad(a)
+    zeroed["b.grad after a second pass"] = _grad(b)
+    z.backward(h)
+    zeroed["a.grad after a third pass"] = _grad(a)
+    zeroed["b.grad after a third pass"] = _grad(b)
+    zeroed["h at the end"] = np.array(h.data)
+
+    # Two leaves reached by one Variable, two passes and nothing else.
+    c = V([[0.5, -2.0], [1.0, 0.25]], requires_grad=True)
+    d = V([[1.5, 1.0], [-1.0, 3.0]], requires_grad=True)
+    u = V([[1.0, 2.0], [-0.5, 4.0]])
+    y = c + d
+    y.backward(u, retain_graph=True)
+    y.backward(u)
+    twice = {"c.grad": _grad(c), "d.grad": _grad(d), "u": np.array(u.data)}
+    return {"through an addition": through_add, "a leaf as a root": leaf_root, "zeroed in place": zeroed, "two passes": twice}
 
 
 # ---------------------------------------------------------------- retain-graph
@@ -273,6 +385,95 @@ def create_graph_without_retain_graph(solution: ModuleType) -> dict[str, Any]:
     x.grad = None
     g.sum().backward()
     return {"x.grad": first, "backward through f again": again, "x.grad of sum(x.grad)": _grad(x)}
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["retain-graph"])
+def failed_pass_releases_what_ran(solution: ModuleType) -> dict[str, Any]:
+    """A backward without retain_graph that raises partway: the nodes that ran before the raise are released, the others are not.
+
+    Each pass reaches a node whose saved Variables the probe released by
+    hand, and raises there. Every node from which that node can be reached
+    sends it part of its gradient, so it ran before the raise in any valid
+    order and must be released; no node it leads to can have run (each waits
+    for a gradient from it), so none of those may be released. Nodes beside
+    it, which run before or after depending on the order, are not looked at.
+    Whether a node is released is seen by calling it directly. Releasing the
+    nodes that ran only once the pass has succeeded, or every reachable node
+    in a ``finally`` (red team round 1), gets one side wrong.
+    """
+    V = solution.Variable
+    one2 = V([1.0, -2.0])
+    out: dict[str, Any] = {}
+
+    # A chain above the failing node: SumBackward -> MulBackward -> SinBackward (released).
+    for label, kwargs in (
+        ("chain", {}),
+        ("chain, create_graph=True and retain_graph=False", {"create_graph": True, "retain_graph": False}),
+        ("chain, retain_graph=True", {"retain_graph": True}),
+    ):
+        x = V([0.5, 1.5], requires_grad=True)
+        y = V([2.0, 3.0], requires_grad=True)
+        s = x.sin()
+        p = s * y
+        m = p.sum()
+        s.grad_fn.release_variables()
+        out[label] = {
+            "backward": raises(m.backward, **kwargs),
+            "MulBackward above": _call_node(p.grad_fn, one2),
+            "x.grad": _grad(x),  # its AccumulateGrad only follows SinBackward
+            "grad mode": bool(solution.is_grad_enabled()),
+        }
+
+    # Below the failing node: CosBackward waits for SinBackward (released), so it never runs.
+    y = V([0.5, 1.5], requires_grad=True)
+    u = y.cos()
+    v = u.sin()
+    v.grad_fn.release_variables()
+    below = {"backward": raises(v.sum().backward), "y.grad": _grad(y), "CosBackward below": _call_node(u.grad_fn, one2)}
+    (u * 2.0).sum().backward()  # another graph through the node the failing pass never reached
+    below["y.grad from another graph through it"] = _grad(y)
+    out["below"] = below
+
+    # ExpBackward (released) under a split whose pieces go through several nodes, a product of two leaves under it.
+    x = V([0.3, -0.6, 0.9, 1.2], requires_grad=True)
+    w = V([1.5, -0.5, 2.0, 0.25], requires_grad=True)
+    h = x * w
+    e = h.exp()
+    p, q = e.chunk(2)
+    a, b, t = p.sin(), q.cos(), p.tanh()
+    ab = a * b
+    loss = ab.sum() + (t * q).sum()
+    e.grad_fn.release_variables()
+    out["split above, product below"] = {
+        "backward": raises(loss.backward),
+        "MulBackward a * b": _call_node(ab.grad_fn, one2),
+        "SinBackward": _call_node(a.grad_fn, one2),
+        "CosBackward": _call_node(b.grad_fn, one2),
+        "TanhBackward": _call_node(t.grad_fn, one2),
+        "MulBackward x * w below": _call_node(h.grad_fn, V([1.0, -2.0, 0.5, 3.0])),
+        "x.grad": _grad(x),
+        "w.grad": _grad(w),
+    }
+
+    # Two paths of very different lengths from the failing node meet again above it; a root reachable from another.
+    z = V([0.2, -0.7], requires_grad=True)
+    below_node = z * 3.0
+    e = below_node.exp()
+    s1 = e.sin()
+    s2 = s1.cos()
+    s3 = s2.tanh()
+    top = e * s3
+    e.grad_fn.release_variables()
+    out["unequal paths"] = {
+        "backward": raises(solution.backward, [s1, top.sum()], [V([0.5, 2.0]), V(1.0)]),
+        "MulBackward top": _call_node(top.grad_fn, one2),
+        "SinBackward": _call_node(s1.grad_fn, one2),
+        "CosBackward": _call_node(s2.grad_fn, one2),
+        "TanhBackward": _call_node(s3.grad_fn, one2),
+        "MulBackward below": _call_node(below_node.grad_fn, one2),
+        "z.grad": _grad(z),
+    }
+    return out
 
 
 # ---------------------------------------------------------------- double-backward
@@ -346,3 +547,109 @@ def ladder_of_forty_diamonds(solution: ModuleType) -> dict[str, Any]:
         a = a * 0.5 + a.sin() * 0.5
     a.sum().backward()
     return {"x.grad": _grad(x)}
+
+
+#: How deep the Python call stack may get during a backward, counted from the
+#: call to backward itself: the statement's bound. The reference needs about a
+#: dozen frames; an engine that recurses needs at least one per node of the
+#: longest path.
+_STACK_FRAMES = 200
+
+
+def _watch_call_stack(run: Callable[[], Any], counted: tuple[Any, ...]) -> dict[str, Any]:
+    """Run ``run()`` under a profile hook, with the recursion limit held at 1,000.
+
+    The hook (sys.setprofile, and threading.setprofile for any thread started
+    meanwhile) keeps a Python call depth per thread, relative to the frame that
+    calls ``run``, and counts the calls of the code objects in ``counted``. It
+    also notes what would hide a deep stack from it: a recursion limit other
+    than 1,000 seen on any call, or a call of sys.setprofile, sys.settrace or
+    the real sys.setrecursionlimit (sys.setrecursionlimit itself is replaced by
+    a function that changes nothing while ``run`` runs), and whether it is
+    still installed at the end. Returns what ``run`` raised and those findings.
+    """
+    real_setrecursionlimit = sys.setrecursionlimit
+    getrecursionlimit = sys.getrecursionlimit
+    get_ident = threading.get_ident
+    set_profile, set_trace = sys.setprofile, sys.settrace
+    depth: dict[int, int] = {}
+    deepest = [0]
+    limits_seen: set[int] = set()
+    touched: list[str] = []
+    calls = dict.fromkeys(counted, 0)
+    watching = [True]  # until run() returns: the probe's own sys.setprofile(None) does not count
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            tid = get_ident()
+            d = depth.get(tid, 0) + 1
+            depth[tid] = d
+            if d > deepest[0]:
+                deepest[0] = d
+            code = frame.f_code
+            if code in calls:
+                calls[code] += 1
+            limits_seen.add(getrecursionlimit())
+        elif event == "return":
+            tid = get_ident()
+            depth[tid] = depth.get(tid, 0) - 1
+        elif event == "c_call" and (arg is set_profile or arg is set_trace or arg is real_setrecursionlimit) and watching[0]:
+            touched.append(arg.__name__)
+
+    def held(limit: int) -> None:
+        """sys.setrecursionlimit while the probe runs: the limit stays at 1,000."""
+
+    real_setrecursionlimit(1000)
+    sys.setrecursionlimit = held
+    threading.setprofile(hook)
+    sys.setprofile(hook)
+    try:
+        error = raises(run)
+        watching[0] = False
+        still_installed = sys.getprofile() is hook
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+        sys.setrecursionlimit = real_setrecursionlimit
+        real_setrecursionlimit(1000)
+    return {
+        "error": error,
+        "deepest": deepest[0],
+        "calls": calls,
+        "limits seen": limits_seen,
+        "touched": touched,
+        "still installed": still_installed,
+    }
+
+
+@probe(category="scale", weight=2, rtol=1e-9, atol=1e-12, hints=["recursion"], timeout=10)
+def call_stack_stays_shallow(solution: ModuleType) -> dict[str, Any]:
+    """A 3,000-node chain with the recursion limit held at 1,000, and the depth of the Python call stack during its backward.
+
+    An engine that recurses and raises sys.setrecursionlimit for the duration
+    of execute passes chain_of_ten_thousand_nodes (red team round 1, both in
+    the topological sort and in the execution itself). Here the limit cannot
+    be raised, and a profile hook measures the deepest Python call stack of
+    the backward, from the call to backward: a non-recursive engine stays
+    within a few dozen frames however long the chain, helpers, classes and
+    generators included; a recursive one needs a frame or more per node. The
+    hook also checks that it saw every node of the chain run, stayed
+    installed, and that the recursion limit and the profile and trace hooks
+    were left alone, so an engine cannot hide a deep stack from it.
+    """
+    x = solution.Variable([0.3, 0.7, 1.1], requires_grad=True)
+    y = x
+    for i in range(3_000):
+        y = y.sin() if i % 2 == 0 else y * 1.0001
+    loss = y.sum()
+    sin_code = solution.SinBackward.apply.__code__
+    mul_code = solution.MulBackward.apply.__code__
+    seen = _watch_call_stack(loss.backward, (sin_code, mul_code))
+    return {
+        "backward raised": seen["error"],
+        "x.grad": _grad(x),
+        f"call stack within {_STACK_FRAMES} frames of backward": seen["deepest"] <= _STACK_FRAMES,
+        "every node of the chain seen running once": seen["calls"][sin_code] == 1_500 and seen["calls"][mul_code] == 1_500,
+        "recursion limit stayed 1000": seen["limits seen"] == {1000},
+        "profile and trace hooks left alone": not seen["touched"] and seen["still installed"],
+    }

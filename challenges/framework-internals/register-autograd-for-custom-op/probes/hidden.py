@@ -4,11 +4,15 @@ Four categories:
 
 - ``gradients``: float64 gradcheck and gradients against the reference's,
   with repeated and unused rows, empty index tensors, the op inside a small
-  model, and a table changed in place between forward and backward.
+  model (one whose other branch shares the op's incoming gradient buffer),
+  inf and NaN in gates, unused table rows and the incoming gradient, and
+  tensors changed in place between forward and backward (ones the backward
+  needs, and ones only a skipped gradient would read).
 - ``none-grads``: what ``backward`` returns slot by slot, recorded by
   re-registering the candidate's own ``setup_context`` and ``backward``
-  behind a thin wrapper; and whether a frozen table gets a (V, D) gradient
-  built for it anyway.
+  behind a thin wrapper; whether a frozen table gets a (V, D) gradient
+  built for it anyway; and whether backward reads the table's values for
+  constant gates, or the gates' for a frozen table.
 - ``opcheck``: ``torch.library.opcheck`` on several samples, one test at a
   time.
 - ``compile``: ``torch.compile(fullgraph=True, backend="aot_eager")``
@@ -413,3 +417,175 @@ def compile_frozen_table(solution: Any) -> dict[str, Any]:
     )
     result["table.grad is None"] = table.grad is None
     return result
+
+
+# ---------------------------------------------------------------- red team round 1
+
+
+# Ops that read only a tensor's metadata (shape, dtype, device), never its values.
+METADATA_ONLY = frozenset({"zeros_like", "empty_like", "ones_like", "full_like", "new_zeros", "new_empty", "new_ones", "new_full"})
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+class ReadLog(TorchDispatchMode):
+    """Follows which tensors hold values derived from a watched tensor, and records the ops that read them in backward.
+
+    A tensor is derived from the watched one when an op that read a derived
+    tensor made it (or wrote it in place); views share their base's storage.
+    Every derived tensor is kept alive, so a freed one's memory cannot be taken
+    for an unrelated tensor. Ops that read only metadata (``zeros_like``,
+    ``new_zeros``) read no values.
+    """
+
+    def __init__(self, watched: torch.Tensor) -> None:
+        super().__init__()
+        self.derived = {_storage(watched)}
+        self.keep = [watched]
+        self.in_backward = False
+        self.reads: list[str] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        name = func.overloadpacket.__name__
+        if name in METADATA_ONLY or getattr(func, "is_view", False):
+            return out
+        inputs = [t for t in tree_leaves((args, kwargs or {})) if isinstance(t, torch.Tensor)]
+        if any(t.numel() and _storage(t) in self.derived for t in inputs):
+            if self.in_backward:
+                self.reads.append(name)
+            for t in tree_leaves(out):
+                if isinstance(t, torch.Tensor) and t.numel():
+                    self.derived.add(_storage(t))
+                    self.keep.append(t)
+        return out
+
+
+def reads_in_backward(
+    solution: Any, watched: torch.Tensor, table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, seed: int
+) -> bool:
+    """Forward, setup_context and backward under a ReadLog of ``watched``: did the candidate's backward read its values?"""
+    log = ReadLog(watched)
+
+    def watched_backward(ctx: Any, *grads: torch.Tensor) -> Any:
+        log.in_backward = True
+        try:
+            return solution.backward(ctx, *grads)
+        finally:
+            log.in_backward = False
+
+    torch.library.register_autograd(OP_NAME, watched_backward, setup_context=solution.setup_context)
+    upstream = randn(*indices.shape, table.shape[1], seed=seed)
+    with log:
+        (embed(table, indices, weights, scale) * upstream).sum().backward()
+    return bool(log.reads)
+
+
+@probe(category="none-grads", weight=2, rtol=1e-9, atol=1e-12, hints=["needs-input-grad"])
+def unneeded_gradient_not_computed(solution: Any) -> dict[str, Any]:
+    """Constant gates: backward never reads the table's values; frozen table: it never reads the gates' (and the needed gradient is right)."""
+    table = randn(9, 4, seed=300).requires_grad_()
+    weights = randn(3, 5, seed=301)
+    constant_gates = reads_in_backward(solution, table, table, randint(9, 3, 5, seed=302), weights, 0.7, seed=303)
+    frozen_table = randn(9, 4, seed=304)
+    gates = randn(3, 5, seed=305).requires_grad_()
+    frozen = reads_in_backward(solution, gates, frozen_table, randint(9, 3, 5, seed=306), gates, -1.2, seed=307)
+    return {
+        "constant gates": {"backward read the table": constant_gates, "table.grad": table.grad},
+        "frozen table": {"backward read the gates": frozen, "weights.grad": gates.grad},
+    }
+
+
+def _update_then_backward(
+    table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, update: Callable[[], Any], seed: int
+) -> dict[str, Any]:
+    """Forward, ``update()`` in place, backward: the error's class (or None) and both .grad."""
+    out = embed(table, indices, weights, scale)
+    update()
+    error = error_name(lambda: (out * randn(*out.shape, seed=seed)).sum().backward())
+    return {"error": None if error == "ok" else error, "table.grad": table.grad, "weights.grad": weights.grad}
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["needs-input-grad", "save-for-backward"])
+def unneeded_input_updated_before_backward(solution: Any) -> dict[str, Any]:
+    """A tensor only the unneeded gradient depends on is changed in place before backward: no error, the right gradient."""
+    table = randn(7, 3, seed=310).requires_grad_()
+    weights = randn(4, 2, seed=311)  # constant: grad_table does not depend on the table
+
+    def step_table() -> None:
+        with torch.no_grad():
+            table.sub_(0.5 * randn(7, 3, seed=312))
+
+    constant_gates = _update_then_backward(table, randint(7, 4, 2, seed=313), weights, 0.8, step_table, seed=314)
+    frozen = randn(7, 3, seed=315)  # frozen: grad_weights does not depend on the gates
+    gates = randn(4, 2, seed=316).requires_grad_()
+
+    def step_gates() -> None:
+        with torch.no_grad():
+            gates.mul_(0.5).add_(randn(4, 2, seed=317))
+
+    frozen_table = _update_then_backward(frozen, randint(7, 4, 2, seed=318), gates, -1.3, step_gates, seed=319)
+    return {"constant gates, table updated": constant_gates, "frozen table, gates updated": frozen_table}
+
+
+def finite_split(value: torch.Tensor | None) -> Any:
+    """A gradient as (where it is finite, its finite values with 0 elsewhere): inf and NaN compared by place only."""
+    if value is None:
+        return None
+    finite = torch.isfinite(value)
+    return {"finite": finite, "values": torch.where(finite, value, torch.zeros_like(value))}
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["non-finite"])
+def nonfinite_values_stay_where_they_belong(solution: Any) -> dict[str, Any]:
+    """inf and NaN in a gate, in the upstream gradient, or in a table row never looked up: only the entries that depend on them are non-finite."""
+    indices = torch.tensor([[0, 0, 2, 5], [2, 6, 0, 5]])  # rows 1, 3 and 4 never looked up
+    out: dict[str, Any] = {}
+
+    table = randn(7, 3, seed=320).requires_grad_()
+    gates = randn(2, 4, seed=321)
+    gates[0, 1] = float("nan")
+    gates[1, 3] = float("inf")
+    out["NaN and inf gates"] = finite_split(gradients(table, indices, gates, 0.5, seed=322)["table.grad"])
+
+    table = randn(7, 3, seed=323)
+    table[1] = float("inf")
+    table[3, 0] = float("nan")
+    table[4, 2] = -float("inf")
+    table.requires_grad_()
+    gates = randn(2, 4, seed=324).requires_grad_()
+    result = gradients(table, indices, gates, -0.9, seed=325)
+    out["inf and NaN in unused rows"] = {"table.grad": finite_split(result["table.grad"]),
+                                          "weights.grad": finite_split(result["weights.grad"])}
+
+    table = randn(7, 3, seed=326).requires_grad_()
+    gates = randn(2, 4, seed=327).requires_grad_()
+    upstream = randn(2, 4, 3, seed=328)
+    upstream[0, 2, 1] = float("inf")
+    upstream[1, 1, 0] = float("nan")
+    (embed(table, indices, gates, 1.1) * 1.0).backward(upstream)
+    out["inf and NaN upstream"] = {"table.grad": finite_split(table.grad), "weights.grad": finite_split(gates.grad)}
+    return out
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["grad-out-read-only"])
+def upstream_gradient_shared_with_another_branch(solution: Any) -> dict[str, Any]:
+    """(u + op(...)).sin().sum(): the op and u get one gradient buffer; the other branch's gradient, and the inputs, stay right."""
+    out: dict[str, Any] = {}
+    for name, table_grad, gate_grad, seed in (("both require grad", True, True, 330), ("frozen table", False, True, 340),
+                                              ("constant gates", True, False, 350)):
+        x = randn(2, 4, 3, seed=seed).requires_grad_()
+        table = randn(6, 3, seed=seed + 1).requires_grad_(table_grad)
+        gates = randn(2, 4, seed=seed + 2).requires_grad_(gate_grad)
+        before = {"table": table.detach().clone(), "weights": gates.detach().clone()}
+        u = 3.0 * x  # made before the op: the op's backward runs first and sees the shared buffer
+        y = embed(table, randint(6, 2, 4, seed=seed + 3), gates, 0.5)
+        (u + y).sin().sum().backward()
+        out[name] = {
+            "x.grad": x.grad, "table.grad": table.grad, "weights.grad": gates.grad,
+            "table unchanged": torch.equal(table.detach(), before["table"]),
+            "weights unchanged": torch.equal(gates.detach(), before["weights"]),
+        }
+    return out

@@ -255,6 +255,65 @@ def grads_half_precision(solution: Any) -> dict[str, Any]:
     return out
 
 
+@probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula"])
+def grads_half_precision_cancelling(solution: Any) -> dict[str, Any]:
+    """bfloat16 and float16 (4, 16), grad_y = 100 * y: grad_x is a small difference of large terms, right only in acc."""
+    out: dict[str, Any] = {}
+    for i, dtype in enumerate(HALF_DTYPES):
+        x = randn(4, 16, dtype=dtype, seed=150 + i).requires_grad_()
+        weight = (1.0 + 0.1 * randn(16, dtype=torch.float64, seed=152 + i)).to(dtype).requires_grad_()
+        y, _rstd = rms_norm(x, weight)
+        y.backward((100.0 * y.detach().double()).to(dtype))
+        out[str(dtype)] = {"x.grad": x.grad, "weight.grad": weight.grad}
+    return out
+
+
+@probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula"])
+def grads_float16_near_its_limits(solution: Any) -> dict[str, Any]:
+    """float16 where x**2 (|x| > 256) or grad_y * weight exceeds 65504 though every result fits: only acc is right."""
+    x = (300.0 * randn(3, 8, dtype=torch.float64, seed=160)).to(torch.float16)
+    big_x = backward_values(rms_norm, x, randn(8, dtype=torch.float16, seed=161), seed=162)
+    x = (100.0 * randn(3, 8, dtype=torch.float64, seed=164)).to(torch.float16).requires_grad_()
+    weight = torch.full((8,), 300.0, dtype=torch.float16).requires_grad_()
+    y, _rstd = rms_norm(x, weight)
+    y.backward((300.0 * randn(3, 8, dtype=torch.float64, seed=165)).to(torch.float16))
+    return {
+        "|x| > 256: x.grad": big_x["x.grad"],
+        "|x| > 256: weight.grad": big_x["weight.grad"],
+        "large grad_y * weight: x.grad": x.grad,
+        "large grad_y * weight: weight.grad": weight.grad,
+    }
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-formula"])
+def grads_one_input_frozen(solution: Any) -> dict[str, Any]:
+    """float64 (3, 5), a loss through both outputs, with only weight (x frozen) or only x requiring grad."""
+    out: dict[str, Any] = {}
+    for i, frozen in enumerate(("x", "weight")):
+        x = randn(3, 5, dtype=torch.float64, seed=170 + 3 * i).requires_grad_(frozen != "x")
+        weight = randn(5, dtype=torch.float64, seed=171 + 3 * i).requires_grad_(frozen != "weight")
+        y, rstd = rms_norm(x, weight)
+        gy = randn(3, 5, dtype=torch.float64, seed=172 + 3 * i)
+        ((y * gy).sum() + (rstd * rstd).sum()).backward()
+        out[f"{frozen} frozen"] = {"x.grad": x.grad, "weight.grad": weight.grad}
+    return out
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-formula", "autograd-rank"])
+def grads_noncontiguous_incoming_gradient(solution: Any) -> dict[str, Any]:
+    """float64 ranks 3 and 4, QK-norm style: the loss uses y through a transpose, so grad_y arrives non-contiguous."""
+    out: dict[str, Any] = {}
+    for i, shape in enumerate(((2, 3, 5), (2, 2, 3, 4))):
+        x = randn(*shape, dtype=torch.float64, seed=180 + 4 * i).requires_grad_()
+        weight = randn(shape[-1], dtype=torch.float64, seed=181 + 4 * i).requires_grad_()
+        k, rstd = rms_norm(x, weight)
+        q = randn(*shape[:-2], 4, shape[-1], dtype=torch.float64, seed=182 + 4 * i)
+        scores = q @ k.transpose(-2, -1)
+        (scores * randn(*scores.shape, dtype=torch.float64, seed=183 + 4 * i)).sum().backward()
+        out[str(list(shape))] = {"x.grad": x.grad, "weight.grad": weight.grad}
+    return out
+
+
 # ---------------------------------------------------------------- compile
 
 

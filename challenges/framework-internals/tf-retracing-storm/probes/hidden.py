@@ -262,3 +262,127 @@ def models_of_different_sizes(solution: Any) -> dict[str, Any]:
             for method in ("train_step", "evaluate")
         },
     }
+
+
+# ---------------------------------------------------------------- contract
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def zero_class_weights(solution: Any) -> dict[str, Any]:
+    """Class weights with zeros: batches that mix weighted and zero-weight classes, then one batch whose labels all weigh 0.
+
+    The last batch makes the weighted mean 0/0: the given code's loss is NaN
+    and the step turns the parameters to NaN. Two models of different sizes,
+    so the zero-weight classes are not always class 0.
+    """
+    losses, params = [], []
+    for m, (features, classes, weights, zero_classes) in enumerate(
+        ((6, 3, [0.0, 1.0, 2.0], [0]), (5, 4, [1.0, 0.0, 0.0, 3.0], [1, 2]))
+    ):
+        model = solution.SoftmaxClassifier(features, classes, seed=51 + m)
+        kinds = ("list", "int64", "int32", "list")
+        batches = [sized_batch(5100 + 100 * m + k, 10, features, classes, kinds[k]) for k in range(3)]
+        x, _ = sized_batch(5150 + 100 * m, 6, features, classes)
+        doomed = [zero_classes[j % len(zero_classes)] for j in range(6)]
+        first = solution.fit(model, batches, [0.4, 0.3, 0.2], weights)
+        last = solution.fit(model, [(x, doomed)], [0.2], weights)
+        losses.append([first, last])
+        params.append({"w": np.array(model.w.numpy()), "b": np.array(model.b.numpy()), "traces": tracing_count(model.train_step)})
+    return {
+        "losses": losses,
+        "w": [p["w"] for p in params],
+        "b": [p["b"] for p in params],
+        "calls": {f"model {m} train_step": 4 for m in range(2)},
+        "traces": {f"model {m} train_step": p["traces"] for m, p in enumerate(params)},
+    }
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def evaluate_tied_logits(solution: Any) -> dict[str, Any]:
+    """evaluate on fresh models (b is zero): some rows of x are all zeros, so every logit of that row ties at 0.
+
+    The given code's accuracy takes argmax, which picks the first of tied
+    classes; the labels of the tied rows cover every class.
+    """
+    results, counts = [], {}
+    for m, (features, classes) in enumerate(((6, 3), (4, 5))):
+        model = solution.SoftmaxClassifier(features, classes, seed=61 + m)
+        for k, (size, kind) in enumerate(((9, "list"), (7, "int64"), (12, "int32"))):
+            x, labels = sized_batch(6100 + 100 * m + k, size, features, classes, kind)
+            rows = np.random.default_rng(6200 + 100 * m + k).permutation(size)[: size // 2 + 1]
+            x[rows] = 0.0
+            tied = [int(j % classes) for j in range(len(rows))]
+            if kind == "list":
+                for r, c in zip(rows, tied, strict=True):
+                    labels[int(r)] = c
+            else:
+                labels[rows] = np.asarray(tied, dtype=labels.dtype)
+            results.append(model.evaluate(x, labels))
+        counts[f"model {m} evaluate"] = tracing_count(model.evaluate)
+    return {"metrics": metrics(results), "calls": {name: 3 for name in counts}, "traces": counts}
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def batches_from_a_generator(solution: Any) -> dict[str, Any]:
+    """fit with ``batches`` given as one-shot iterators (a generator, then iter() of a list), ragged sizes, list and int64 labels."""
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=71)
+    sizes = (16, 16, 5, 11)
+    first = [batch(7100 + k, size, "list") for k, size in enumerate(sizes)]
+    second = [batch(7200 + k, size, "int64") for k, size in enumerate(sizes)]
+    losses = [
+        solution.fit(model, (pair for pair in first), [0.5, 0.4, 0.3, 0.2], [1.0, 2.0, 1.0]),
+        solution.fit(model, iter(second), [0.3, 0.3, 0.3, 0.3], [1.0, 1.0, 0.5]),
+    ]
+    return observe(model, {"train_step": 8}, losses=losses)
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def called_by_keyword(solution: Any) -> dict[str, Any]:
+    """The documented names as keywords: the constructor, fit and evaluate; and seed passed positionally."""
+    model = solution.SoftmaxClassifier(num_features=5, num_classes=4, seed=81)
+    features, classes = 5, 4
+    batches = [sized_batch(8100 + k, size, features, classes, "int32") for k, size in enumerate((12, 12, 7))]
+    losses = solution.fit(model=model, batches=batches, learning_rates=[0.5, 0.4, 0.3], class_weights=[1.0, 2.0, 1.0, 0.5])
+    results = [
+        model.evaluate(x=x, labels=labels)
+        for x, labels in (sized_batch(8200 + k, size, features, classes, "list") for k, size in enumerate((9, 4, 9)))
+    ]
+    positional = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, 82)
+    start = {"w": np.array(positional.w.numpy()), "b": np.array(positional.b.numpy())}
+    return observe(
+        model, {"train_step": 3, "evaluate": 3}, losses=losses, metrics=metrics(results), **{"a model built with a positional seed": start}
+    )
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def train_step_called_directly(solution: Any) -> dict[str, Any]:
+    """train_step called directly (positionally, then by keyword), with the loss it returns.
+
+    The arguments are the kinds the statement names for direct calls: a
+    float32 array, int32 labels, a Python-float learning rate, a list of
+    class weights. Only values are compared: the statement bounds the trace
+    counts of fit and evaluate sequences, not of direct calls.
+    """
+    features, classes = 6, 4
+    model = solution.SoftmaxClassifier(features, classes, seed=91)
+    losses = []
+    for k, size in enumerate((10, 10, 6)):
+        x, labels = sized_batch(9100 + k, size, features, classes, "int32")
+        weights = [1.0, 2.0, 0.5, 1.0]
+        if k % 2 == 0:
+            loss = model.train_step(x, labels, 0.4, weights)
+        else:
+            loss = model.train_step(x=x, labels=labels, learning_rate=0.4, class_weights=weights)
+        losses.append(float(loss))
+    return {"losses": losses, "w": np.array(model.w.numpy()), "b": np.array(model.b.numpy())}
+
+
+@probe(category="contract", check="bounded_traces_hidden", hints=["contract"])
+def a_tf_module(solution: Any) -> dict[str, Any]:
+    """SoftmaxClassifier is a tf.Module whose trainable variables are w and b (by shape), read on a model of another size."""
+    import tensorflow as tf
+
+    model = solution.SoftmaxClassifier(7, 2, seed=95)
+    is_module = isinstance(model, tf.Module)
+    shapes = sorted(tuple(v.shape.as_list()) for v in model.trainable_variables) if is_module else "no trainable_variables"
+    return {"is a tf.Module": is_module, "trainable variable shapes": [list(s) for s in shapes] if is_module else shapes}

@@ -38,6 +38,30 @@ def snapshot(v: Any) -> np.ndarray:
     return np.array(v.numpy())
 
 
+def read32(value: Any) -> np.float32:
+    """A float setting read back, as the float32 number the statement compares exactly."""
+    return np.float32(float(value))
+
+
+def bias32(cal: Any) -> np.ndarray:
+    """The bias read back, as a float32 array (compared exactly)."""
+    return np.asarray(cal.bias, dtype=np.float32)
+
+
+def scribble(value: Any, fill: float) -> None:
+    """Write over a value read from a module, in place, where the value allows it.
+
+    A read is a snapshot the caller owns: a NumPy array or a list it got may be
+    changed in place. Floats, ints and tensors cannot be (``np.asarray`` of an
+    eager tensor is read-only), so nothing happens to them.
+    """
+    if isinstance(value, list):
+        value[:] = [fill] * len(value)
+        return
+    if isinstance(value, np.ndarray) and value.flags.writeable and value.size:
+        value[...] = fill
+
+
 def regression_data(seed: int, n: int = 16, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
     x = randn(n, d, seed=seed)
     true_w = np.array([1.5, -2.0, 0.5][:d], dtype=np.float32)
@@ -60,7 +84,7 @@ def temperature_schedule(solution: Any) -> dict[str, Any]:
     return {"probs": out, "traces": tracing_count(cal.__call__)}
 
 
-@probe(category="calibration", weight=2, hints=["stale-tensor", "rebind", "dtypes"])
+@probe(category="calibration", weight=2, check="reads_exact", hints=["stale-tensor", "rebind", "dtypes"])
 def bias_updates(solution: Any) -> dict[str, Any]:
     """Calibrator(3): set_bias with a list, a float32 and a float64 NumPy array between calls, then zeros; the bias reads back."""
     cal = solution.Calibrator(3, temperature=1.5)
@@ -70,7 +94,7 @@ def bias_updates(solution: Any) -> dict[str, Any]:
     out.append(cal(logits))
     cal.set_bias(np.array([0.0, 2.0, -1.0], dtype=np.float32))
     out.append(cal(logits))
-    read_back = np.asarray(cal.bias, dtype=np.float32)
+    read_back = bias32(cal)
     cal.set_bias(np.array([-1.0, 0.5, 0.25]))  # float64, NumPy's default
     out.append(cal(logits))
     cal.set_bias([0.0, 0.0, 0.0])
@@ -101,6 +125,50 @@ def two_calibrators(solution: Any) -> dict[str, Any]:
     b.set_bias([0.0, 1.0, 0.0])
     out += [a(logits), b(logits)]
     return {"probs": out, "traces": [tracing_count(a.__call__), tracing_count(b.__call__)]}
+
+
+@probe(category="calibration", check="reads_exact", hints=["bias-copy", "stale-tensor"])
+def bias_buffer_reused(solution: Any) -> dict[str, Any]:
+    """The caller changes the list or array it gave to set_bias: the module keeps the values it was given.
+
+    A float32 array, a float64 array and a list, each changed in place after
+    ``set_bias`` (a reused buffer), then given to ``set_bias`` again with its
+    new contents. Reads and outputs follow the ``set_bias`` calls only.
+    """
+    cal = solution.Calibrator(3, temperature=1.5)
+    logits = randn(2, 3, seed=5)
+    probs, reads = [], []
+    buffers = [
+        np.array([0.5, 0.0, -0.25], dtype=np.float32),
+        np.array([-1.0, 0.75, 0.0]),  # float64
+        [0.25, -0.5, 1.0],
+    ]
+    for k, buf in enumerate(buffers):
+        cal.set_bias(buf)
+        probs.append(cal(logits))
+        buf[:] = [2.0 + k, -3.0, 1.5 * k]  # no set_bias: the module must not see this
+        probs.append(cal(logits))
+        reads.append(bias32(cal))
+        cal.set_bias(buf)  # now it must
+        probs.append(cal(logits))
+        reads.append(bias32(cal))
+        buf[0] = -4.0
+        reads.append(bias32(cal))
+    return {"probs": probs, "bias read back": reads, "traces": tracing_count(cal.__call__)}
+
+
+@probe(category="calibration", check="reads_exact", hints=["dtypes", "stale-tensor"])
+def single_class(solution: Any) -> dict[str, Any]:
+    """Calibrator(1): a bias of one value, as a list, a float32 and a float64 array, read back between calls."""
+    cal = solution.Calibrator(1, temperature=2)
+    logits = randn(4, 1, seed=6)
+    probs, reads = [cal(logits)], [bias32(cal)]
+    for bias in ([0.5], np.array([-1.25], dtype=np.float32), np.array([3.0]), [0.0]):
+        cal.set_bias(bias)
+        cal.temperature = 0.5
+        probs.append(cal(logits))
+        reads.append(bias32(cal))
+    return {"probs": probs, "bias read back": reads, "temperature read back": read32(cal.temperature), "traces": tracing_count(cal.__call__)}
 
 
 # ---------------------------------------------------------------- quantization
@@ -141,6 +209,72 @@ def two_quantizers(solution: Any) -> dict[str, Any]:
     q3.clip = 0.5
     out += [q8(x), q3(x)]
     return {"outputs": out, "traces": [tracing_count(q8.__call__), tracing_count(q3.__call__)]}
+
+
+# Every bit width the statement allows, in an order that jumps across the range.
+ALL_NUM_BITS = (9, 2, 16, 3, 12, 4, 15, 5, 10, 6, 14, 7, 11, 8, 13)
+
+
+def off_tie_inputs(seed: int, n: int, clip: float) -> np.ndarray:
+    """float32 values in about [-1.25 clip, 1.25 clip] whose x / step is far from a rounding tie at every bit width.
+
+    Ties have a probe of their own; here a value near a tie could round either
+    way in a computation as exact as the reference's, so the values are drawn
+    again until every one is at least 0.01 of a step from the nearest tie.
+    """
+    rng = np.random.default_rng(seed)
+    x = (rng.uniform(-1.25, 1.25, n) * clip).astype(np.float32)
+    for _ in range(100):
+        bad = np.zeros(n, dtype=bool)
+        for bits in ALL_NUM_BITS:
+            levels = 2 ** (bits - 1) - 1
+            v = np.clip(x.astype(np.float64), -clip, clip) * levels / clip
+            bad |= np.abs(np.abs(v - np.floor(v) - 0.5)) < 0.01
+        if not bad.any():
+            return x
+        x[bad] = (rng.uniform(-1.25, 1.25, int(bad.sum())) * clip).astype(np.float32)
+    raise AssertionError("no inputs away from ties")
+
+
+@probe(category="quantization", check="reads_exact", hints=["stale-int"])
+def num_bits_full_range(solution: Any) -> dict[str, Any]:
+    """FakeQuant(clip=3.0): num_bits set to every width from 2 to 16 between calls; FakeQuant(16) and FakeQuant(9) built so."""
+    quant = solution.FakeQuant(clip=3.0)
+    x = off_tie_inputs(13, 48, 3.0)
+    out, reads = [quant(x)], []
+    for bits in ALL_NUM_BITS:
+        quant.num_bits = bits
+        out.append(quant(x))
+        reads.append(int(quant.num_bits))
+    wide = solution.FakeQuant(16, 3.0)
+    nine = solution.FakeQuant(9, 3.0)
+    return {
+        "outputs": out,
+        "num_bits read back": reads,
+        "built with 16 and 9 bits": [wide(x), nine(x)],
+        "constructor num_bits read back": [int(wide.num_bits), int(nine.num_bits)],
+        "traces": [tracing_count(quant.__call__), tracing_count(wide.__call__), tracing_count(nine.__call__)],
+    }
+
+
+@probe(category="quantization", hints=["rounding"])
+def rounding_ties(solution: Any) -> dict[str, Any]:
+    """Inputs exactly halfway between two steps, at every bit width: halves round to the even step, as tf.round does.
+
+    With ``clip = levels * s`` for a power of two ``s``, the step is exactly
+    ``s``, and ``x = (k + 0.5) * s`` lands exactly on a tie, positive and
+    negative, even and odd ``k``, on a (2, n) input.
+    """
+    quant = solution.FakeQuant()
+    out = []
+    for bits, s in zip(ALL_NUM_BITS, (0.5, 0.25, 0.125, 1.0, 0.0625) * 3, strict=True):
+        levels = 2 ** (bits - 1) - 1
+        quant.num_bits = bits
+        quant.clip = levels * s
+        k = np.arange(-min(levels, 4), min(levels, 4), dtype=np.float32)
+        ties = ((k + 0.5) * np.float32(s)).astype(np.float32)
+        out.append(quant(np.stack([ties, -ties])))
+    return {"outputs": out, "traces": tracing_count(quant.__call__)}
 
 
 # ---------------------------------------------------------------- training
@@ -206,9 +340,9 @@ def two_regressors(solution: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- settings
 
 
-@probe(category="settings", hints=["readback"])
+@probe(category="settings", check="exact", hints=["readback"])
 def settings_read_back(solution: Any) -> dict[str, Any]:
-    """After updates, every setting reads back as the number last written."""
+    """After updates, every setting reads back as the number last written (floats compared exactly as float32)."""
     cal = solution.Calibrator(2)
     quant = solution.FakeQuant()
     reg = solution.LinearRegressor(2)
@@ -221,11 +355,11 @@ def settings_read_back(solution: Any) -> dict[str, Any]:
     reg.learning_rate = 0.125
     reg.l2 = 0.25
     return {
-        "temperature": float(cal.temperature),
+        "temperature": read32(cal.temperature),
         "num_bits": int(quant.num_bits),
-        "clip": float(quant.clip),
-        "learning_rate": float(reg.learning_rate),
-        "l2": float(reg.l2),
+        "clip": read32(quant.clip),
+        "learning_rate": read32(reg.learning_rate),
+        "l2": read32(reg.l2),
     }
 
 
@@ -268,7 +402,7 @@ def many_updates_one_trace(solution: Any) -> dict[str, Any]:
     }
 
 
-@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["readback", "module"])
+@probe(category="settings", check="reads_exact_sgd", hints=["readback", "module"])
 def constructor_defaults(solution: Any) -> dict[str, Any]:
     """Modules built with their default settings compute with them, read them back and keep their tf.Module name.
 
@@ -288,13 +422,13 @@ def constructor_defaults(solution: Any) -> dict[str, Any]:
         "quantised": quant(x),
         "losses": [reg.train_step(rx, ry), reg.train_step(rx, ry)],
         "w": snapshot(reg.w),
-        "read back": [float(cal.temperature), int(quant.num_bits), float(quant.clip), float(reg.learning_rate), float(reg.l2)],
+        "read back": [read32(cal.temperature), int(quant.num_bits), read32(quant.clip), read32(reg.learning_rate), read32(reg.l2)],
         "names": [cal.name, quant.name, reg.name],
         "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
     }
 
 
-@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["dtypes", "stale-float"])
+@probe(category="settings", check="reads_exact_sgd", hints=["dtypes", "stale-float"])
 def int_constructor_arguments(solution: Any) -> dict[str, Any]:
     """Float settings given to the constructors as ints work, and can be set to fractions afterwards."""
     cal = solution.Calibrator(3, temperature=2)
@@ -310,12 +444,12 @@ def int_constructor_arguments(solution: Any) -> dict[str, Any]:
     out["probs"].append(cal(logits))
     out["quantised"].append(quant(x))
     out["losses"].append(reg.train_step(rx, ry))
-    out["read back"] = [float(cal.temperature), float(quant.clip), float(reg.l2)]
+    out["read back"] = [read32(cal.temperature), read32(quant.clip), read32(reg.l2)]
     out["traces"] = [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)]
     return out
 
 
-@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["readback"])
+@probe(category="settings", check="reads_exact_sgd", hints=["readback"])
 def save_and_restore(solution: Any) -> dict[str, Any]:
     """Settings read before an update keep their values, so writing them back restores the old behaviour."""
     cal = solution.Calibrator(3, temperature=1.5)
@@ -351,4 +485,109 @@ def save_and_restore(solution: Any) -> dict[str, Any]:
     reg.learning_rate = saved["learning_rate"]
     reg.l2 = saved["l2"]
     restored = [cal(logits), quant(x), reg.train_step(rx, ry)]
-    return {"first": first, "changed": changed, "saved values after the change": saved_now, "restored": restored}
+    return {"first": first, "changed": changed, "saved values read back after the change": saved_now, "restored": restored}
+
+
+@probe(category="settings", check="reads_exact", hints=["readback-copy", "readback"])
+def reads_changed_in_place(solution: Any) -> dict[str, Any]:
+    """Changing a value read from a module, in place, changes nothing in the module.
+
+    Every read (the bias above all, but any setting whose read is a mutable
+    array or list) is written over where it can be; the module's reads and
+    outputs stay as they were.
+    """
+    cal = solution.Calibrator(3, temperature=0.75)
+    quant = solution.FakeQuant(5, 1.5)
+    cal.set_bias([0.5, 0.0, -1.0])
+    logits = randn(2, 3, seed=46)
+    x = randn(6, seed=47)
+    before = [cal(logits), quant(x)]
+    for k, value in enumerate([cal.bias, cal.bias, cal.temperature, quant.num_bits, quant.clip]):
+        scribble(value, 3.0 + k)
+    after = [cal(logits), quant(x)]
+    return {
+        "before": before,
+        "after": after,
+        "read back": [bias32(cal), read32(cal.temperature), int(quant.num_bits), read32(quant.clip)],
+        "traces": [tracing_count(cal.__call__), tracing_count(quant.__call__)],
+    }
+
+
+@probe(category="settings", check="reads_exact_sgd", hints=["per-instance", "readback"])
+def two_instances_read_back(solution: Any) -> dict[str, Any]:
+    """Two live instances of each class, built and written differently: each reads back its own settings."""
+    cal_a = solution.Calibrator(3)
+    cal_b = solution.Calibrator(3, temperature=2)
+    quant_a = solution.FakeQuant()
+    quant_b = solution.FakeQuant(12, 0.5)
+    reg_a = solution.LinearRegressor(2)
+    reg_b = solution.LinearRegressor(2, learning_rate=0.5, l2=0.01)
+    logits = randn(2, 3, seed=48)
+    x = randn(6, seed=49)
+    rx, ry = regression_data(53, n=8, d=2)
+    out = [cal_a(logits), cal_b(logits), quant_a(x), quant_b(x), reg_a.train_step(rx, ry), reg_b.train_step(rx, ry)]
+
+    def reads() -> list[Any]:
+        return [
+            [read32(cal_a.temperature), read32(cal_b.temperature)],
+            [bias32(cal_a), bias32(cal_b)],
+            [int(quant_a.num_bits), int(quant_b.num_bits)],
+            [read32(quant_a.clip), read32(quant_b.clip)],
+            [read32(reg_a.learning_rate), read32(reg_b.learning_rate)],
+            [read32(reg_a.l2), read32(reg_b.l2)],
+        ]
+
+    built = reads()
+    cal_a.temperature = 0.75
+    cal_b.temperature = 3
+    cal_b.set_bias([0.0, 1.0, -0.5])
+    cal_a.set_bias([-0.25, 0.0, 0.5])
+    quant_a.num_bits = 4
+    quant_b.clip = 2.5
+    reg_b.learning_rate = 0.03
+    reg_a.l2 = 0.25
+    written = reads()
+    reg_c = solution.LinearRegressor(2)  # a third one, left at its defaults
+    out += [cal_a(logits), cal_b(logits), quant_a(x), quant_b(x), reg_a.train_step(rx, ry), reg_b.train_step(rx, ry)]
+    return {
+        "outputs": out,
+        "read back as built": built,
+        "read back after the writes": written,
+        "read back after a third instance": [reads(), [read32(reg_c.learning_rate), read32(reg_c.l2)]],
+    }
+
+
+@probe(category="settings", check="exact", hints=["readback"])
+def tiny_and_long_values_read_back(solution: Any) -> dict[str, Any]:
+    """Tiny settings (1e-7, 1e-8, a learning rate halved 20 times) and ones with more than 6 significant digits read back exactly as float32, and save/restore keeps them."""
+    cal = solution.Calibrator(3, temperature=1.2345678)
+    quant = solution.FakeQuant(11, clip=0.123456789)
+    reg = solution.LinearRegressor(2, learning_rate=0.1 * 0.5**20, l2=1e-8)
+    cal(np.zeros((1, 3), np.float32))
+    quant(np.zeros(2, np.float32))
+    reg.train_step(np.ones((2, 2), np.float32), np.ones(2, np.float32))
+
+    def reads() -> list[Any]:
+        return [read32(cal.temperature), bias32(cal), read32(quant.clip), read32(reg.learning_rate), read32(reg.l2)]
+
+    built = reads()
+    cal.temperature = 3.14159265
+    cal.set_bias(np.array([0.1234567, 1e-7, -3.3333333]))
+    quant.clip = 2.7182818
+    reg.learning_rate = 1e-7
+    reg.l2 = 0.1234567
+    written = reads()
+    saved = [cal.temperature, cal.bias, quant.clip, reg.learning_rate, reg.l2]
+    cal.temperature = 1.0
+    cal.set_bias([0.0, 0.0, 0.0])
+    quant.clip = 1.0
+    reg.learning_rate = 1.0
+    reg.l2 = 0.0
+    cal.temperature = saved[0]
+    cal.set_bias(np.asarray(saved[1], dtype=np.float32))
+    quant.clip = saved[2]
+    reg.learning_rate = saved[3]
+    reg.l2 = saved[4]
+    restored = reads()
+    reg.learning_rate = 1e-8
+    return {"as built": built, "after the writes": written, "restored": restored, "learning rate 1e-8": read32(reg.learning_rate)}

@@ -23,6 +23,7 @@ returned batch), ``traces`` and ``shapes`` (distinct input shapes).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from grader.checks import CheckResult
@@ -35,6 +36,8 @@ HISTORY_ATOL, HISTORY_RTOL = 1e-5, 1e-5
 # float32 rounding of images + delta (below 2e-7 for outputs under 2).
 SPREAD = 1e-6
 QUARTERS = ("lowest", "second", "third", "highest")
+REPEAT_RUN = 3  # a long stream may not repeat this many consecutive deltas of an earlier run
+UNIFORM_ALPHA = 1e-7 / 8  # per tail and quarter: a uniform stream fails the quarter counts with p < 1e-7
 
 
 class Failed(Exception):
@@ -66,48 +69,102 @@ def _calls(name: str, run: dict, expected: dict) -> None:
         raise Failed(f"augmenter {name}: int(aug.calls) after each call read {run.get('calls')!r}, expected {expected['calls']!r}")
 
 
-def _history(name: str, run: dict) -> None:
+def _empty(expected: dict, i: int) -> bool:
+    """Whether call i + 1 of this run had an empty batch: it counts, logs and draws, but shows no delta and no mean."""
+    shapes = expected.get("in_shapes", [])
+    return i < len(shapes) and math.prod(shapes[i]) == 0
+
+
+def _history(name: str, run: dict, expected: dict) -> None:
     history, means = run.get("history"), run["means"]
     if not isinstance(history, list):
         raise Failed(f"augmenter {name}: np.asarray(aug.history) failed: {history}")
     if len(history) != len(means):
         raise Failed(f"augmenter {name}: the history has {len(history)} entries after {len(means)} calls")
     for i, (h, m) in enumerate(zip(history, means, strict=True)):
-        if not isinstance(h, float) or abs(h - m) > HISTORY_ATOL + HISTORY_RTOL * abs(m):
-            raise Failed(f"augmenter {name}: history[{i}] is {h!r}, but batch {i + 1} came back with mean {m:.7g}")
+        if _empty(expected, i):
+            continue  # the mean of an empty batch is not defined: any entry will do
+        if not isinstance(h, float) or not isinstance(m, float) or abs(h - m) > HISTORY_ATOL + HISTORY_RTOL * abs(m):
+            shown = f"{m:.7g}" if isinstance(m, float) else repr(m)
+            raise Failed(f"augmenter {name}: history[{i}] is {h!r}, but batch {i + 1} came back with mean {shown}")
 
 
-def _offsets(name: str, run: dict) -> None:
+def _shapes(name: str, run: dict, expected: dict) -> None:
+    """Each call returned a batch of its input's shape (a scalar stays a scalar, an empty batch stays empty)."""
+    got, wanted = run.get("out_shapes"), expected["in_shapes"]
+    if not isinstance(got, list) or len(got) != len(wanted):
+        raise Failed(f"augmenter {name}: the record of the returned shapes is incomplete")
+    for i, (out, x) in enumerate(zip(got, wanted, strict=True)):
+        if out != x:
+            raise Failed(f"augmenter {name}: call {i + 1} returned shape {tuple(out)} for an input of shape {tuple(x)}")
+
+
+def _offsets(name: str, run: dict, expected: dict) -> None:
     """Each call added one offset to the whole batch, within [-max_delta, max_delta]."""
     deltas, bound = run["deltas"], run["max_delta"]
     spreads = run.get("spreads")
     if not isinstance(spreads, list) or len(spreads) != len(deltas):
         raise Failed(f"augmenter {name}: the record of what each call added is incomplete")
     for i, spread in enumerate(spreads):
-        if not spread <= SPREAD:
+        if _empty(expected, i):
+            continue
+        if not isinstance(spread, float) or not spread <= SPREAD:
             raise Failed(
                 f"augmenter {name}: call {i + 1} did not add the same offset to every pixel of the batch "
-                f"(output - input varies by {spread:.3g}); the output must be images + delta with one delta per call"
+                f"(output - input varies by {spread!r}); the output must be images + delta with one delta per call"
             )
     for i, d in enumerate(deltas):
-        if not abs(d) <= bound * (1 + 1e-6) + 1e-7:
-            raise Failed(f"augmenter {name}: call {i + 1} applied delta {d:.7g}, outside [-{bound:g}, {bound:g}]")
+        if _empty(expected, i):
+            continue
+        if not isinstance(d, float) or not abs(d) <= bound * (1 + 1e-6) + 1e-7:
+            raise Failed(f"augmenter {name}: call {i + 1} applied delta {d!r}, outside [-{bound:g}, {bound:g}]")
+
+
+def _drawn(run: dict) -> list[float]:
+    """The deltas that calls on non-empty batches applied."""
+    return [d for d in run["deltas"] if isinstance(d, float)]
 
 
 def _fresh(name: str, run: dict) -> None:
+    """A short stream: every delta differs from every earlier one."""
     deltas = run["deltas"]
     for i in range(len(deltas)):
         for j in range(i):
-            if abs(deltas[i] - deltas[j]) <= FRESH:
+            if isinstance(deltas[i], float) and isinstance(deltas[j], float) and abs(deltas[i] - deltas[j]) <= FRESH:
                 raise Failed(
                     f"augmenter {name}: calls {j + 1} and {i + 1} applied the same delta {deltas[i]:.7g}; "
                     "each call must draw a new one"
                 )
 
 
+def _no_repeated_run(name: str, run: dict) -> None:
+    """A long stream: no run of REPEAT_RUN consecutive deltas repeats an earlier run.
+
+    Two fresh float32 draws land within FRESH of each other by chance (a
+    birthday collision, about once in a thousand-call stream), so a long
+    stream is not held to all-pairs freshness. Three in a row at the same lag
+    happen by chance with probability below 1e-10; a cycling stream repeats
+    a run as long as what is left after its period.
+    """
+    deltas = run["deltas"]
+    if not all(isinstance(d, float) for d in deltas):
+        raise Failed(f"augmenter {name}: some call's delta could not be recovered")
+    n = len(deltas)
+    for lag in range(1, n):
+        streak = 0
+        for k in range(n - lag):
+            streak = streak + 1 if abs(deltas[k] - deltas[k + lag]) <= FRESH else 0
+            if streak == REPEAT_RUN:
+                first = k - REPEAT_RUN + 2
+                raise Failed(
+                    f"augmenter {name}: calls {first + lag} to {first + lag + REPEAT_RUN - 1} applied the same deltas "
+                    f"as calls {first} to {first + REPEAT_RUN - 1}: the stream repeats itself; every call must draw a new delta"
+                )
+
+
 def _cover(name: str, run: dict) -> None:
     """Many uniform draws reach every quarter of [-max_delta, max_delta] (a correct stream misses one with p < 1e-7)."""
-    deltas, bound = run["deltas"], run["max_delta"]
+    deltas, bound = _drawn(run), run["max_delta"]
     for q, which in enumerate(QUARTERS):
         low, high = -bound + q * bound / 2, -bound + (q + 1) * bound / 2
         if not any(low <= d <= high for d in deltas):
@@ -115,6 +172,62 @@ def _cover(name: str, run: dict) -> None:
                 f"augmenter {name}: none of its {len(deltas)} deltas fell in the {which} quarter of "
                 "[-max_delta, max_delta]; the deltas must be drawn uniformly from the whole range"
             )
+
+
+def quarter_bounds(n: int, alpha: float = UNIFORM_ALPHA) -> tuple[int, int]:
+    """Counts (lo, hi) such that a Binomial(n, 1/4) count falls below lo, or above hi, with probability at most alpha each."""
+    log_pmf = [
+        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(0.25) + (n - k) * math.log(0.75)
+        for k in range(n + 1)
+    ]
+    pmf = [math.exp(v) for v in log_pmf]
+    lo, tail = 0, 0.0
+    while tail + pmf[lo] <= alpha:
+        tail += pmf[lo]
+        lo += 1
+    hi, tail = n, 0.0
+    while tail + pmf[hi] <= alpha:
+        tail += pmf[hi]
+        hi -= 1
+    return lo, hi
+
+
+def _uniform(name: str, run: dict) -> None:
+    """Each quarter of [-max_delta, max_delta] gets about a quarter of many draws.
+
+    For a uniform stream each quarter's count is Binomial(n, 1/4); the bounds
+    leave out at most UNIFORM_ALPHA per tail, so all four quarters pass with
+    probability above 1 - 8 * UNIFORM_ALPHA = 1 - 1e-7.
+    """
+    deltas, bound = _drawn(run), run["max_delta"]
+    lo, hi = quarter_bounds(len(deltas))
+    counts = [0, 0, 0, 0]
+    for d in deltas:
+        counts[min(3, max(0, int((d + bound) / (bound / 2))))] += 1
+    for count, which in zip(counts, QUARTERS, strict=True):
+        if not lo <= count <= hi:
+            raise Failed(
+                f"augmenter {name}: {count} of its {len(deltas)} deltas fell in the {which} quarter of "
+                f"[-max_delta, max_delta], where a uniform draw puts between {lo} and {hi}; "
+                "the deltas must be uniform over the whole range, not merely spread across it"
+            )
+
+
+def _graph(actual: dict) -> None:
+    report = actual.get("graph")
+    if not isinstance(report, dict):
+        raise Failed("the traced graph could not be inspected")
+    if "error" in report:
+        raise Failed(f"getting the traced graph of __call__ failed: {report['error']}")
+    if report.get("counter_is_variable") is not True:
+        raise Failed("aug.calls is not a tf.Variable: the counter must be state that the graph updates")
+    if report.get("counter_in_graph") is not True:
+        raise Failed("the traced graph does not update aug.calls itself: the count must be a TensorFlow op of the graph")
+    if report.get("output_through_python") is not False:
+        raise Failed(
+            "the returned batch is computed inside tf.py_function or tf.numpy_function: the drawing and the "
+            "adding must be TensorFlow ops of the graph, not Python run from it"
+        )
 
 
 def _log(actual: dict, expected: dict) -> None:
@@ -127,17 +240,25 @@ def _log(actual: dict, expected: dict) -> None:
         applied = actual["runs"][name]["deltas"][k - 1]
         if n != k:
             raise Failed(f"log line {i + 1} says 'batch {n}', but it was call {k} of augmenter {name}")
-        if not isinstance(printed, float) or abs(printed - applied) > LOG_ATOL + LOG_RTOL * abs(applied):
-            raise Failed(f"log line {i + 1} says delta={printed!r}, but call {k} of augmenter {name} applied {applied:.7g}")
+        if applied is None and _empty(expected["runs"][name], k - 1):
+            continue  # an empty batch shows no delta to compare with
+        if (
+            not isinstance(printed, float)
+            or not isinstance(applied, float)
+            or abs(printed - applied) > LOG_ATOL + LOG_RTOL * abs(applied)
+        ):
+            raise Failed(f"log line {i + 1} says delta={printed!r}, but call {k} of augmenter {name} applied {applied!r}")
 
 
 def _same(actual: dict, pairs: list) -> None:
     for a, b in pairs:
         da, db = actual["runs"][a]["deltas"], actual["runs"][b]["deltas"]
         for i, (x, y) in enumerate(zip(da, db, strict=True)):
-            if abs(x - y) > SAME:
+            if x is None or y is None:
+                continue  # an empty batch: the next call shows whether the stream moved on
+            if not isinstance(x, float) or not isinstance(y, float) or abs(x - y) > SAME:
                 raise Failed(
-                    f"augmenters {a} and {b} have the same seed but their call {i + 1} applied {x:.7g} and {y:.7g}; "
+                    f"augmenters {a} and {b} have the same seed but their call {i + 1} applied {x!r} and {y!r}; "
                     "the deltas must depend only on the seed and the call's position"
                 )
 
@@ -145,7 +266,8 @@ def _same(actual: dict, pairs: list) -> None:
 def _different(actual: dict, pairs: list) -> None:
     for a, b in pairs:
         da, db = actual["runs"][a]["deltas"], actual["runs"][b]["deltas"]
-        if max((abs(x - y) for x, y in zip(da, db, strict=True)), default=0.0) <= 1e-4:
+        gaps = [abs(x - y) for x, y in zip(da, db, strict=True) if isinstance(x, float) and isinstance(y, float)]
+        if max(gaps, default=0.0) <= 1e-4:
             raise Failed(f"augmenters {a} and {b} have different seeds but applied the same deltas")
 
 
@@ -161,14 +283,22 @@ def side_effects(actual: Any, expected: Any) -> CheckResult:
                 _traces(name, got, run)
             if "calls" in checks:
                 _calls(name, got, run)
+            if "shapes" in checks:
+                _shapes(name, got, run)
             if "history" in checks:
-                _history(name, got)
-            if "fresh" in checks or "cover" in checks:
-                _offsets(name, got)
+                _history(name, got, run)
+            if {"fresh", "cover", "uniform", "long"} & set(checks):
+                _offsets(name, got, run)
             if "fresh" in checks:
                 _fresh(name, got)
+            if "long" in checks:
+                _no_repeated_run(name, got)
             if "cover" in checks:
                 _cover(name, got)
+            if "uniform" in checks:
+                _uniform(name, got)
+        if "graph" in checks:
+            _graph(actual)
         if "log" in checks:
             _log(actual, expected)
         if "same" in checks:

@@ -57,11 +57,86 @@ def read_calls(aug: Any) -> int | str:
         return f"error: {type(exc).__name__}"
 
 
-def read_history(aug: Any) -> list[float] | str:
+def _finite(v: float) -> float | None:
+    """A float, or None for NaN and infinities (JSON has no NaN; an empty batch's mean is NaN)."""
+    return float(v) if np.isfinite(v) else None
+
+
+def read_history(aug: Any) -> list[float | None] | str:
     try:
-        return [float(v) for v in np.asarray(aug.history, dtype=np.float64).reshape(-1)]
+        return [_finite(v) for v in np.asarray(aug.history, dtype=np.float64).reshape(-1)]
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
         return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+PYTHON_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
+
+
+def graph_report(aug: Any, x: np.ndarray) -> dict[str, Any]:
+    """Whether the counting and the drawing are ops of the traced graph rather than Python run by a callback.
+
+    ``counter_is_variable``: ``aug.calls`` is a ``tf.Variable``. ``counter_in_graph``:
+    the traced graph (or a function it calls) writes that variable with an op
+    of its own. ``output_through_python``: the returned tensor depends, through
+    data edges, on a ``tf.py_function`` / ``tf.numpy_function`` op (or on a
+    call of a function holding one).
+    """
+    import tensorflow as tf
+
+    report: dict[str, Any] = {"counter_is_variable": isinstance(getattr(aug, "calls", None), tf.Variable)}
+    try:
+        try:
+            concrete = aug.__call__.get_concrete_function(x)
+        except (TypeError, ValueError):
+            concrete = aug.__call__.get_concrete_function()
+        graph_def = concrete.graph.as_graph_def()
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {**report, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    library = {f.signature.name: f for f in graph_def.library.function}
+    memo: dict[str, bool] = {}
+
+    def called(node: Any) -> list[str]:
+        names = []
+        for value in node.attr.values():
+            if value.func.name:
+                names.append(value.func.name)
+            names.extend(f.name for f in value.list.func)
+        return names
+
+    def function_runs_python(name: str) -> bool:
+        if name not in memo:
+            memo[name] = False  # recursion guard
+            nodes = library[name].node_def if name in library else []
+            memo[name] = any(is_python(n) for n in nodes)
+        return memo[name]
+
+    def is_python(node: Any) -> bool:
+        return node.op in PYTHON_OPS or any(function_runs_python(f) for f in called(node))
+
+    nodes = {n.name: n for n in graph_def.node}
+    seen: set[str] = set()
+    todo = [t.op.name for t in concrete.outputs]
+    through_python = False
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in nodes:
+            continue
+        seen.add(name)
+        node = nodes[name]
+        if is_python(node):
+            through_python = True
+            break
+        todo.extend(i.split(":")[0] for i in node.input if not i.startswith("^"))
+    report["output_through_python"] = through_python
+    handle = getattr(aug.calls, "handle", None) if report["counter_is_variable"] else None
+    inner = [internal.op.name for external, internal in concrete.graph.captures if external is handle]
+    writes = False
+    for node in graph_def.node:
+        if any(i.split(":")[0] in inner for i in node.input if not i.startswith("^")):
+            if not is_python(node) and (node.op.startswith("Assign") or called(node)):
+                writes = True
+    report["counter_in_graph"] = writes
+    return report
 
 
 class Session:
@@ -74,22 +149,33 @@ class Session:
         self.order: list[list[Any]] = []
         self.lines: list[str] = []
 
-    def augmenter(self, name: str, seed: int, max_delta: float | None = None) -> None:
+    def augmenter(self, name: str, seed: int, max_delta: Any = None) -> None:
         args = () if max_delta is None else (max_delta,)
         self.augs[name] = self.solution.Augmenter(seed, *args)
-        bound = 0.1 if max_delta is None else max_delta
-        self.runs[name] = {"max_delta": bound, "deltas": [], "spreads": [], "calls": [], "means": [], "shapes": []}
+        bound = 0.1 if max_delta is None else float(max_delta)
+        self.runs[name] = {
+            "max_delta": bound, "deltas": [], "spreads": [], "calls": [], "means": [], "shapes": [],
+            "in_shapes": [], "out_shapes": [],
+        }
 
     def call(self, name: str, shape: tuple[int, ...], image_seed: int) -> None:
         x = images(image_seed, shape)
         with captured_output(self.lines):
             out = np.asarray(self.augs[name](x), dtype=np.float64)
         run = self.runs[name]
-        added = out - x
-        run["deltas"].append(float(np.mean(added)))
-        # One offset for the whole batch: what was added is the same everywhere (up to float32 rounding).
-        run["spreads"].append(float(np.max(added) - np.min(added)))
-        run["means"].append(float(np.mean(out)))
+        run["in_shapes"].append(list(x.shape))
+        run["out_shapes"].append(list(out.shape))
+        added = out - x  # a wrong output shape is reported by the "shapes" check
+        if added.size:
+            run["deltas"].append(_finite(np.mean(added)))
+            # One offset for the whole batch: what was added is the same everywhere (up to float32 rounding).
+            run["spreads"].append(_finite(np.max(added) - np.min(added)))
+            run["means"].append(_finite(np.mean(out)))
+        else:
+            # An empty batch: it still counts, logs and draws, but shows no delta and has no mean.
+            run["deltas"].append(None)
+            run["spreads"].append(0.0)
+            run["means"].append(None)
         run["calls"].append(read_calls(self.augs[name]))
         if list(shape) not in run["shapes"]:
             run["shapes"].append(list(shape))

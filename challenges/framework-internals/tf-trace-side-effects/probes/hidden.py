@@ -9,16 +9,22 @@ the reference's random numbers; the reference's observation names which
 properties each probe tests. Every probe also requires that ``__call__``
 traced at least once and at most once per input shape.
 
-Categories: ``counter`` (calls), ``log`` (history and printed lines) and
-``randomness`` (fresh, in-range, seed-reproducible draws that survive a
-retrace).
+Categories: ``counter`` (calls, scalar and empty batches, long streams,
+effects as graph ops), ``log`` (history and printed lines) and
+``randomness`` (fresh, in-range, uniform, seed-reproducible draws that
+survive a retrace and ignore TensorFlow's global seed).
+
+Descriptions name the input class a probe tests, never its values: the
+candidate sees them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from probe_common import Session
+import numpy as np
+import tensorflow as tf
+from probe_common import Session, graph_report, images
 from probekit import probe
 
 SHAPE = (2, 4, 4)
@@ -29,7 +35,7 @@ SHAPE = (2, 4, 4)
 
 @probe(category="counter", weight=2, check="side_effects", hints=["counter"])
 def counter_after_six_calls(solution: Any) -> dict[str, Any]:
-    """Six calls with one input shape: int(aug.calls) reads 1 to 6."""
+    """Several calls with one input shape: int(aug.calls) reads the number of calls so far after each."""
     s = Session(solution, ["traces", "calls"])
     s.augmenter("a", seed=11)
     for k in range(6):
@@ -39,7 +45,7 @@ def counter_after_six_calls(solution: Any) -> dict[str, Any]:
 
 @probe(category="counter", weight=2, check="side_effects", hints=["counter", "retrace"])
 def counter_across_retraces(solution: Any) -> dict[str, Any]:
-    """Input shapes alternate between (2, 4, 4), (5, 4, 4) and (1, 8, 8): the count carries across traces."""
+    """Input shapes that alternate, so the function retraces: the count carries across traces."""
     s = Session(solution, ["traces", "calls"])
     s.augmenter("a", seed=12)
     for k, shape in enumerate([(2, 4, 4), (5, 4, 4), (2, 4, 4), (1, 8, 8), (5, 4, 4), (2, 4, 4)]):
@@ -49,7 +55,7 @@ def counter_across_retraces(solution: Any) -> dict[str, Any]:
 
 @probe(category="counter", check="side_effects", hints=["counter", "per-instance"])
 def counters_per_instance(solution: Any) -> dict[str, Any]:
-    """Two augmenters called in turn (a, a, b, a, b): each counts its own calls."""
+    """Two augmenters called in an irregular order: each counts its own calls."""
     s = Session(solution, ["traces", "calls"])
     s.augmenter("a", seed=13)
     s.augmenter("b", seed=14)
@@ -60,7 +66,7 @@ def counters_per_instance(solution: Any) -> dict[str, Any]:
 
 @probe(category="counter", check="side_effects", hints=["any-shape", "counter", "retrace"])
 def batches_of_any_rank(solution: Any) -> dict[str, Any]:
-    """Batches of rank 1 to 4, one rank at a time and back: every call counts, logs, records and draws."""
+    """Batches of several ranks (vectors to image stacks with channels) and back: every call counts, logs, records and draws."""
     s = Session(solution, ["traces", "calls", "log", "history", "fresh"])
     s.augmenter("a", seed=15)
     for k, shape in enumerate([(2, 4, 4), (2, 3, 3, 3), (6, 5), (9,), (2, 4, 4)]):
@@ -73,7 +79,7 @@ def batches_of_any_rank(solution: Any) -> dict[str, Any]:
 
 @probe(category="log", weight=2, check="side_effects", hints=["history"])
 def history_records_every_call(solution: Any) -> dict[str, Any]:
-    """Seven calls: aug.history holds the mean of each returned batch, in order."""
+    """Several calls: aug.history holds the mean of each returned batch, in order."""
     s = Session(solution, ["traces", "history"])
     s.augmenter("a", seed=21)
     for k in range(7):
@@ -83,7 +89,7 @@ def history_records_every_call(solution: Any) -> dict[str, Any]:
 
 @probe(category="log", weight=2, check="side_effects", hints=["print"])
 def printed_line_per_call(solution: Any) -> dict[str, Any]:
-    """Five calls: five lines 'batch <n>: delta=<value>' with n = 1..5 and the delta each call applied."""
+    """Several calls: one line 'batch <n>: delta=<value>' per call, numbered from 1, with the delta each call applied."""
     s = Session(solution, ["traces", "log"])
     s.augmenter("a", seed=22)
     for k in range(5):
@@ -93,7 +99,7 @@ def printed_line_per_call(solution: Any) -> dict[str, Any]:
 
 @probe(category="log", check="side_effects", hints=["print", "history", "retrace"])
 def log_across_retraces(solution: Any) -> dict[str, Any]:
-    """Shapes (3, 4, 4), (3, 4, 4), (6, 2, 2), (3, 4, 4), (6, 2, 2): one line and one history entry per call."""
+    """Input shapes that change and come back, so the function retraces: one line and one history entry per call."""
     s = Session(solution, ["traces", "log", "history"])
     s.augmenter("a", seed=23)
     for k, shape in enumerate([(3, 4, 4), (3, 4, 4), (6, 2, 2), (3, 4, 4), (6, 2, 2)]):
@@ -103,7 +109,7 @@ def log_across_retraces(solution: Any) -> dict[str, Any]:
 
 @probe(category="log", check="side_effects", hints=["print", "history", "per-instance"])
 def two_augmenters_interleaved(solution: Any) -> dict[str, Any]:
-    """Two augmenters called in turn (a, b, b, a, b): lines in call order, each numbered by its own augmenter."""
+    """Two augmenters called in an irregular order: lines in call order, each numbered by its own augmenter."""
     s = Session(solution, ["traces", "calls", "log", "history"])
     s.augmenter("a", seed=24)
     s.augmenter("b", seed=25)
@@ -117,7 +123,7 @@ def two_augmenters_interleaved(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", weight=2, check="side_effects", hints=["random"])
 def fresh_delta_every_call(solution: Any) -> dict[str, Any]:
-    """Eight calls with one shape: eight different deltas within [-0.1, 0.1]."""
+    """Several calls with one shape and the default max_delta: a different delta each call, within range."""
     s = Session(solution, ["traces", "fresh"])
     s.augmenter("a", seed=31)
     for k in range(8):
@@ -127,7 +133,7 @@ def fresh_delta_every_call(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", weight=2, check="side_effects", hints=["random", "seed"])
 def same_seed_same_stream(solution: Any) -> dict[str, Any]:
-    """Two augmenters with seed 5, called in turn: call k of one applies the same delta as call k of the other."""
+    """Two augmenters with the same seed, called in turn: call k of one applies the same delta as call k of the other."""
     s = Session(solution, ["traces", "fresh", "same"])
     s.augmenter("a", seed=5)
     s.augmenter("b", seed=5)
@@ -139,7 +145,7 @@ def same_seed_same_stream(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["random", "seed"])
 def different_seeds_differ(solution: Any) -> dict[str, Any]:
-    """Augmenters with seeds 5, 6 and 7: three different streams."""
+    """Augmenters with neighbouring small seeds, created before any is called: different streams."""
     s = Session(solution, ["traces", "fresh", "different"])
     for name, seed in (("a", 5), ("b", 6), ("c", 7)):
         s.augmenter(name, seed=seed)
@@ -151,11 +157,7 @@ def different_seeds_differ(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", weight=2, check="side_effects", hints=["random", "retrace"])
 def stream_survives_retraces(solution: Any) -> dict[str, Any]:
-    """Seed 9 twice, one augmenter retracing for three shapes, the other not: same deltas, none repeated.
-
-    The varying augmenter gets shapes (2,4,4), (2,4,4), (3,4,4), (3,4,4),
-    (2,4,4), (4,2,2); the steady one always (2,4,4).
-    """
+    """Two same-seed augmenters, one retracing for new shapes, the other not: same deltas, none repeated."""
     s = Session(solution, ["traces", "fresh", "same"])
     s.augmenter("varying", seed=9)
     s.augmenter("steady", seed=9)
@@ -168,7 +170,7 @@ def stream_survives_retraces(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["random"])
 def max_delta_respected(solution: Any) -> dict[str, Any]:
-    """max_delta 0.5 and 0.01: five fresh deltas each, inside each augmenter's range."""
+    """A wide and a narrow max_delta: fresh deltas inside each augmenter's range, outputs leaving [0, 1]."""
     s = Session(solution, ["traces", "fresh"])
     s.augmenter("wide", seed=41, max_delta=0.5)
     s.augmenter("narrow", seed=42, max_delta=0.01)
@@ -180,11 +182,7 @@ def max_delta_respected(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["uniform"])
 def deltas_cover_the_range(solution: Any) -> dict[str, Any]:
-    """max_delta 0.4, sixty-four calls: deltas reach every quarter of [-0.4, 0.4], one offset per batch.
-
-    A uniform stream leaves one quarter empty with probability below 1e-7;
-    outputs above 1 show that nothing is clipped.
-    """
+    """A large max_delta and many calls: deltas reach every quarter of the range, nothing clipped, one offset per batch."""
     # "cover" rather than "fresh": among 64 draws, two closer than the
     # freshness threshold would be an accident of a correct stream (p ~ 1e-3).
     s = Session(solution, ["traces", "cover"])
@@ -192,3 +190,102 @@ def deltas_cover_the_range(solution: Any) -> dict[str, Any]:
     for k in range(64):
         s.call("a", SHAPE, 4300 + k)
     return s.observation()
+
+
+
+@probe(category="randomness", check="side_effects", hints=["uniform"])
+def deltas_uniform_in_quarters(solution: Any) -> dict[str, Any]:
+    """Many calls: each quarter of [-max_delta, max_delta] gets about a quarter of the deltas, as a uniform draw does."""
+    # Bounds per quarter from the Binomial(n, 1/4) tails (checks.quarter_bounds):
+    # a uniform stream falls outside them with probability below 1e-7.
+    s = Session(solution, ["traces", "uniform"])
+    s.augmenter("a", seed=44, max_delta=0.25)
+    for k in range(1000):
+        s.call("a", (3,), 4400 + k)
+    return s.observation()
+
+
+@probe(category="randomness", check="side_effects", hints=["seed"])
+def stream_ignores_global_seed(solution: Any) -> dict[str, Any]:
+    """Same-seed augmenters created and first called under different TensorFlow global seeds: the same stream."""
+    s = Session(solution, ["traces", "fresh", "same"])
+    s.augmenter("a", seed=45)  # under the probe's global seed 0
+    s.call("a", SHAPE, 4500)
+    tf.random.set_seed(1234)
+    s.augmenter("b", seed=45)
+    s.call("b", SHAPE, 4501)
+    tf.random.set_seed(987654321)
+    s.augmenter("c", seed=45)
+    s.call("c", SHAPE, 4502)
+    for k in range(4):
+        for name in "abc":
+            s.call(name, SHAPE, 4510 + k)
+    return s.observation(same=[["a", "b"], ["a", "c"]])
+
+
+@probe(category="randomness", check="side_effects", hints=["seed"])
+def seeds_far_apart_differ(solution: Any) -> dict[str, Any]:
+    """Seeds that are negative, wider than 32 bits, or equal in their low bits: every distinct seed gives its own stream."""
+    # No seed and its negation: the statement lets them share a stream, as
+    # random.Random(s) and random.Random(-s) do.
+    seeds = {"a": 5, "b": 5 + 2**31, "c": 5 + 2**32, "d": -6, "e": -1, "f": 2**31 - 1, "g": 2**32 - 1, "h": 5 + 2**62}
+    s = Session(solution, ["traces", "fresh", "different"])
+    for name, seed in seeds.items():
+        s.augmenter(name, seed=seed)
+    for k in range(4):
+        for name in seeds:
+            s.call(name, SHAPE, 4600 + k)
+    names = list(seeds)
+    return s.observation(different=[[x, y] for i, x in enumerate(names) for y in names[i + 1 :]])
+
+
+@probe(category="randomness", check="side_effects", hints=["random"])
+def max_delta_of_any_number_type(solution: Any) -> dict[str, Any]:
+    """max_delta given as a Python int and as NumPy scalars: fresh deltas inside each augmenter's range."""
+    s = Session(solution, ["traces", "fresh"])
+    s.augmenter("int", seed=47, max_delta=1)
+    s.augmenter("float64", seed=48, max_delta=np.float64(0.3))
+    s.augmenter("float32", seed=49, max_delta=np.float32(0.05))
+    for k in range(5):
+        for name in ("int", "float64", "float32"):
+            s.call(name, SHAPE, 4700 + k)
+    return s.observation()
+
+
+@probe(category="counter", check="side_effects", hints=["any-shape", "counter", "retrace"])
+def scalar_and_empty_batches(solution: Any) -> dict[str, Any]:
+    """Rank-0 and empty batches among ordinary ones: same shape back, and every call counts, logs and draws."""
+    # An empty batch shows no delta, so a same-seed augmenter on ordinary
+    # batches tells whether the empty call drew one: the next calls must agree.
+    s = Session(solution, ["traces", "calls", "shapes", "log", "history", "same"])
+    s.augmenter("varying", seed=51)
+    s.augmenter("steady", seed=51)
+    shapes = [(2, 4, 4), (), (3,), (0, 4, 4), (), (0,), (2, 4, 4), ()]
+    for k, shape in enumerate(shapes):
+        s.call("varying", shape, 5100 + k)
+        s.call("steady", SHAPE, 5200 + k)
+    return s.observation(same=[["varying", "steady"]])
+
+
+@probe(category="counter", check="side_effects", hints=["counter", "history", "random"])
+def long_stream_keeps_going(solution: Any) -> dict[str, Any]:
+    """A long stream, far longer than the other probes: it counts, records and logs every call and never repeats itself."""
+    # Not all-pairs freshness: among 1100 float32 draws two land within 2e-7
+    # by chance (the reference's do); a repeated run of three does not.
+    s = Session(solution, ["traces", "calls", "history", "log", "long"])
+    s.augmenter("a", seed=53)
+    for k in range(1100):
+        s.call("a", (2,), 5300 + k)
+    return s.observation()
+
+
+@probe(category="counter", check="side_effects", hints=["trace-vs-run", "counter", "random"])
+def effects_are_graph_ops(solution: Any) -> dict[str, Any]:
+    """The counter is a variable the traced graph updates, and the output is computed by graph ops, not a Python callback."""
+    s = Session(solution, ["traces", "calls", "graph"])
+    s.augmenter("a", seed=55)
+    for k in range(3):
+        s.call("a", SHAPE, 5500 + k)
+    observation = s.observation()
+    observation["graph"] = graph_report(s.augs["a"], images(5599, SHAPE))
+    return observation

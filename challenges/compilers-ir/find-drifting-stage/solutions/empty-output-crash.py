@@ -1,0 +1,44 @@
+"""The reference's code with ``diff.max()`` for ``diff.max(initial=0.0)`` (red team round 1).
+
+An output with no elements (a batch of zero rows, an output of shape
+(0, 3)) raises "zero-size array to reduction operation maximum which has
+no identity"; the statement says a maximum over no elements is 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def _errors(got: Sequence[Any], want: Sequence[np.ndarray], rtol: float, atol: float) -> tuple[float, float]:
+    max_abs = ratio = 0.0
+    if len(got) != len(want):
+        raise ValueError(f"a stage returned {len(got)} outputs, the reference {len(want)}")
+    for g, r in zip(got, want, strict=True):
+        g = np.asarray(g, dtype=np.float64)
+        diff = np.abs(g - r)
+        if not np.all(np.isfinite(g)):
+            return math.inf, math.inf
+        max_abs = max(max_abs, float(diff.max()))
+        ratio = max(ratio, float((diff / (atol + rtol * np.abs(r))).max()))
+    return max_abs, ratio
+
+
+def find_drifting_stage(stages: Sequence[Any], inputs: Sequence[tuple[np.ndarray, ...]]) -> dict[str, Any]:
+    reference, rest = stages[0], stages[1:]
+    want = [[np.asarray(o, dtype=np.float64) for o in reference.run(*batch)] for batch in inputs]
+    errors: dict[str, dict[str, float]] = {}
+    first = None
+    for stage in rest:
+        max_abs = ratio = 0.0
+        for batch, expected in zip(inputs, want, strict=True):
+            a, q = _errors(stage.run(*batch), expected, stage.rtol, stage.atol)
+            max_abs, ratio = max(max_abs, a), max(ratio, q)
+        errors[stage.name] = {"max_abs": max_abs, "ratio": ratio}
+        if first is None and ratio > 1.0:
+            first = stage.name
+    return {"first": first, "errors": errors}

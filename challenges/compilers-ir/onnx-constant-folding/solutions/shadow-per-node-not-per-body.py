@@ -1,0 +1,165 @@
+"""WRONG (one mistake): the names a node's bodies define are collected once per node,
+flattened over ALL its bodies at every depth, and subtracted from everything those
+bodies read. A name defined in one body (e.g. a Loop body input nested in an If's
+then_branch) therefore hides the same outer name read by a SIBLING body (the
+else_branch), so that read is neither renamed nor kept alive. Scoping should be
+per body and its nested bodies only. Otherwise this is the reference algorithm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+NONDETERMINISTIC = frozenset(
+    {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial", "Bernoulli"}
+)
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    """The bodies a node holds (If, Loop and Scan keep theirs in GRAPH attributes; no ONNX op uses GRAPHS)."""
+    return [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+
+
+def _defined(graph: onnx.GraphProto) -> set[str]:
+    names = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    return names | {o for n in graph.node for o in n.output if o}
+
+
+def _all_reads(graph: onnx.GraphProto) -> set[str]:
+    reads = {o.name for o in graph.output}
+    for node in graph.node:
+        reads.update(i for i in node.input if i)
+        for sub in _subgraphs(node):
+            reads |= _all_reads(sub)
+    return reads
+
+
+def _all_defined(graph: onnx.GraphProto) -> set[str]:
+    names = set(_defined(graph))
+    for node in graph.node:
+        for sub in _subgraphs(node):
+            names |= _all_defined(sub)
+    return names
+
+
+def _body_defined(node: onnx.NodeProto) -> set[str]:
+    names: set[str] = set()
+    for sub in _subgraphs(node):
+        names |= _all_defined(sub)
+    return names
+
+
+def _outer_reads(graph: onnx.GraphProto) -> set[str]:
+    return _all_reads(graph) - _all_defined(graph)
+
+
+def _reads(node: onnx.NodeProto) -> set[str]:
+    reads = {i for i in node.input if i}
+    inner: set[str] = set()
+    for sub in _subgraphs(node):
+        inner |= _all_reads(sub)
+    return reads | (inner - _body_defined(node))
+
+
+def _rename_outer_reads(graph: onnx.GraphProto, resolve, shadowed: frozenset[str] = frozenset()) -> None:
+    """Apply the renames to every name read in a body, except names defined anywhere in the holder's bodies."""
+    for node in graph.node:
+        node.input[:] = [i if not i or i in shadowed else resolve(i) for i in node.input]
+        for sub in _subgraphs(node):
+            _rename_outer_reads(sub, resolve, shadowed)
+
+
+def _foldable(node: onnx.NodeProto, constants: dict[str, np.ndarray]) -> bool:
+    if node.domain not in DEFAULT_DOMAINS or node.op_type in NONDETERMINISTIC:
+        return False
+    if _subgraphs(node):
+        return False
+    if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2]:
+        return False  # given a training_mode, it may draw a new mask on every run
+    return all(name == "" or name in constants for name in node.input)
+
+
+def _evaluate(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int) -> dict[str, np.ndarray]:
+    """Run one node at the model's opset: its non-empty outputs by name.
+
+    The node is wrapped in a one-node function that imports the model's
+    opset: ReferenceEvaluator(node) alone would run the newest version of
+    the op, whose inputs and attributes can differ from the model's.
+    """
+    inputs = list(dict.fromkeys(name for name in node.input if name))
+    outputs = [name for name in node.output if name]
+    function = helper.make_function(
+        "fold", "node", inputs, outputs, [node], opset_imports=[helper.make_opsetid(node.domain, opset)]
+    )
+    values = ReferenceEvaluator(function).run(None, {name: constants[name] for name in inputs}, attributes={})
+    return dict(zip(outputs, values, strict=True))
+
+
+def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    opset = next(o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS)
+    graph_inputs = {i.name for i in graph.input}
+    graph_outputs = {o.name for o in graph.output}
+    overridable = [t for t in graph.initializer if t.name in graph_inputs]
+    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer if t.name not in graph_inputs}
+
+    # 1. Fold, in topological order.
+    kept: list[onnx.NodeProto] = []
+    for node in graph.node:
+        if _foldable(node, constants):
+            for name, value in _evaluate(node, constants, opset).items():
+                constants[name] = np.asarray(value)
+        else:
+            kept.append(node)
+
+    # 2. Remove Identity nodes, unless the graph's interface needs them.
+    produced = {o for n in kept for o in n.output if o}
+    rename: dict[str, str] = {}
+
+    def resolve(name: str) -> str:
+        while name in rename:
+            name = rename[name]
+        return name
+
+    survivors: list[onnx.NodeProto] = []
+    for node in kept:
+        if node.op_type == "Identity" and node.domain in DEFAULT_DOMAINS:
+            src, dst = resolve(node.input[0]), node.output[0]
+            if dst not in graph_outputs:
+                rename[dst] = src  # consumers of dst read src
+                continue
+            if src in produced and src not in graph_outputs and src not in graph_inputs:
+                rename[src] = dst  # the producer writes the graph output directly
+                continue
+        survivors.append(node)
+    for node in survivors:
+        node.input[:] = [resolve(i) if i else i for i in node.input]
+        node.output[:] = [resolve(o) if o else o for o in node.output]
+        hidden = frozenset(_body_defined(node))
+        for sub in _subgraphs(node):
+            _rename_outer_reads(sub, resolve, hidden)
+
+    # 3. Dead-code elimination: keep only what the graph outputs need.
+    needed = set(graph_outputs)
+    live: list[onnx.NodeProto] = []
+    for node in reversed(survivors):
+        if any(o in needed for o in node.output):
+            live.append(node)
+            needed |= _reads(node)
+    live.reverse()
+
+    del graph.node[:]
+    graph.node.extend(live)
+    del graph.initializer[:]
+    graph.initializer.extend(overridable)
+    graph.initializer.extend(numpy_helper.from_array(v, name) for name, v in constants.items() if name in needed)
+    existing = needed | {o for n in live for o in n.output}
+    kept_info = [vi for vi in graph.value_info if vi.name in existing]
+    del graph.value_info[:]
+    graph.value_info.extend(kept_info)
+    return model

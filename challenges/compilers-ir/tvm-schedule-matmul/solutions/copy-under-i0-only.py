@@ -1,0 +1,20 @@
+"""WRONG (rule 3): the write-back is attached under the outer i loop only (reverse_compute_at(wb, i0)):
+it runs once per ti x N strip after all j tiles, not inside the outer j loop once per ti x tj tile."""
+
+from __future__ import annotations
+
+import tvm
+
+
+def schedule_matmul(sch: tvm.s_tir.Schedule, tiles: dict[str, int]) -> tvm.s_tir.Schedule:
+    block = sch.get_sblock("C")
+    i, j, k = sch.get_loops(block)
+    i0, i1 = sch.split(i, factors=[None, tiles["i"]])
+    j0, j1 = sch.split(j, factors=[None, tiles["j"]])
+    k0, k1 = sch.split(k, factors=[None, tiles["k"]])
+    sch.reorder(i0, j0, k0, i1, k1, j1)
+    write_back = sch.cache_write(block, 0, "local")
+    sch.reverse_compute_at(write_back, i0)
+    sch.vectorize(j1)
+    sch.parallel(i0)
+    return sch
