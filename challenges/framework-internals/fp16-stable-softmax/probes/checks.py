@@ -136,6 +136,12 @@ def _report(name: str, dtype: str, got: np.ndarray, truth: np.ndarray, allowed: 
 def within_softmax_bound(actual: Any, expected: Any) -> tuple[bool, str] | tuple[bool, str, dict[str, Any] | None]:
     if not isinstance(actual, dict) or not isinstance(actual.get("cases"), dict):
         return False, "the probe's observation is malformed"
+    # A probe of repeated calls records whether its sequence reused what it is meant to (a freed tensor's id, an
+    # earlier data_ptr). Only the reference's run is read, so validation notices a probe that stopped testing that.
+    setup = expected.get("setup") if isinstance(expected, dict) else None
+    if isinstance(setup, dict) and not all(setup.values()):
+        missed = ", ".join(name for name, done in setup.items() if not done)
+        return False, f"the probe's own setup failed in the reference's run ({missed}): the probe must be fixed"
     violations = actual.get("violations") or []
     if violations:
         return False, "the rules forbid what your code did: " + "; ".join(str(v) for v in violations)

@@ -9,6 +9,7 @@ reference run's inputs and applies the per-element bound from the statement.
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import Any
 
@@ -374,3 +375,105 @@ def strided_views_and_masks(solution: Any) -> dict[str, Any]:
         + both("bfloat16 (6, 64) left padding mask, no dim given", scores_bf, None)
         + both("float16 (24, 5) masked along dim 0, dim=0 by keyword", scores16, 0, keyword=True),
     )
+
+
+# ---------------------------------------------------------------- repeated calls: nothing carried from one call to the next
+
+
+class _Sequence:
+    """Calls both functions on one tensor at a time, in one process, and keeps every call's case in one observation.
+
+    Each case keeps its input as it was at its own call (run_cases clones it)
+    and its outputs as returned, not copied: an output that a later call
+    writes over is checked as it is at the end. ``setup`` records whether
+    the sequence did what it is for: a freed tensor's id and an earlier
+    tensor's data_ptr handed out again to a new tensor; the check requires it
+    of the reference's run, so a probe that stopped reusing them is noticed.
+    """
+
+    def __init__(self, solution: Any) -> None:
+        self.solution = solution
+        self.observation: dict[str, Any] = {"violations": [], "cases": {}, "setup": {"freed id reused": False, "address reused": False}}
+        self.ids: set[int] = set()
+        self.addresses: set[int] = set()
+
+    def call(self, name: str, x: torch.Tensor, how: int) -> None:
+        """softmax and log_softmax of x along the last dim, dim passed as DIM_CALLS[how] says (always -1 inside)."""
+        setup = self.observation["setup"]
+        setup["address reused"] = setup["address reused"] or x.data_ptr() in self.addresses
+        self.ids.add(id(x))
+        self.addresses.add(x.data_ptr())
+        dim, keyword, said = DIM_CALLS[how % 3]
+        one = run_cases(self.solution, both(f"{name}, {said}", x, dim, keyword))
+        self.observation["violations"] += [v for v in one["violations"] if v not in self.observation["violations"]]
+        self.observation["cases"].update(one["cases"])
+
+    def rebuilt(self, values: torch.Tensor) -> torch.Tensor:
+        """A new tensor holding values, at an earlier (freed) tensor's id when the allocator gives one back within a
+        few tries (the misses stay alive until the end of this call)."""
+        misses = []
+        for _ in range(16):
+            fresh = torch.empty_like(values)
+            if id(fresh) in self.ids:
+                break
+            misses.append(fresh)
+        setup = self.observation["setup"]
+        setup["freed id reused"] = setup["freed id reused"] or id(fresh) in self.ids
+        return fresh.copy_(values)
+
+
+def _values(n: int, d: int, dtype: torch.dtype, seed: int, k: int) -> torch.Tensor:
+    """The k-th set of logits of a sequence: another temperature and offset each time, exact in dtype."""
+    return randn(n, d, scale=(1.0, 4.0, 0.5, 8.0, 2.0, 6.0)[k % 6], offset=(0.0, -3.0, 5.0, 1.0, -8.0, 2.0)[k % 6], dtype=dtype, seed=seed + k)
+
+
+def _same_tensor_calls(seq: _Sequence, dtype: torch.dtype, n: int, d: int, seed: int) -> None:
+    """A tensor, then the same tensor scaled in place, with entries moved within each row, and with new values copied
+    in; then a new tensor of the same shape and dtype. All of them are freed on return."""
+    shape = f"{LABEL[dtype]} ({n}, {d})"
+    x = _values(n, d, dtype, seed, 0)
+    seq.call(f"{shape}, first call", x, 0)
+    x.mul_(-2).add_(1.5)  # an in-place update of the same tensor
+    seq.call(f"{shape}, the same tensor changed in place", x, 1)
+    half = d // 2
+    x[:, 1:half], x[:, half:-1] = x[:, half:-1].clone(), x[:, 1:half].clone()  # the same values, other places in each row
+    seq.call(f"{shape}, the same tensor with entries moved within each row", x, 2)
+    x.copy_(_values(n, d, dtype, seed, 1))
+    seq.call(f"{shape}, the same tensor with new values copied in", x, 0)
+    seq.call(f"{shape}, a new tensor of the same shape and dtype", _values(n, d, dtype, seed, 2), 1)
+
+
+def _freed_and_rebuilt_calls(seq: _Sequence, dtype: torch.dtype, n: int, d: int, seed: int) -> None:
+    """A new tensor made where a freed one was (its id), then three new views over one storage (its data_ptr, shape,
+    strides and dtype), rewritten between the calls."""
+    shape = f"{LABEL[dtype]} ({n}, {d})"
+    seq.call(f"{shape}, a new tensor made after earlier ones were freed", seq.rebuilt(_values(n, d, dtype, seed, 3)), 2)
+    flat = torch.empty(n * d, dtype=dtype)
+    for j in range(3):
+        flat.copy_(_values(n * d, 1, dtype, seed, 4 + j).flatten())
+        seq.call(f"{shape}, a new tensor over the storage of earlier ones, call {j + 1}", flat.view(n, d), j)
+
+
+@probe(category="repeated-calls", check="within_softmax_bound", hints=["state"])
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many calls in one process: a tensor changed in place, new look-alike tensors, tensors made where freed ones were.
+
+    In each dtype, softmax and log_softmax of: a tensor; the same tensor
+    scaled in place, then with entries moved within each row, then with new
+    values copied in; a new tensor of the same shape and dtype. Then, once
+    all of those are freed, in each dtype: a tensor made at a freed one's
+    id, and three new views over one storage rewritten between calls (the
+    same data_ptr, shape, strides and dtype). A cache keyed on id(),
+    data_ptr(), the shape or dtype, the tensor object, or a summary of its
+    values returns earlier results, and a buffer a later call reuses changes
+    a result already returned (the observation keeps every output as
+    returned).
+    """
+    seq = _Sequence(solution)
+    sizes = [(F32, 8, 256, 9000), (BF16, 4, 512, 9020), (F16, 8, 128, 9040)]
+    for dtype, n, d, seed in sizes:
+        _same_tensor_calls(seq, dtype, n, d, seed)
+    gc.collect()  # every tensor of the calls above is gone: their ids and storage are free to be handed out again
+    for dtype, n, d, seed in sizes:
+        _freed_and_rebuilt_calls(seq, dtype, n, d, seed)
+    return seq.observation
