@@ -9,9 +9,11 @@ summation stay far inside that).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -653,3 +655,151 @@ def call_stack_stays_shallow(solution: ModuleType) -> dict[str, Any]:
         "recursion limit stayed 1000": seen["limits seen"] == {1000},
         "profile and trace hooks left alone": not seen["touched"] and seen["still installed"],
     }
+
+
+# ---------------------------------------------------------------- state across calls
+
+#: Padding slots of the probe's own node class (below). They give its instances a size that no
+#: other object here has (376 bytes on CPython 3.11), so the memory of one that was collected,
+#: and with it its id(), goes to the next one created.
+_PADDING_SLOTS = 40
+
+
+def _scale_op(solution: ModuleType) -> Callable[[Any, float], Any]:
+    """``scale(a, factor)``: ``a * factor``, recorded by a node class of the probe's own, as a user's custom op is."""
+
+    class ScaleBackward(solution.Node):
+        __slots__ = ("factor", *(f"_pad{i}" for i in range(_PADDING_SLOTS)))
+
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            (g,) = grad_inputs
+            return [g * self.factor]
+
+    def scale(a: Any, factor: float) -> Any:
+        out = solution.Variable(a.data * factor)
+        node = ScaleBackward([a.gradient_edge()])
+        node.factor = factor
+        out.requires_grad, out.grad_fn, out.output_nr = True, node, 0
+        return out
+
+    return scale
+
+
+def _model(solution: ModuleType, scale: Callable[[Any, float], Any], seed: int) -> dict[str, Any]:
+    """Two parameters, a constant, and a scalar loss whose root is a ``scale`` node; the values are drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    V = solution.Variable
+    x = V(rng.uniform(-1.0, 1.0, 3), requires_grad=True)
+    w = V(rng.uniform(-1.0, 1.0, 3), requires_grad=True)
+    c = V(rng.uniform(0.5, 1.5, 3))
+    a = x * w
+    body = (a.sin() * x + x.exp() * w).sum() + (x * c).tanh().sum()
+    return {"x": x, "w": w, "c": c, "loss": scale(body, float(rng.uniform(0.5, 2.0)))}
+
+
+def _take_grads(model: dict[str, Any]) -> dict[str, Any]:
+    """The parameters' gradients (copies); both are then reset to None for the next pass."""
+    out = {f"{name}.grad": _grad(model[name]) for name in ("x", "w")}
+    model["x"].grad = model["w"].grad = None
+    return out
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["state"])
+def repeated_backwards(solution: ModuleType) -> dict[str, Any]:
+    """Many backwards in one process: graphs changed in place between them, new graphs like earlier ones, graphs rebuilt after others were collected.
+
+    Each step's gradients are compared with the reference's, which keeps
+    nothing between calls. A retained graph is backwarded again after its
+    parameters (an optimizer step), a constant it saved and the gradient
+    handed in were changed in place; a new graph with the same ops, node
+    types and shapes but other values is backwarded beside it; graphs are
+    dropped, collected (gc.collect()) and rebuilt, half of them only
+    retained, so that the new root node gets the id() of a collected one
+    (the probe's own node class has a size of its own, and the probe checks
+    that this happened); a pass that raises partway is followed by another
+    through a node it never ran; and gradients the caller took from earlier
+    passes must keep their values. A cache kept on the engine between calls
+    (dependency counts keyed on the roots' id(), a node's outputs keyed on the
+    node and its incoming gradient, a whole pass's leaf gradients replayed on
+    a retained graph, input buffers that outlive a pass) gets a step wrong.
+    """
+    V = solution.Variable
+    scale = _scale_op(solution)
+    out: dict[str, Any] = {}
+
+    first = _model(solution, scale, 9100)
+    first["loss"].backward(retain_graph=True)
+    kept = first["x"].grad  # the caller keeps it: later passes must leave it alone
+    out["first pass"] = _take_grads(first)
+
+    first["x"].data[...] -= 0.5 * kept.data  # an optimizer step, in place
+    first["w"].data[...] *= -1.5
+    first["loss"].backward(retain_graph=True)
+    out["parameters changed in place"] = _take_grads(first)
+
+    first["c"].data[...] = [2.0, -0.5, 0.25]  # a constant the graph saved
+    first["loss"].backward(retain_graph=True)
+    out["a saved constant changed in place"] = _take_grads(first)
+
+    # A vector output: the gradient handed in is edited in place, then a new one is handed in.
+    y = first["x"].sin() * first["w"] + first["c"]
+    h = V([1.0, -2.0, 0.5])
+    y.backward(h, retain_graph=True)
+    out["vector output"] = _take_grads(first)
+    h.data[...] = [0.25, 3.0, -1.0]
+    y.backward(h, retain_graph=True)
+    out["gradient handed in changed in place"] = _take_grads(first)
+    y.backward(V([-1.5, 0.5, 2.0]), retain_graph=True)
+    out["a new gradient of the same shape"] = _take_grads(first)
+
+    first["loss"].backward(create_graph=True)
+    kept_with_graph = first["w"].grad
+    out["create_graph pass"] = _take_grads(first)
+
+    # A look-alike: the same ops, node types and shapes with other values, beside the first graph.
+    second = _model(solution, scale, 9200)
+    second["loss"].backward(retain_graph=True)
+    out["a new graph like the first"] = {**_take_grads(second), "first graph's x.grad": _grad(first["x"])}
+    first["loss"].backward()
+    out["the first graph again"] = _take_grads(first)
+    second["loss"].backward()
+    out["the new graph again"] = _take_grads(second)
+
+    # Dropped, collected and rebuilt: each new root node may get the id() of an earlier one.
+    collected: list[tuple[int, Any]] = []
+    reused = 0
+    del second, y, h
+    for r in range(4):
+        gc.collect()
+        model = _model(solution, scale, 9300 + r)
+        root = model["loss"].grad_fn
+        reused += any(id(root) == old_id and ref() is None for old_id, ref in collected)
+        model["loss"].backward(retain_graph=True)
+        step = {"retained": _take_grads(model)}
+        if r % 2:  # every other graph is released before it is dropped, the others only retained
+            model["loss"].backward()
+            step["released"] = _take_grads(model)
+        out[f"rebuilt graph {r + 1}"] = step
+        collected.append((id(root), weakref.ref(root)))
+        del model, root
+    gc.collect()
+    if not reused and all(ref() is None for _, ref in collected):
+        # Only the probe's own nodes have their size, so this means the interpreter's allocator
+        # changed; an engine that holds on to the roots keeps their ids from being reused.
+        raise AssertionError("probe error: no rebuilt root node reused a collected one's id")
+
+    # A pass that raises partway leaves part of a gradient at a node it never ran; another pass runs that node.
+    x = V([0.4, -1.2, 0.7], requires_grad=True)
+    a = x * 2.0
+    s = a.sin()
+    loss = (a * s).sum()  # MulBackward sends to a's node and to SinBackward, which a's node waits for
+    s.grad_fn.release_variables()
+    failed = raises(loss.backward)
+    (a * 3.0).sum().backward()
+    out["after a failed pass"] = {"backward": failed, "x.grad through a node it never ran": _grad(x)}
+
+    out["gradients taken from earlier passes"] = {
+        "x.grad of the first pass": np.array(kept.data),
+        "w.grad of the create_graph pass": np.array(kept_with_graph.data),
+    }
+    return out
