@@ -7,7 +7,8 @@ Four categories:
   model (one whose other branch shares the op's incoming gradient buffer),
   inf and NaN in gates, unused table rows and the incoming gradient, and
   tensors changed in place between forward and backward (ones the backward
-  needs, and ones only a skipped gradient would read).
+  needs, and ones only a skipped gradient would read), and many calls in one
+  process (``repeated_calls``: state kept from one call to the next).
 - ``none-grads``: what ``backward`` returns slot by slot, recorded by
   re-registering the candidate's own ``setup_context`` and ``backward``
   behind a thin wrapper; whether a frozen table gets a (V, D) gradient
@@ -24,9 +25,11 @@ opcheck) catch the exception and return its class name.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 from probekit import probe
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -589,3 +592,124 @@ def upstream_gradient_shared_with_another_branch(solution: Any) -> dict[str, Any
             "weights unchanged": torch.equal(gates.detach(), before["weights"]),
         }
     return out
+
+
+# ---------------------------------------------------------------- state kept across calls
+
+
+def _call_and_grad(
+    table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, seed: int
+) -> dict[str, Any]:
+    """One forward and backward through torch.autograd.grad: the gradients as backward returned them, not copied."""
+    out = embed(table, indices, weights, scale)
+    wanted = [t for t in (table, weights) if t.requires_grad]
+    grads = iter(torch.autograd.grad(out, wanted, randn(*out.shape, seed=seed)))
+    return {
+        "table.grad": next(grads) if table.requires_grad else None,
+        "weights.grad": next(grads) if weights.requires_grad else None,
+    }
+
+
+def _snapshot(grads: dict[str, Any]) -> dict[str, Any]:
+    """Copies of one call's gradients, taken before the next call runs."""
+    return {name: None if g is None else g.clone() for name, g in grads.items()}
+
+
+def _clone_into_freed_id(source: torch.Tensor, freed_id: int) -> torch.Tensor:
+    """A clone of ``source`` that is, as a rule, a new object at the id of a freed tensor.
+
+    Clones that land elsewhere are kept alive until the one wanted comes up,
+    so each try takes the next free slot of the allocator (gc.collect() frees
+    a few hundred objects of a tensor's size on top of the ones wanted);
+    after 4096 tries the last one is used.
+    """
+    spare: list[torch.Tensor] = []
+    for _ in range(4096):
+        fresh = source.clone()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+@probe(category="gradients", weight=2, rtol=1e-9, atol=1e-12, hints=["state"])
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many forward and backward calls in one process, on inputs changed, look-alike or rebuilt: every gradient right, also after later calls.
+
+    The steps: the same tensors changed in place between calls (table, gates,
+    index buffer), another scale, a frozen table, constant gates; new tensors
+    of the same shapes; tensors freed and rebuilt at the same ids; new tensors
+    over the memory of earlier ones.
+
+    Each call goes through torch.autograd.grad, which hands over the tensors
+    backward returned. The observation holds a copy of each call's gradients
+    taken right after it ("at each call": a memo of gathered rows, scaled
+    gates or a whole gradient keyed on a tensor's id, its data_ptr(), its
+    shapes and dtype, or the tensor object itself returns an earlier call's
+    values at one of the steps), and the tensors themselves, read once every
+    call has run ("after all calls": a buffer that a later backward reuses
+    changes an earlier result).
+    """
+    num_rows, dim, shape = 9, 4, (3, 5)
+    returned: dict[str, Any] = {}
+    at_call: dict[str, Any] = {}
+
+    def record(step: str, grads: dict[str, Any]) -> None:
+        returned[step] = grads
+        at_call[step] = _snapshot(grads)
+
+    table = randn(num_rows, dim, seed=400).requires_grad_()
+    indices = randint(num_rows, *shape, seed=401)
+    weights = randn(*shape, seed=402).requires_grad_()
+    record("first call", _call_and_grad(table, indices, weights, 0.7, seed=403))
+    with torch.no_grad():
+        table.sub_(0.5 * randn(num_rows, dim, seed=404))  # an optimizer step on the table
+    record("table changed in place", _call_and_grad(table, indices, weights, 0.7, seed=405))
+    with torch.no_grad():
+        weights.mul_(-0.5).add_(randn(*shape, seed=406))  # an optimizer step on the gates
+    record("gates changed in place", _call_and_grad(table, indices, weights, 0.7, seed=407))
+    indices.copy_(randint(num_rows, *shape, seed=408))  # the next batch, in the same buffer
+    record("index buffer refilled", _call_and_grad(table, indices, weights, 0.7, seed=409))
+    record("same tensors, another scale", _call_and_grad(table, indices, weights, -1.9, seed=410))
+    table.requires_grad_(False)
+    record("same tensors, table frozen", _call_and_grad(table, indices, weights, 0.7, seed=411))
+    table.requires_grad_(True)
+    weights.requires_grad_(False)
+    record("same tensors, gates constant", _call_and_grad(table, indices, weights, 0.7, seed=412))
+    weights.requires_grad_(True)
+
+    # New tensors of the same shapes and dtypes (fresh version counters), then freed and rebuilt as new
+    # tensors at the ids of the freed ones.
+    table = randn(num_rows, dim, seed=413).requires_grad_()
+    indices = randint(num_rows, *shape, seed=414)
+    weights = randn(*shape, seed=415).requires_grad_()
+    record("new tensors of the same shapes", _call_and_grad(table, indices, weights, 0.7, seed=416))
+    ids_taken = []
+    for k in range(2):
+        values = (randn(num_rows, dim, seed=420 + 4 * k), randint(num_rows, *shape, seed=421 + 4 * k), randn(*shape, seed=422 + 4 * k))
+        freed = (id(table), id(indices), id(weights))
+        del table, indices, weights
+        gc.collect()
+        table, indices, weights = (_clone_into_freed_id(v, i) for v, i in zip(values, freed, strict=True))
+        table.requires_grad_()
+        weights.requires_grad_()
+        ids_taken.append((id(table), id(indices), id(weights)) == freed)
+        record(f"tensors freed and rebuilt, call {k + 1}", _call_and_grad(table, indices, weights, 0.7, seed=423 + 4 * k))
+
+    # New tensors over the memory of earlier ones (same data_ptr, shape and dtype, a fresh version counter):
+    # a loader that writes each batch into one buffer. The values are written through NumPy between calls.
+    memory = {"table": np.empty((num_rows, dim)), "indices": np.empty(shape, dtype=np.int64), "weights": np.empty(shape)}
+    for k in range(3):
+        memory["table"][...] = randn(num_rows, dim, seed=440 + 4 * k).numpy()
+        memory["indices"][...] = randint(num_rows, *shape, seed=441 + 4 * k).numpy()
+        memory["weights"][...] = randn(*shape, seed=442 + 4 * k).numpy()
+        table = torch.from_numpy(memory["table"]).requires_grad_()
+        indices = torch.from_numpy(memory["indices"])
+        weights = torch.from_numpy(memory["weights"]).requires_grad_()
+        record(f"new tensors over earlier memory, call {k + 1}", _call_and_grad(table, indices, weights, 0.7, seed=443 + 4 * k))
+
+    return {
+        "at each call": at_call,
+        "after all calls": returned,
+        "a rebuilt set of tensors took the freed ids": any(ids_taken),
+    }
