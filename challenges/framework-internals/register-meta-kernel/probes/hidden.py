@@ -3,7 +3,8 @@
 Four categories: ``eager`` (the given kernel, called through the
 dispatcher), ``fake`` (FakeTensorMode, the meta device and opcheck's fake
 tests), ``autograd`` (float64 gradcheck and gradients against the
-reference's) and ``compile`` (``torch.compile(fullgraph=True,
+reference's; ``repeated_calls``: many calls in one process, for state kept
+from one call to the next) and ``compile`` (``torch.compile(fullgraph=True,
 backend="aot_eager")`` and opcheck's AOT test).
 
 Probes whose failure is expected from an unfinished solution (compile
@@ -13,9 +14,12 @@ name, so the candidate sees a mismatch rather than a crash.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 from probekit import probe
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -401,3 +405,124 @@ def op_stays_one_operator(solution: Any) -> dict[str, Any]:
         ours = sum(1 for n in calls if n.target is torch.ops.interview.rms_norm.default)
         out[mode] = {"rms_norm calls": ours, "other calls": len(calls) - ours}
     return out
+
+
+# ---------------------------------------------------------------- state kept across calls
+
+
+def _call_and_grad(x: torch.Tensor, weight: torch.Tensor, eps: float, seed: int) -> dict[str, Any]:
+    """One call and its backward through torch.autograd.grad, for a loss through both outputs.
+
+    The outputs and the gradients are kept as the op and backward returned
+    them, not copied, and checked only once every call has run: a buffer that
+    a later call reuses changes a result already returned.
+    """
+    y, rstd = rms_norm(x, weight, eps)
+    gy = randn(*y.shape, dtype=y.dtype, seed=seed)
+    grstd = randn(*rstd.shape, dtype=rstd.dtype, seed=seed + 1)
+    grad_x, grad_weight = torch.autograd.grad((y, rstd), (x, weight), (gy, grstd))
+    return {"y": y.detach(), "rstd": rstd.detach(), "x.grad": grad_x, "weight.grad": grad_weight}
+
+
+def _clone_into_freed_id(source: torch.Tensor, freed_id: int) -> torch.Tensor:
+    """A clone of ``source`` that is, as a rule, a new object at the id of a freed tensor.
+
+    Clones that land elsewhere are kept alive until the one wanted comes up,
+    so each try takes the next free slot of the allocator; after 4096 tries
+    the last one is used.
+    """
+    spare: list[torch.Tensor] = []
+    for _ in range(4096):
+        fresh = source.clone()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+class _DtypeSteps:
+    """``steps[name] = result`` files the result under ``out[name][dtype]``."""
+
+    def __init__(self, out: dict[str, Any], dtype: str) -> None:
+        self.out, self.dtype = out, dtype
+
+    def __setitem__(self, name: str, result: dict[str, Any]) -> None:
+        self.out.setdefault(name, {})[self.dtype] = result
+
+
+def _over_memory(memory: Any, dtype: torch.dtype) -> torch.Tensor:
+    """A new tensor object over a NumPy array's memory: the same address every time, a version counter at 0."""
+    return torch.from_numpy(memory).view(dtype)
+
+
+@probe(category="autograd", weight=2, rtol=2e-2, atol=2e-2, hints=["state"])
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many calls and backwards in one process, on inputs changed in place, look-alike or rebuilt: every result right, also after later calls.
+
+    In float64, bfloat16 and float16, the steps: the same tensors changed in
+    place between calls (an optimizer step on the weight, new values in x)
+    and called with another eps, new tensors of the same shape and
+    dtype, tensors freed and rebuilt at the same ids, and new tensors over
+    the memory of earlier ones (same address, a fresh version counter).
+
+    Each backward goes through torch.autograd.grad, so the observation holds
+    the gradients exactly as backward returned them. A memo of converted
+    weights, of x in the accumulation dtype or of statistics keyed on a
+    tensor's id, its data_ptr() (with or without its version counter), its
+    shape and dtype, or the tensor object itself returns an earlier call's
+    values at one of the steps; a gradient buffer reused by the next backward
+    changes a gradient already returned. The tolerance is the half-precision
+    one: every step changes the values far beyond it.
+    """
+    rows, dim = 3, 8
+    # Keyed by step first, then dtype: a failure is reported at the first step that goes wrong.
+    out: dict[str, Any] = {}
+    ids_taken: list[bool] = []
+    for n, dtype in enumerate((torch.float64, torch.bfloat16, torch.float16)):
+        seed = 200 + 40 * n
+        steps = _DtypeSteps(out, str(dtype))
+        x = randn(rows, dim, dtype=dtype, seed=seed).requires_grad_()
+        weight = randn(dim, dtype=dtype, seed=seed + 1).requires_grad_()
+        steps["first call"] = _call_and_grad(x, weight, EPS, seed=seed + 2)
+        with torch.no_grad():
+            weight.mul_(-2.0).add_(randn(dim, dtype=dtype, seed=seed + 3))  # an optimizer step
+        steps["weight changed in place"] = _call_and_grad(x, weight, EPS, seed=seed + 4)
+        steps["same tensors, another eps"] = _call_and_grad(x, weight, 0.5, seed=seed + 5)
+        with torch.no_grad():
+            x.copy_(3.0 * randn(rows, dim, dtype=torch.float64, seed=seed + 6) + 1.0)  # the next batch, same tensor
+        steps["x changed in place"] = _call_and_grad(x, weight, EPS, seed=seed + 7)
+
+        # New tensors of the same shape and dtype while the old ones are still alive (other ids, other memory).
+        x_new = (0.5 * randn(rows, dim, dtype=torch.float64, seed=seed + 8) - 1.0).to(dtype).requires_grad_()
+        weight_new = (2.0 + randn(dim, dtype=torch.float64, seed=seed + 9)).to(dtype).requires_grad_()
+        steps["new tensors of the same shape"] = _call_and_grad(x_new, weight_new, EPS, seed=seed + 10)
+        del x_new, weight_new
+
+        # The tensors freed, then new ones built at their ids.
+        for k in range(2):
+            values = (
+                (randn(rows, dim, dtype=torch.float64, seed=seed + 11 + 3 * k) * (1 + k) - k).to(dtype),
+                (randn(dim, dtype=torch.float64, seed=seed + 12 + 3 * k) - 1.5 * k).to(dtype),
+            )
+            freed = (id(x), id(weight))
+            refs = (weakref.ref(x), weakref.ref(weight))
+            del x, weight
+            gc.collect()
+            x, weight = (_clone_into_freed_id(v, i) for v, i in zip(values, freed, strict=True))
+            x.requires_grad_()
+            weight.requires_grad_()
+            # A freed id taken again, or the old tensor still alive (held by the solution: then no new one can
+            # take its id).
+            ids_taken += [id(t) == i or r() is not None for t, i, r in zip((x, weight), freed, refs, strict=True)]
+            steps[f"tensors freed and rebuilt, call {k + 1}"] = _call_and_grad(x, weight, EPS, seed=seed + 13 + 3 * k)
+
+        # New tensor objects over the memory of earlier ones, new values written into that memory in between.
+        np_dtype = np.float64 if dtype == torch.float64 else np.int16
+        memory = (np.empty((rows, dim), dtype=np_dtype), np.empty(dim, dtype=np_dtype))
+        for k in range(3):
+            _over_memory(memory[0], dtype).copy_(randn(rows, dim, dtype=torch.float64, seed=seed + 20 + 2 * k) * (1 + k) - k)
+            _over_memory(memory[1], dtype).copy_(randn(dim, dtype=torch.float64, seed=seed + 21 + 2 * k) + 2.0 * k - 1.0)
+            x = _over_memory(memory[0], dtype).requires_grad_()
+            weight = _over_memory(memory[1], dtype).requires_grad_()
+            steps[f"new tensors over earlier memory, call {k + 1}"] = _call_and_grad(x, weight, EPS, seed=seed + 27 + 2 * k)
+    return {**out, "freed ids taken again": all(ids_taken)}
