@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import numpy as np
+from grader.checks import CheckResult
 
 U32 = 2.0**-24
 
@@ -86,3 +87,32 @@ def within_sum_bound(actual: Any, expected: Any) -> tuple[bool, str]:
         more = f" (and {len(failures) - 1} more failing case{'s' if len(failures) > 2 else ''})" if len(failures) > 1 else ""
         return False, failures[0] + more
     return True, f"every case within its bound; the largest error is {worst:.2g} of its bound"
+
+
+# The steps of the hidden probe repeated_calls, told apart by the words of their case names: (words, reason, the step
+# in general words). A case matching none is a first call on its tensor.
+_STEPS = (
+    ("in place", "changed-in-place", "a call on a tensor whose values changed in place since an earlier call"),
+    ("freed and rebuilt", "rebuilt-at-a-freed-address", "a call on a new tensor built where a freed one was"),
+    ("a new view after", "rebuilt-at-a-freed-address", "a call on a new view of a buffer rewritten since an earlier call"),
+    ("a new ", "look-alike", "a call on a new tensor of the same shape, dtype and strides as an earlier one, with other values"),
+    ("a copy of", "look-alike", "a call on a copy of an earlier tensor with one element changed"),
+)
+_FIRST_CALL = ("first-call", "a first call on its tensor (or its result changed by a later call)")
+
+
+def each_call_within_sum_bound(actual: Any, expected: Any) -> CheckResult | tuple[bool, str]:
+    """within_sum_bound for a sequence of calls in one process: a failure names the first wrong step in general
+    words and no value (which input and which sum stay out of the message), and says which kind of step it was."""
+    problem = _rules_problem(actual)
+    if problem:
+        return False, problem
+    wrong = [name for name, case in expected["cases"].items() if _case_problem(name, actual["cases"].get(name), case)[0]]
+    if not wrong:
+        return True, f"all {len(expected['cases'])} calls within their bounds"
+    reason, step = next(((r, w) for words, r, w in _STEPS if words in wrong[0]), _FIRST_CALL)
+    return CheckResult(
+        False,
+        f"{len(wrong)} of {len(expected['cases'])} calls in the sequence are off by more than their bound; the first is {step}",
+        {"reason": reason},
+    )

@@ -10,6 +10,8 @@ under the bound stated in the statement.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -279,3 +281,130 @@ def float32_bfloat16_subnormals(solution: Any) -> dict[str, Any]:
             r.uniform(1e-37, 1e-36, 100_000), r.uniform(0.0, 1e-38, 100_000), dtype, seed=161
         )
     return run_cases(solution, cases)
+
+
+# ---------------------------------------------------------------- repeated calls: nothing kept from one call to the next
+
+
+def _exact_integers(r: np.random.Generator, n: int, dtype: torch.dtype, shift: int) -> np.ndarray:
+    """n integers that ``dtype`` holds exactly (also doubled), shifted so that their sum is far from 0.
+
+    Every partial sum of them, and of their doubles, stays below 2**24, so any float32 summation in any
+    order is exact: a call here fails only by summing other values than the ones x holds at that call.
+    """
+    top = 100 if dtype == torch.bfloat16 else 1000
+    return (r.integers(-top, top + 1, n) + shift).astype(np.float64)
+
+
+def _rebuilt(box: list[torch.Tensor], build: Callable[[], torch.Tensor]) -> torch.Tensor:
+    """Free the tensor in ``box`` (its only reference), collect, and return a tensor from ``build()`` at its id.
+
+    Everything the rebuild needs exists before the free, and the tries that
+    land elsewhere are held until the end, so each next try gets other
+    memory: a few hundred tries reach the freed address (the first almost
+    always does), whatever took other memory meanwhile.
+    """
+    held: list[torch.Tensor] = []
+    old = id(box[0])
+    box.clear()
+    gc.collect()
+    for _ in range(500):
+        t = build()
+        if id(t) == old:
+            return t
+        held.append(t)
+    return held[0]
+
+
+class _Calls:
+    """total() called once per input, in order, in this one process; every call's case gathered in one observation.
+
+    Each case keeps x as it was at its own call (run_cases clones it) and the
+    result as total() returned it, not a copy: a result that a later call
+    changes is checked as it is at the end.
+    """
+
+    def __init__(self, solution: Any) -> None:
+        self.solution = solution
+        self.observation: dict[str, Any] = {"violations": [], "cases": {}}
+
+    def __call__(self, name: str, x: torch.Tensor) -> None:
+        one = run_cases(self.solution, {name: x})
+        self.observation["violations"] += [v for v in one["violations"] if v not in self.observation["violations"]]
+        self.observation["cases"].update(one["cases"])
+
+
+def _repeated_calls_of_one_dtype(call: _Calls, dtype: torch.dtype, seed: int) -> None:
+    r = rng(seed)
+    label = str(dtype).removeprefix("torch.")
+    n, m = 4096, 1001
+
+    # (a) One tensor changed in place between calls: negated, then one middle element (the ends stay), then every
+    # element rewritten; and a strided view whose buffer is changed under it.
+    x = as_torch(_exact_integers(r, n, dtype, 7), dtype)
+    call(f"{label} n = {n}: one tensor, call 1", x)
+    x.neg_()
+    call(f"{label} n = {n}: the same tensor negated in place, call 2", x)
+    x[n // 2] += 9
+    call(f"{label} n = {n}: one middle element of the same tensor changed in place, call 3", x)
+    x.copy_(as_torch(_exact_integers(r, n, dtype, -6), dtype))
+    call(f"{label} n = {n}: every element of the same tensor rewritten in place, call 4", x)
+    buffer = torch.zeros(3 * m + 1, dtype=dtype)
+    view = buffer[1::3]
+    view.copy_(as_torch(_exact_integers(r, m, dtype, 5), dtype))
+    call(f"{label} every third element of a buffer, n = {m}: call 1", view)
+    buffer.mul_(-2)
+    call(f"{label} every third element of a buffer, n = {m}: the buffer changed in place, call 2", view)
+
+    # (b) New tensors that look like the earlier ones (shape, dtype, strides), with other values.
+    call(f"{label} n = {n}: a new tensor of the same shape and dtype", as_torch(_exact_integers(r, n, dtype, 3), dtype))
+    twin = x.clone()
+    twin[n // 2] -= 11
+    call(f"{label} n = {n}: a copy of the first tensor with one middle element changed", twin)
+    call(f"{label} n = {m}: a new view of the same layout over a new buffer", laid_out(_exact_integers(r, m, dtype, -8), dtype, "every third from 1"))
+    del x, twin, view, buffer
+
+    # (c) Tensors freed (gc.collect()) and rebuilt with other values at the id of the one that is gone; then new
+    # view objects over one buffer rewritten between calls, so the memory address is the same too.
+    box = [as_torch(_exact_integers(r, n, dtype, 4), dtype)]
+    call(f"{label} n = {n}: freed and rebuilt, call 1", box[0])
+    for j, shift in ((2, -5), (3, 8)):
+        values = as_torch(_exact_integers(r, n, dtype, shift), dtype)
+        box.append(_rebuilt(box, values.clone))
+        call(f"{label} n = {n}: freed and rebuilt, call {j}", box[0])
+    buffer = torch.zeros(3 * m + 1, dtype=dtype)
+    box = [buffer[1::3]]
+    box[0].copy_(as_torch(_exact_integers(r, m, dtype, -3), dtype))
+    call(f"{label} views over one buffer, n = {m}: call 1", box[0])
+    for j, shift in ((2, 6), (3, -7)):
+        buffer[1::3] = as_torch(_exact_integers(r, m, dtype, shift), dtype)
+        box.append(_rebuilt(box, lambda: buffer[1::3]))
+        call(f"{label} views over one buffer, n = {m}: a new view after the buffer was rewritten, call {j}", box[0])
+
+
+@probe(category="edge-cases", check="each_call_within_sum_bound", hints=["state"], timeout=20)
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many calls in one process: tensors changed in place between calls, new look-alike tensors, and tensors freed and rebuilt.
+
+    In each dtype: one tensor summed, then changed in place (negated, one
+    middle element, every element) and summed again after each change; a
+    strided view whose buffer changes under it; new tensors of the same
+    shape, dtype and strides with other values; tensors freed, collected and
+    rebuilt with other values at the same id, and new views over one buffer
+    rewritten between calls (the same address too). Every value is an
+    integer whose float32 sums are exact in any order, so only a sum of
+    other values than x holds at its call fails: a cache keyed on id(x), on
+    the tensor object, on its shape, strides and dtype, or a converted copy
+    kept between calls. Results are kept as returned, so an output tensor a
+    later call reuses fails too.
+    """
+    call = _Calls(solution)
+    # What exists now (torch, the candidate's module) is set aside from collection, so each gc.collect() walks only
+    # what the probe and the calls made since: a fraction of a second less for each of the twelve.
+    gc.freeze()
+    try:
+        for i, dtype in enumerate((torch.float32, torch.float16, torch.bfloat16)):
+            _repeated_calls_of_one_dtype(call, dtype, seed=2000 + i)
+    finally:
+        gc.unfreeze()
+    return call.observation
