@@ -150,7 +150,10 @@ def _build_at_the_same_time(barrier: Any, read_dir: str, run_dir: str) -> None:
 def test_two_probes_writing_the_same_run_entry_at_once_both_succeed(read_dir: Path, tmp_path: Path) -> None:
     """mlir-read-the-dump's old per-run cache shared one '<key>.part' name: one of two writers failed."""
     run = tmp_path / "run"
-    context = multiprocessing.get_context("fork")
+    # Spawned, not forked: a fork of an xdist worker that holds other tests' threads (pools, engine clients) can
+    # inherit a lock taken at that instant and hang before build() (seen in a fresh-clone CI run: one writer never
+    # reached the barrier, the other broke it after 60 s).
+    context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(2)
     writers = [context.Process(target=_build_at_the_same_time, args=(barrier, str(read_dir), str(run))) for _ in range(2)]
     for writer in writers:
