@@ -190,17 +190,24 @@ def test_correct_code_on_fully_loaded_cores_is_accepted(backend: str) -> None:
     # overloaded (or runs out of its wall clock while probes are given time back): a load fault, the only kind load
     # may cause, never a verdict. The grading task grades it again, three times, backing off 2, 4 and 8 s
     # (web/submissions/tasks.py: grade_submission): so here, with one try more (after 16 s) for the load this test adds.
+    # If every try met a host far busier than this test makes it (the other worker's load on top: seen at load
+    # averages of 9-16 on two cores in a fresh-clone CI run), a load fault each time is the right answer, not a
+    # failure; below that, the grading must come through as accepted.
     faults: list[str] = []
+    loads: list[float] = []
     with busy_cores(per_core=1):
         for backoff in (2, 4, 8, 16, 0):
             try:
                 loaded = grade(SPINS_TWO_SECONDS, backend=backend, package=package)
                 break
             except HostLoadError as fault:
-                faults.append(f"{fault} (load average {os.getloadavg()[0]:.1f})")
+                loads.append(os.getloadavg()[0])
+                faults.append(f"{fault} (load average {loads[-1]:.1f})")
                 time.sleep(backoff)
         else:
-            pytest.fail(f"a load fault on every grading: {faults}")
+            overloaded = 3 * (os.cpu_count() or 1)
+            assert min(loads) > overloaded, f"a load fault on every grading, some at a load average below {overloaded}: {faults}"
+            return
     assert loaded.verdict == "accepted", [(p.name, p.status, p.message) for p in loaded.probes]
 
 
