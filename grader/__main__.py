@@ -1,7 +1,9 @@
 """Command line for the grader library, without Django.
 
-    python -m grader check [PACKAGE_DIR ...] [--fresh]  validate packages (default: all under challenges/;
-                                                    one that passed before on this code and backend is not run again)
+    python -m grader check [PACKAGE_DIR ...] [--fresh [--write-signatures]]
+                                                    validate packages (default: all under challenges/;
+                                                    one that passed before on this code and backend is not run again;
+                                                    --write-signatures records how each wrong solution failed)
     python -m grader grade PACKAGE_DIR FILE [--public] [--json | --as-candidate]
     python -m grader mutants PACKAGE_DIR [--jobs N] [--limit N] [--json] [--write | --recount | --carry-over REV]
                                                     grade mutants of the reference on the hidden probes
@@ -53,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="validate challenge packages")
     check.add_argument("packages", nargs="*", type=Path)
     check.add_argument("--fresh", action="store_true", help="validate even packages that passed before on this code and backend")
+    check.add_argument(
+        "--write-signatures",
+        action="store_true",
+        help="with --fresh: write each passing package's solutions/signatures.toml from this validation's gradings",
+    )
     grade = sub.add_parser("grade", help="grade one file against a package")
     grade.add_argument("package", type=Path)
     grade.add_argument("file", type=Path)
@@ -97,7 +104,11 @@ def main(argv: list[str] | None = None) -> int:
             repository = (ROOT / "challenges").resolve()
             # The repository's packages must hold a coverage table; a coach's own package elsewhere may.
             required = all(Path(f).resolve().is_relative_to(repository) for f in folders)
-            for report in validate_all(folders, remember=not args.fresh, require_coverage=required):
+            if args.write_signatures and not args.fresh:
+                print("error: --write-signatures needs --fresh (a validation looked up grades nothing to record)", file=sys.stderr)
+                return 2
+            reports = validate_all(folders, remember=not args.fresh, require_coverage=required, record_signatures=args.write_signatures)
+            for report in reports:
                 print(f"{'PASS' if report.ok else 'FAIL'} {report.name}")
                 for line in report.lines:
                     print(f"    {line}")

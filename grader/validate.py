@@ -37,9 +37,10 @@ from grader.diagnose import compare as compare_signature
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
 from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures
-from grader.package import Package
+from grader.package import SIGNATURES_RECORD, Package
 from grader.package_load import load_package_dir
 from grader.seal import check_seal, leaker_source
+from grader.signatures import write_signatures
 from grader.verdicts import Verdict
 from sandbox import Backend, get_backend
 
@@ -49,6 +50,9 @@ class Report:
     name: str
     ok: bool = True
     lines: list[str] = field(default_factory=list)
+    # The wrong solutions' hidden results, by name (GradeResult.to_dict()), kept when the validation is asked to write the
+    # signatures record from them (``record_signatures``): the grading the record needs is the one validation just did.
+    wrong_results: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def fail(self, line: str) -> None:
         self.ok = False
@@ -123,6 +127,7 @@ def validate_package(
     remember: bool = False,
     share: Share = WHOLE,
     require_coverage: bool = False,
+    record_signatures: bool = False,
 ) -> Report:
     """Run every check on the package in ``folder`` and report.
 
@@ -134,8 +139,14 @@ def validate_package(
     only this backend's part of a validation shared out over several.
     ``require_coverage`` fails a package without a coverage table (the
     repository's packages must hold one); a table present is always checked
-    (grader/coverage.py).
+    (grader/coverage.py). ``record_signatures`` (a whole validation only)
+    writes ``solutions/signatures.toml`` from the wrong solutions' gradings of
+    this validation when it passes, instead of comparing them with the record
+    it replaces: ``python -m grader check --fresh --write-signatures`` after a
+    probe changed, one grading of each wrong solution instead of two.
     """
+    if record_signatures and (share != WHOLE or remember):
+        raise ValueError("record_signatures needs a whole validation that is run, not looked up: share=WHOLE, remember=False")
     report = Report(str(folder))
     try:
         package = load_package_dir(folder)
@@ -158,9 +169,11 @@ def validate_package(
             report.lines = [*recorded["lines"], f"  ok passed before on this version, platform code, runtime and backend ({when}); not run again"]
             return report
     try:
-        _validate_loaded(package, report, backend, share)
+        _validate_loaded(package, report, backend, share, record_signatures=record_signatures)
     except GraderError as exc:
         report.fail(f"{type(exc).__name__}: {exc}")
+    if record_signatures and report.ok:
+        _record_signatures(Path(folder), package, report)
     if cache_key is not None and report.ok:
         validation_cache.record(cache_key, report.name, report.lines)
     return report
@@ -255,7 +268,17 @@ def _deal(package: Package, share: Share) -> Deal:
     )
 
 
-def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share) -> None:
+def _record_signatures(folder: Path, package: Package, report: Report) -> None:
+    wrong = [s.name for s in package.solutions if s.verdict != Verdict.ACCEPTED.value]
+    missing = [name for name in wrong if name not in report.wrong_results]
+    if missing:  # cannot happen in a whole validation that passed; never write half a record
+        report.fail(f"{SIGNATURES_RECORD}: not written, no grading of {', '.join(missing)}")
+        return
+    path = write_signatures(folder, package, {name: report.wrong_results[name] for name in wrong})
+    report.info(f"{SIGNATURES_RECORD}: written from these gradings ({len(wrong)} wrong solutions) to {path}")
+
+
+def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share, *, record_signatures: bool = False) -> None:
     """The reference's runs, then the codes dealt to this part; with one lane, all in one sandbox.
 
     The reference is trusted code and so are the starter, the solutions and
@@ -291,7 +314,7 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None, 
         name: judge_run(package, execution, expected, public=False, only=run.only, backend=backend)
         for (name, _), run, execution in zip(carried, runs[len(kinds) :], executions[len(kinds) :], strict=True)
     }
-    _validate_submissions(package, report, backend, deal, done)
+    _validate_submissions(package, report, backend, deal, done, record_signatures=record_signatures)
 
 
 def _validate_reference(package: Package, public: bool, report: Report, backend: Backend, share: Share, first: Execution) -> None:
@@ -346,7 +369,9 @@ def _validate_reference(package: Package, public: bool, report: Report, backend:
         report.fail(f"reference, {kind}: probe '{slowest.name}' uses over 80% of its time limit; raise the limit")
 
 
-def _validate_submissions(package: Package, report: Report, backend: Backend, deal: Deal, done: dict[str, GradeResult]) -> None:
+def _validate_submissions(
+    package: Package, report: Report, backend: Backend, deal: Deal, done: dict[str, GradeResult], *, record_signatures: bool = False
+) -> None:
     """The starter and every cheat score below 100, every shipped solution gets the verdict ``solutions/expected.toml`` states, the seal holds.
 
     Only what was dealt to this part; ``done`` holds the results of those
@@ -410,6 +435,8 @@ def _validate_submissions(package: Package, report: Report, backend: Backend, de
             problems.append(f"score {result.score:g}, expected at least {solution.score_at_least:g}")
         if result.verdict == Verdict.INTERNAL_ERROR:
             problems.append("the platform failed")
+        elif solution.verdict != Verdict.ACCEPTED.value and record_signatures:
+            report.wrong_results[solution.name] = result.to_dict()  # the record is written from this grading
         elif solution.verdict != Verdict.ACCEPTED.value:
             # The diagnosis library must say how this solution fails today (grader/diagnose.py).
             drift = compare_signature(package, solution.name, result.to_dict())
@@ -466,7 +493,12 @@ def validate_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def validate_all(folders: list[Path], backend: Backend | None = None, *, remember: bool = False, require_coverage: bool = False) -> list[Report]:
+def validate_all(
+    folders: list[Path], backend: Backend | None = None, *, remember: bool = False, require_coverage: bool = False, record_signatures: bool = False
+) -> list[Report]:
     if not folders:
         raise PackageError("no challenge packages found")
-    return [validate_package(folder, backend, remember=remember, require_coverage=require_coverage) for folder in folders]
+    return [
+        validate_package(folder, backend, remember=remember, require_coverage=require_coverage, record_signatures=record_signatures)
+        for folder in folders
+    ]

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.diagnose import read_record, record_problems
 from grader.errors import PackageError
+from grader.package import SIGNATURES_RECORD
+from grader.package_load import load_package_dir
 from grader.validate import Share, validate_jobs, validate_package
 from sandbox import get_backend
 from tests.helpers import ADD_NUMBERS
@@ -240,3 +243,30 @@ def test_the_starter_is_screened_on_the_first_hidden_probes_and_graded_on_all_if
 def test_a_share_outside_its_whole_is_refused() -> None:
     with pytest.raises(ValueError, match=r"index must be in 0\.\.1"):
         Share(2, 2)
+
+
+def test_a_fresh_validation_writes_the_signatures_record_from_its_own_gradings(tmp_path: Path) -> None:
+    """``check --fresh --write-signatures``: the record a probe change made wrong is rewritten, not compared."""
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    record = folder / SIGNATURES_RECORD
+    # A current record that says the wrong solution fails otherwise than it does: a plain validation fails on it.
+    record.write_text(record.read_text().replace('"integers" = "wrong:value"\n', ""))
+    plain = validate_package(folder, get_backend("bwrap"))
+    assert not plain.ok
+    assert any("its failures differ from solutions/signatures.toml" in line for line in plain.lines), plain.lines
+
+    report = validate_package(folder, get_backend("bwrap"), record_signatures=True)
+    assert report.ok, report.lines
+    assert any(line.startswith(f"  ok {SIGNATURES_RECORD}: written from these gradings (1 wrong solutions)") for line in report.lines)
+    package = load_package_dir(folder)
+    assert record_problems(package) == []
+    assert read_record(package)["solution"]["float64"]["failed"] == {"integers": "wrong:value", "keeps_float16": "wrong:dtype"}
+    assert validate_package(folder, get_backend("bwrap")).ok  # the record now holds for a plain validation
+
+
+def test_writing_signatures_needs_a_whole_validation_that_runs() -> None:
+    with pytest.raises(ValueError, match="record_signatures needs a whole validation"):
+        validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, share=Share(0, 2))
+    with pytest.raises(ValueError, match="record_signatures needs a whole validation"):
+        validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, remember=True)
