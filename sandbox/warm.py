@@ -162,10 +162,26 @@ def host_cache_dir(sources: list[WarmSource] | None = None) -> Path:
 
 
 def ready_host_cache() -> Path | None:
-    """The complete host cache for the current sources, or None if not built (or nothing to warm)."""
+    """The complete host cache for the current sources; else the newest complete one of earlier sources; else None.
+
+    Every entry of a warm cache is keyed by its own content (the compile
+    cache by the compiler's version, flags and input; TorchInductor's by the
+    graph; GCC reads the precompiled header only when the flags match), so a
+    cache built for earlier sources gives the right bytes for what has not
+    changed and misses on what has. An author editing one warm package's
+    probes then keeps the other packages' (and their own unchanged
+    programs') compiles warm until ``make sandbox-image`` or ``python -m
+    sandbox.warm`` builds the exact one, as CI does, instead of compiling
+    every program of every warm package from nothing in every probe.
+    """
     sources = warm_sources()
+    if not sources:
+        return None
     folder = host_cache_dir(sources)
-    return folder if sources and (folder / ".complete").exists() else None
+    if (folder / ".complete").exists():
+        return folder
+    built = [p for p in HOST_WARM_ROOT.iterdir() if (p / ".complete").exists()] if HOST_WARM_ROOT.is_dir() else []
+    return max(built, key=lambda p: (p / ".complete").stat().st_mtime, default=None)
 
 
 def ensure_host_cache(log: bool = True) -> Path | None:

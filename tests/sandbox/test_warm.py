@@ -139,3 +139,22 @@ def test_the_host_cache_lives_outside_the_clone_and_keeps_a_few_others(tmp_path:
     assert built is not None and (built / ".complete").exists() and len(builds) == 1
     assert [f.exists() for f in others] == [True] * warm_module.KEEP_OTHERS + [False, False]
     assert ensure_host_cache(log=False) == built and len(builds) == 1  # complete: not built again
+
+
+def test_without_its_own_cache_a_checkout_reads_the_newest_complete_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries are keyed by their content, so an earlier cache is right where it hits; the exact one wins once built."""
+    root = tmp_path / "warm"
+    monkeypatch.setattr(warm_module, "HOST_WARM_ROOT", root)
+    assert warm_module.ready_host_cache() is None  # nothing built on this machine
+    for age, name in enumerate(("newer", "older", "unfinished")):
+        folder = root / name
+        folder.mkdir(parents=True)
+        if name != "unfinished":
+            (folder / ".complete").touch()
+            os.utime(folder / ".complete", (1_000_000 - age, 1_000_000 - age))
+    assert warm_module.ready_host_cache() == root / "newer"
+    exact = warm_module.host_cache_dir()
+    exact.mkdir(parents=True)
+    (exact / ".complete").touch()
+    os.utime(exact / ".complete", (1, 1))  # older than the others, and still the one read
+    assert warm_module.ready_host_cache() == exact
