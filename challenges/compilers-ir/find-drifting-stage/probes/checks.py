@@ -18,12 +18,20 @@ the report worked out exactly with fractions from the stages' values
 ``reports_match_truth`` judge each of the candidate's reports as above, but
 against the truth of the reference's run, not against the reference's
 report: the reference passes only by agreeing with the exact report.
+
+``reports_in_sequence_match_truth`` judges ``repeated_calls``: many calls in
+one process, each report against the exact report of its step, once as it
+was returned and once after every call has run. A failure says which kind of
+step went wrong (``reason``: same-objects-changed, look-alike,
+rebuilt-at-freed-ids, changed-after-return), for the diagnosis only.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from grader.checks import CheckResult
 
 REL = 1e-4
 ABS = 1e-12
@@ -93,3 +101,39 @@ def first_stages_match_truth(actual: Any, expected: Any) -> tuple[bool, str]:
 def reports_match_truth(actual: Any, expected: Any) -> tuple[bool, str]:
     """The whole report of every case, against the exact report."""
     return _against_truth(actual, expected, report_matches)
+
+
+def _step_kind(label: str) -> str:
+    if label.startswith("everything freed"):
+        return "rebuilt-at-freed-ids"
+    if label.startswith("new stages"):
+        return "look-alike"
+    if label == "first call":
+        return "first-call"
+    return "same-objects-changed"
+
+
+def reports_in_sequence_match_truth(actual: Any, expected: Any) -> Any:
+    """Every call's report, as returned and after all calls, against the exact report of its step."""
+    if not expected.get("freed ids taken"):
+        return False, "the reference's run rebuilt no object at a freed id: the probe no longer tests ids"
+    if isinstance(actual, str):
+        return False, actual
+    if not isinstance(actual, dict):
+        return False, "the probe's observation is not a sequence of reports"
+    labels, truth = expected["steps"], expected["truth"]
+    for key in ("at each call", "after all calls"):
+        reports = actual.get(key)
+        if not isinstance(reports, list) or len(reports) != len(truth):
+            return False, "the probe did not make every call"
+    for number, (label, got, want) in enumerate(zip(labels, actual["at each call"], truth, strict=True), start=1):
+        ok, message = report_matches(got, want)
+        if not ok:
+            return CheckResult(False, f"call {number} of {len(truth)} ({label}): {message}", {"reason": _step_kind(label)})
+    for number, (label, got, want) in enumerate(zip(labels, actual["after all calls"], truth, strict=True), start=1):
+        ok, message = report_matches(got, want)
+        if not ok:
+            return CheckResult(
+                False, f"the report of call {number} ({label}) changed after later calls: {message}", {"reason": "changed-after-return"}
+            )
+    return True, f"all {len(truth)} calls as the exact report says, also after the later calls"

@@ -45,6 +45,17 @@ as a tuple, a list that must be left as it was or another sequence, as
 SimpleNamespaces, dataclasses or a NamedTuple with another field order
 (``stages_in_any_sequence``).
 
+The state round added ``repeated_calls``: many calls in one process, each
+judged against the exact report of its step, as returned and again after
+every call has run (``reports_in_sequence_match_truth``). The steps: the
+same stages and inputs changed in place (parameters updated, a caching
+stage refilling the same read-only arrays, input arrays refilled, a stage
+of the caller's list replaced), look-alike stages with the same names and
+tolerances on equal or on new inputs of the same shapes, and everything
+freed and rebuilt at the freed ids (the reference's run must show that the
+ids were taken). A memo keyed on ids, names, shapes, the inputs' bytes or
+the objects themselves, and a report reused by the next call, fail it.
+
 The drift mechanisms (all real, none is added noise):
 
 - fx: the decomposition table maps ``aten.gelu`` to the tanh approximation,
@@ -62,6 +73,7 @@ The drift mechanisms (all real, none is added noise):
   at 50, 0.0625 at 100), and LayerNorm amplifies what is lost.
 """
 
+import gc
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -266,7 +278,11 @@ def outlier_context_batches(seed: int, *specs: tuple[float, float]) -> list[tupl
 
 def observe(solution: Any, stages: list[Stage], inputs: list[tuple[np.ndarray, ...]]) -> Any:
     """Call the candidate and return its report as plain data (or what is wrong with it)."""
-    report = solution.find_drifting_stage(stages, inputs)
+    return plain_report(solution.find_drifting_stage(stages, inputs))
+
+
+def plain_report(report: Any) -> Any:
+    """The candidate's report as plain data, read as it is now (or what is wrong with it)."""
     if not isinstance(report, dict) or "first" not in report or "errors" not in report:
         return f"find_drifting_stage returned {type(report).__name__}, not a dict with 'first' and 'errors'"
     first = report["first"]
@@ -1683,3 +1699,221 @@ def generated_lineages(solution: Any) -> Any:
 def generated_shapes_and_sharing(solution: Any) -> Any:
     """Generated stage sequences with outputs of every shape (empty and 0-d too) and dtype, returned cached, shared or read-only."""
     return generated_family(solution, "shapes", seed=2703, count=GEN_CASES)
+
+
+# ---------------------------------------------------------------- repeated calls (state kept across calls)
+#
+# One process, many calls: the same stages and inputs changed in place
+# between calls, look-alikes with the same names, tolerances, shapes and
+# dtypes, and objects freed and rebuilt at the ids of the freed ones. Every
+# stage computes from the batch it is given and from its model's parameters
+# as they are at that moment, so a memo keyed on anything that does not
+# determine the outputs (an object's id, the object itself, a name, a shape,
+# the inputs' bytes) returns an earlier call's numbers at one of the steps.
+
+LIVE_ROWS, LIVE_D = 4, 6
+# name, dtype of its outputs, rtol, atol, and whether it hands back the same output arrays at every call
+# (a runtime's output buffers, refilled in place by each run)
+LIVE_TABLE = (
+    ("fx", F32, 1e-5, 1e-5, False),
+    ("onnx", F32, 1e-5, 1e-5, True),
+    ("ort", F64, 1e-5, 1e-5, False),
+    ("fp16", F16, 1e-2, 2e-3, False),
+)
+
+
+class LiveModel:
+    """Parameters the probe may change in place between calls.
+
+    ``w`` scales the reference's outputs; ``moves[key]`` is how far a stage's
+    outputs sit from the reference's, in units of that stage's own tolerance
+    (never near 1, so float64 rounding cannot decide a verdict), with a fixed
+    sign per element.
+    """
+
+    def __init__(self, seed: int, moves: dict[str, float]) -> None:
+        rng = np.random.default_rng(seed)
+        self.w = rng.uniform(0.5, 2.0, size=LIVE_D).astype(F32)
+        self.moves = dict(moves)
+        self.signs = {key: (rng.choice([-1.0, 1.0], size=(LIVE_ROWS, LIVE_D)), rng.choice([-1.0, 1.0], size=(LIVE_D, LIVE_ROWS))) for key in moves}
+
+    def reference(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Two float32 outputs: x scaled by w, and x - w transposed (a view)."""
+        return (x * self.w).astype(F32), (x - self.w).astype(F32).T
+
+    def moved(self, key: str, x: np.ndarray, rtol: float, atol: float, dtype: Any) -> tuple[np.ndarray, ...]:
+        outs = []
+        for r, signs in zip(self.reference(x), self.signs[key], strict=True):
+            r64 = r.astype(F64)
+            outs.append((r64 + self.moves[key] * signs * (atol + rtol * np.abs(r64))).astype(dtype))
+        return tuple(outs)
+
+
+def live_stage(model: LiveModel, name: str, inputs: list[tuple[np.ndarray, ...]], key: str | None = None) -> "LiveStage":
+    """The stage ``name`` of LIVE_TABLE, computed from ``model`` (``moves[key or name]``) at every call.
+
+    A caching stage keeps one set of read-only output arrays per batch of
+    ``inputs`` (found by identity) and refills them in place at every call.
+    """
+    _, dtype, rtol, atol, caching = next(row for row in LIVE_TABLE if row[0] == name)
+    buffers: dict[int, tuple[np.ndarray, ...]] = {}
+
+    def run(x: np.ndarray) -> tuple[np.ndarray, ...]:
+        outs = model.moved(key or name, x, rtol, atol, dtype)
+        slot = next((i for i, batch in enumerate(inputs) if batch[0] is x), None)
+        if not caching or slot is None:
+            return outs
+        if slot not in buffers:
+            buffers[slot] = tuple(read_only(o) for o in outs)
+        for buffer, out in zip(buffers[slot], outs, strict=True):
+            buffer.flags.writeable = True
+            buffer[...] = out
+            buffer.flags.writeable = False
+        return tuple(buffers[slot])
+
+    return LiveStage().fill(name, run, rtol, atol)
+
+
+def live_pipeline(model: LiveModel, inputs: list[tuple[np.ndarray, ...]]) -> list[Any]:
+    return [LiveStage().fill("eager", model.reference, 0.0, 0.0)] + [live_stage(model, row[0], inputs) for row in LIVE_TABLE]
+
+
+def live_inputs(seed: int, count: int = 2) -> list[tuple[np.ndarray, ...]]:
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(0.0, 1.5, size=(LIVE_ROWS, LIVE_D)).astype(F32),) for _ in range(count)]
+
+
+def at_freed_ids(make: Callable[[], Any], freed: list[int]) -> list[Any]:
+    """New objects from ``make()``, one per id in ``freed``, each, as a rule, at that id of a freed object.
+
+    Objects that land elsewhere are kept alive until every id wanted has come
+    up, so each try takes the next free slot of the allocator; after 4096
+    tries the ids not found get objects elsewhere (adapted from
+    register-autograd-for-custom-op's ``_clone_into_freed_id``). The caller
+    fills each object in after it has its id: whichever freed slot comes up
+    first serves whichever object was there.
+    """
+    found: dict[int, Any] = {}
+    spare: list[Any] = []
+    for _ in range(4096):
+        if len(found) == len(freed):
+            break
+        fresh = make()
+        if id(fresh) in freed and id(fresh) not in found:
+            found[id(fresh)] = fresh
+        else:
+            spare.append(fresh)
+    return [found[i] if i in found else spare.pop() for i in freed]
+
+
+class LiveStage:
+    """A stage as a plain object with the four attributes, filled in after it is made."""
+
+    __slots__ = ("atol", "name", "rtol", "run")
+
+    def fill(self, name: str, run: Callable[..., tuple[np.ndarray, ...]], rtol: float, atol: float) -> "LiveStage":
+        self.name, self.run, self.rtol, self.atol = name, run, rtol, atol
+        return self
+
+
+def rebuild_at_freed_ids(live: dict[str, Any], model: LiveModel, values: list[np.ndarray]) -> dict[str, bool]:
+    """Free the stages and inputs held in ``live`` and build new ones from ``model`` and ``values``, each object
+    (input arrays, batch tuples, the inputs list, every stage and its run, the stages list) at the id of the one it
+    replaces, as a rule; for each kind of object, whether every one took its id (they do when nothing else holds
+    the freed ones)."""
+    inputs, stages = live.pop("inputs"), live.pop("stages")
+    freed_arrays, freed_batches, freed_inputs = [id(x) for (x,) in inputs], [id(b) for b in inputs], id(inputs)
+    freed_stages, freed_runs, freed_list = [id(s) for s in stages], [id(s.run) for s in stages], id(stages)
+    tolerances = [(s.name, s.rtol, s.atol) for s in stages]
+    del inputs, stages
+    live.pop("model")
+    gc.collect()
+    # the objects that are filled in after they are made come first, before anything else long-lived is allocated
+    new_stages = at_freed_ids(LiveStage, freed_stages)
+    inputs, stage_list = at_freed_ids(list, [freed_inputs, freed_list])
+    shape, dtype = values[0].shape, values[0].dtype
+    arrays = at_freed_ids(lambda: np.empty(shape, dtype), freed_arrays)
+    for array, value in zip(arrays, values, strict=True):
+        array[...] = value
+    batches = [at_freed_ids(lambda a=a: (a,), [i])[0] for a, i in zip(arrays, freed_batches, strict=True)]
+    inputs.extend(batches)
+    runs = at_freed_ids(lambda: model.reference, freed_runs[:1])
+    runs += [at_freed_ids(lambda n=n: live_stage(model, n, inputs).run, [i])[0] for (n, _, _), i in zip(tolerances[1:], freed_runs[1:], strict=True)]
+    stage_list.extend(stage.fill(n, r, q, a) for stage, (n, q, a), r in zip(new_stages, tolerances, runs, strict=True))
+    live.update(model=model, inputs=inputs, stages=stage_list)
+    return {
+        "input arrays": [id(x) for x in arrays] == freed_arrays,
+        "stages": [id(s) for s in stage_list] == freed_stages,
+        "lists": (id(inputs), id(stage_list)) == (freed_inputs, freed_list),
+        "batch tuples": [id(b) for b in batches] == freed_batches,
+        "runs": [id(r) for r in runs] == freed_runs,
+    }
+
+
+@probe(category="report", weight=2, check="reports_in_sequence_match_truth", hints=["state"])
+def repeated_calls(solution: Any) -> Any:
+    """Many calls in one process: stages and inputs changed in place between calls, look-alikes, objects rebuilt at freed ids."""
+    # Each call is judged against the exact report worked out just before it
+    # ("at each call"), and every report again once all calls have run
+    # ("after all calls": a report that a later call reuses or clears changes
+    # under its caller). The steps: parameters updated in place (the
+    # reference and every stage move; a caching stage refills the same
+    # read-only arrays), the input arrays refilled in place, a stage of the
+    # caller's list replaced; new stages with the same names and tolerances
+    # on inputs equal to the earlier ones, then on other inputs of the same
+    # shapes; and twice, everything freed and rebuilt at the freed ids.
+    labels: list[str] = []
+    returned: list[Any] = []
+    at_call: list[Any] = []
+    truth: list[Any] = []
+
+    def call(label: str, stages: list[Stage], inputs: list[tuple[np.ndarray, ...]]) -> None:
+        truth.append(exact_report(stages, inputs))
+        report = solution.find_drifting_stage(stages, inputs)
+        labels.append(label)
+        returned.append(report)
+        at_call.append(plain_report(report))
+
+    model = LiveModel(900, {"fx": 0.3, "onnx": 0.6, "ort": 2.5, "fp16": 0.5, "fx-replaced": 2.0})
+    inputs = live_inputs(901)
+    stages = live_pipeline(model, inputs)
+    call("first call", stages, inputs)
+
+    model.w[...] = LiveModel(902, {}).w  # a parameter update: the reference moves, and every stage with it
+    model.moves.update({"fx": 1.6, "onnx": 0.4, "ort": 0.7, "fp16": 3.0})
+    call("parameters updated in place", stages, inputs)
+
+    for k, (x,) in enumerate(inputs):  # a loader refilling its buffers with the next batches
+        x[...] = live_inputs(903 + k, 1)[0][0]
+    model.moves.update({"fx": 0.2, "onnx": 2.5})
+    call("input arrays refilled in place", stages, inputs)
+
+    stages[1] = live_stage(model, "fx", inputs, key="fx-replaced")  # the caller's list, edited
+    call("a stage of the same list replaced", stages, inputs)
+
+    look_alike = [(x.copy(),) for (x,) in inputs]
+    other = LiveModel(905, {"fx": 0.5, "onnx": 0.3, "ort": 0.1, "fp16": 1.4})
+    stages_b = live_pipeline(other, look_alike)
+    call("new stages of the same names on equal inputs", stages_b, look_alike)
+
+    live = {"model": LiveModel(907, {"fx": 2.2, "onnx": 0.8, "ort": 0.0, "fp16": 0.6}), "inputs": live_inputs(906)}
+    live["stages"] = live_pipeline(live["model"], live["inputs"])
+    call("new stages of the same names on new inputs of the same shapes", live["stages"], live["inputs"])
+    del model, inputs, stages, look_alike, other, stages_b
+
+    taken = []
+    for round_ in range(2):
+        new_model = LiveModel(910 + 2 * round_, {"fx": 0.4, "onnx": 1.8 - 1.5 * round_, "ort": 0.9, "fp16": 0.2 + 2.5 * round_})
+        taken.append(rebuild_at_freed_ids(live, new_model, [x for (x,) in live_inputs(911 + 2 * round_)]))
+        del new_model
+        call(f"everything freed and rebuilt at the same ids, round {round_ + 1}", live["stages"], live["inputs"])
+
+    return {
+        "steps": labels,
+        "at each call": at_call,
+        "after all calls": [plain_report(report) for report in returned],
+        "truth": truth,
+        # in the reference's run the check requires that the input arrays, the stages and both lists took the ids
+        # of the freed ones in some round (the other kinds are ids a candidate might key on, not required)
+        "freed ids taken": all(any(t[kind] for t in taken) for kind in ("input arrays", "stages", "lists")),
+    }
