@@ -42,7 +42,7 @@ from grader.mutants import TARGET_SCORE, Outcome, carry_over_record, files_at, r
 from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD
 from grader.package_load import discover_packages, load_package_dir
 from grader.signatures import grade_wrong_solutions, write_signatures
-from grader.solution_edits import edit_of, worth_an_edit
+from grader.solution_edits import apply_edit, edit_of, worth_an_edit
 from grader.validate import validate_all, validate_jobs
 from sandbox.errors import AppError
 
@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as exc:
             print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
+        if args.file.suffix == ".patch":
+            # A shipped solution stored as its edit of the reference (grader/solution_edits.py): graded as the file it makes.
+            code = apply_edit(package.reference_code, code.decode("utf-8"), origin=str(args.file)).encode("utf-8")
         result = grade_submission(package, code, public=getattr(args, "public", False))
     except AppError as exc:
         # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.

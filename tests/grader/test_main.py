@@ -9,6 +9,7 @@ import pytest
 
 from grader.__main__ import main
 from grader.feedback import candidate_view
+from grader.solution_edits import edit_of
 from tests.helpers import ADD_NUMBERS
 
 
@@ -65,3 +66,22 @@ def test_as_candidate_prints_what_the_candidate_of_a_hidden_grading_sees(capsys:
     assert view == candidate_view(full)
     assert {p["message"] for p in view["probes"]} == {"raised ValueError at solution.py line 7"}
     assert "default_rng" not in json.dumps(view) and "timings" not in view
+
+
+@pytest.mark.sandbox
+def test_a_patch_is_graded_as_the_file_it_makes_of_the_reference(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Shipped solutions are stored as edits of the reference (grader/solution_edits.py): grade takes them as they are."""
+    reference = (ADD_NUMBERS / "reference" / "solution.py").read_text()
+    wrong = reference.replace("np.add(a, b)", "np.subtract(a, b)")
+    assert wrong != reference
+    patch = tmp_path / "subtracts.patch"
+    patch.write_text(edit_of(reference, wrong, reference_path="reference/solution.py", solution_path="solutions/subtracts.py"))
+    assert main(["grade", str(ADD_NUMBERS), str(patch), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "wrong_answer" and result["score"] == 0
+
+    stale = tmp_path / "stale.patch"
+    stale.write_text(patch.read_text().replace("np.add(a, b)", "np.multiply(a, b)"))  # its old lines are not in the reference
+    assert main(["grade", str(ADD_NUMBERS), str(stale)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no longer applies" in err and "Traceback" not in err
