@@ -38,8 +38,8 @@ from grader.diagnose import leave_one_out, library, nearest, signature
 from grader.diagnose import record_problems as diagnosis_record_problems
 from grader.feedback import candidate_view
 from grader.grade import grade_submission
-from grader.mutants import TARGET_SCORE, Outcome, carry_over_record, files_at, record_problems, recount_record, run_mutants, write_record
-from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD
+from grader.mutants import TARGET_SCORE, MutationRun, Outcome, carry_over_record, files_at, record_problems, recount_record, run_mutants, write_record
+from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD, Package
 from grader.package_load import discover_packages, load_package_dir
 from grader.signatures import grade_wrong_solutions, write_signatures
 from grader.solution_edits import apply_edit, edit_of, worth_an_edit
@@ -79,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     mutants.add_argument(
         "--carry-over",
         metavar="REV",
-        help=f"run nothing: carry the {MUTANTS_RECORD} of git revision REV over changes no mutant's grading reads "
-        "(statement, starter, solutions, coverage table, hints, [rules])",
+        help=f"carry the {MUTANTS_RECORD} of git revision REV over changes no mutant's grading reads "
+        "(statement, starter, solutions, coverage table, hints, [rules]), grading nothing; or over probes added "
+        "(grader/probe_additions.py), grading only the survivors again",
     )
     signatures = sub.add_parser("signatures", help="record how each shipped wrong solution fails (the diagnosis library)")
     signatures.add_argument("package", type=Path)
@@ -233,8 +234,14 @@ def _mutants(args: argparse.Namespace) -> int:
         if args.recount:
             path = recount_record(args.package)
         else:
-            path, refused = carry_over_record(args.package, files_at(args.package, args.carry_over))
-            note = f" from {args.carry_over}; survivors the rules now refuse, killed: {', '.join(refused) or 'none'}"
+            jobs = args.jobs if args.jobs is not None else validate_jobs()
+
+            def regrade(package: Package, ids: list[str]) -> MutationRun:
+                print(f"probes were added: grading the {len(ids)} survivors again ({', '.join(ids)})", file=sys.stderr, flush=True)
+                return run_mutants(package, jobs=jobs, ids=ids)
+
+            path, refused = carry_over_record(args.package, files_at(args.package, args.carry_over), regrade)
+            note = f" from {args.carry_over}; survivors the rules or new probes now kill: {', '.join(refused) or 'none'}"
         problems = record_problems(args.package)
         print(f"rewrote {path}{note}" + "".join(f"\n  {p}" for p in problems))
         return 1 if problems else 0

@@ -23,7 +23,7 @@ import ast
 import json
 import subprocess
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ from grader.mutant import Mutant
 from grader.mutate import make_mutants
 from grader.package import MUTANTS_RECORD, UNGRADED, Package, graded_part, graded_version, version_without_mutants
 from grader.package_load import load_package_dir, read_package_files
+from grader.probe_additions import PROBE_PREFIX, probe_files_only_added
 from grader.source_rules import rule_violations
 from sandbox import Backend
 
@@ -147,6 +148,7 @@ def run_mutants(
     limit: int | None = None,
     backend: Backend | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
+    ids: Collection[str] | None = None,
 ) -> MutationRun:
     """Grade mutants of the package's reference on its hidden probes, ``jobs`` at a time.
 
@@ -154,10 +156,12 @@ def run_mutants(
     mutant runs. The reference as ``ast.unparse`` prints it, with no mutation,
     must score 100 first: mutants are printed the same way, and a reference
     whose behaviour depends on its own formatting cannot be judged by them.
+    ``ids`` grades only the mutants of those ids (a carried-over record's
+    survivors), instead of a spread of ``limit``.
     """
     reference = package.reference_code
     mutants = make_mutants(reference, package.entry)
-    chosen = spread(mutants, limit)
+    chosen = [m for m in mutants if m.id in ids] if ids is not None else spread(mutants, limit)
     expected_observations(package, False, backend)
     baseline = _grade(package, ast.unparse(ast.parse(reference)) + "\n", backend)
     if baseline.score is None or baseline.score < 100:
@@ -339,8 +343,12 @@ def record_is_current(record: dict[str, Any], files: dict[str, bytes]) -> bool:
     return bool(record.get("version") == version_without_mutants(files))
 
 
-def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[str]]:
-    """Carry a record over changes that cannot change how a mutant is graded, grading nothing.
+#: Grades the mutants of the given ids on the package's hidden probes (``run_mutants`` with ``ids``).
+Regrade = Callable[[Package, list[str]], MutationRun]
+
+
+def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | None = None) -> tuple[Path, list[str]]:
+    """Carry a record over changes that cannot unkill a mutant, grading at most its survivors.
 
     ``base`` is the package's files as they were when the record was written
     (its version must be the record's). Since then, only the statement, the
@@ -348,8 +356,12 @@ def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[
     have changed: a mutant's grading reads none of them, except the rules,
     which only refuse code before it runs (grader/source_rules.py). So a
     killed mutant stays killed, and a survivor stays one unless the rules now
-    refuse its source, which kills it. Returns the record's path and the ids
-    of the survivors the rules killed.
+    refuse its source, which kills it. Or, with ``regrade``, probes were
+    added and nothing else a grading reads changed (grader/probe_additions.py:
+    every old probe runs the same code, so what it failed it still fails): a
+    killed mutant stays killed, and the survivors are graded again on the
+    probes as they are now. Returns the record's path and the ids of the
+    survivors killed since (by the rules or the new probes).
     """
     files = read_package_files(folder)
     record = load_record(base)
@@ -357,15 +369,33 @@ def carry_over_record(folder: Path, base: dict[str, bytes]) -> tuple[Path, list[
         raise PackageError("the base holds no record to carry over", path=str(folder / MUTANTS_RECORD))
     if record.get("version") != version_without_mutants(base):
         raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
+    added_probes = False
     if graded_part(files) != graded_part(base):
         changed = sorted(p for p in set(files) | set(base) if not p.startswith(UNGRADED) and files.get(p) != base.get(p))
-        raise PackageError(f"what a mutant's grading reads changed ({', '.join(changed)}): run with --write", path=str(folder / MUTANTS_RECORD))
+        others = [p for p in changed if not p.startswith(PROBE_PREFIX)] or probe_files_only_added(base, files)
+        if others or regrade is None:
+            raise PackageError(
+                f"what a mutant's grading reads changed ({', '.join(changed)}"
+                + (f"; not only probes added: {'; '.join(others)}" if others and regrade is not None else "")
+                + "): run with --write",
+                path=str(folder / MUTANTS_RECORD),
+            )
+        added_probes = True
     package = load_package_dir(folder)
     sources = {m.id: m.source for m in make_mutants(package.reference_code)}
     table = record.get("counts")
     counts: dict[str, Any] = table if isinstance(table, dict) else {}
     survivors = [(str(e["id"]), str(e.get("description", ""))) for kind in ("equivalent", "survivor") for e in record.get(kind, [])]
     refused = [i for i, _ in survivors if i in sources and rule_violations(package.rules, sources[i])]
+    if added_probes and regrade is not None:
+        unknown = [i for i, _ in survivors if i not in sources and i not in refused]
+        if unknown:  # the mutator no longer makes them: nothing to grade them by
+            raise PackageError(f"the record's survivors {', '.join(unknown)} are no longer made: run with --write", path=str(folder / MUTANTS_RECORD))
+        pending = [i for i, _ in survivors if i not in refused]
+        run = regrade(package, pending) if pending else None
+        if run is not None and (run.errors or {o.mutant.id for o in run.outcomes} != set(pending)):
+            raise PlatformError(f"the survivors could not all be graded again; not writing {MUTANTS_RECORD}")
+        refused += [o.mutant.id for o in run.killed] if run is not None else []
     kept = tuple((i, d) for i, d in survivors if i not in refused)
     try:
         killed = int(counts["killed"]) + len(refused)

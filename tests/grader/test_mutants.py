@@ -173,7 +173,7 @@ def test_carry_over_keeps_a_record_across_what_no_mutants_grading_reads_and_kill
     ],
     ids=["probes", "limits", "reference"],
 )
-def test_carry_over_refuses_a_change_a_mutants_grading_reads(folder: Path, change) -> None:
+def test_carry_over_refuses_a_change_a_mutants_grading_reads(folder: Path, change) -> None:  # grading nothing
     (folder / MUTANTS_RECORD).write_text(record_text(folder))
     base = read_package_files(folder)
     change(folder)
@@ -192,7 +192,7 @@ def test_carry_over_reads_its_base_from_git(folder: Path, capsys: pytest.Capture
     (folder / "statement.md").write_text("Reworded.\n")
     assert record_problems(folder) != []
     assert main(["mutants", str(folder), "--carry-over", "HEAD"]) == 0
-    assert "survivors the rules now refuse, killed: none" in capsys.readouterr().out
+    assert "survivors the rules or new probes now kill: none" in capsys.readouterr().out
     assert record_problems(folder) == []
     with pytest.raises(PackageError, match="git ls-tree -r failed: fatal: Not a valid object name no-such-revision"):
         files_at(folder, "no-such-revision")
@@ -239,3 +239,46 @@ def test_a_limit_takes_the_same_even_spread_every_time() -> None:
     assert spread(made, 1000) == made
     with pytest.raises(PackageError, match="--limit must be at least 1"):
         spread(made, 0)
+
+
+def commit_all(repo: Path) -> None:
+    import subprocess
+
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+
+
+NEW_PROBE = '''
+
+@probe(category="values", check="exact")
+def negatives(solution):
+    """A probe a round added."""
+    return solution.add(np.array([-1, -2]), np.array([-3, 4])).tolist()
+'''
+
+
+@pytest.mark.sandbox
+def test_carry_over_across_added_probes_grades_only_the_survivors_again(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A round adds a probe: the kills stand (old probes run the same code), the survivors are graded on the new set."""
+    monkeypatch.setenv("SANDBOX_BACKEND", "bwrap")
+    # As if the old probes had missed the lost sign: a survivor; the dropped print is equivalent.
+    survivor = '\n[[survivor]]\nid = "sign:6:5:0"\ndescription = "line 6: minus"\n'
+    (folder / MUTANTS_RECORD).write_text(record_text(folder, killed=8, survived=2, score=88.9) + survivor)
+    commit_all(folder.parents[1])
+    hidden = folder / "probes" / "hidden.py"
+    hidden.write_text(hidden.read_text() + NEW_PROBE)
+    assert record_problems(folder) != []
+    assert main(["mutants", str(folder), "--carry-over", "HEAD", "--jobs", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "probes were added: grading the 2 survivors again (drop:5:5:0, sign:6:5:0)" in captured.err
+    assert "survivors the rules or new probes now kill: sign:6:5:0" in captured.out
+    record = (folder / MUTANTS_RECORD).read_text()
+    assert "killed = 9" in record and "survived = 1" in record and f'why = "{WHY}"' in record and "sign:6:5:0" not in record
+    assert record_problems(folder) == []
+
+    # A change inside an old probe is not an addition: every mutant must be graded again.
+    hidden.write_text(hidden.read_text().replace("rng.normal(size=(3, 5))", "rng.normal(size=(3, 6))", 1))
+    with pytest.raises(PackageError, match=r"not only probes added: probes/hidden.py: top-level statement \d+ of the old file changed"):
+        carry_over_record(folder, files_at(folder, "HEAD"), lambda package, ids: pytest.fail("graded"))
