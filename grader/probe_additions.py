@@ -36,6 +36,20 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def _one_name_per_import(tree: ast.Module) -> ast.Module:
+    """``from m import a, b`` as ``from m import a`` and ``from m import b``: a name added to an import is an addition."""
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and len(node.names) > 1:
+            body += [ast.ImportFrom(module=node.module, names=[alias], level=node.level) for alias in node.names]
+        elif isinstance(node, ast.Import) and len(node.names) > 1:
+            body += [ast.Import(names=[alias]) for alias in node.names]
+        else:
+            body.append(node)
+    tree.body = body
+    return tree
+
+
 def _defined(node: ast.stmt) -> set[str]:
     """The module-level names a top-level statement binds."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -70,11 +84,12 @@ def _an_addition(node: ast.stmt, old_names: set[str]) -> bool:
 def only_added(old: str, new: str) -> str | None:
     """None when ``new`` is ``old`` with top-level definitions of new names added; else what differs, in a line."""
     try:
-        old_tree = _without_docstrings(ast.parse(old))
-        new_tree = _without_docstrings(ast.parse(new))
+        old_tree = _one_name_per_import(ast.parse(old))
+        new_tree = _one_name_per_import(ast.parse(new))
     except SyntaxError as exc:
         return f"does not parse ({exc.msg}, line {exc.lineno})"
-    assert isinstance(old_tree, ast.Module) and isinstance(new_tree, ast.Module)
+    _without_docstrings(old_tree)
+    _without_docstrings(new_tree)
     old_names = set().union(*(_defined(n) for n in old_tree.body)) if old_tree.body else set()
     kept = [n for n in new_tree.body if not _an_addition(n, old_names)]
     old_dumps = [ast.dump(n) for n in old_tree.body]
@@ -83,10 +98,10 @@ def only_added(old: str, new: str) -> str | None:
         return None
     for position, (was, now) in enumerate(zip(old_dumps, new_dumps, strict=False)):
         if was != now:
-            return f"top-level statement {position + 1} of the old file changed (line {kept[position].lineno} now)"
+            return f"top-level statement {position + 1} of the old file changed (line {getattr(kept[position], 'lineno', '?')} now)"
     if len(new_dumps) > len(old_dumps):
         extra = kept[len(old_dumps)]
-        return f"line {extra.lineno} is not a definition of a new name that runs nothing on import"
+        return f"line {getattr(extra, 'lineno', '?')} is not a definition of a new name that runs nothing on import"
     return "a top-level statement of the old file is gone"
 
 

@@ -45,8 +45,9 @@ def second(solution):
         OLD.replace('"""The first probe."""', '"""Reworded: what it tests."""').replace('"""Hidden probes."""', '"""Other words."""'),
         OLD.replace("import numpy as np\n", "import gc\nimport numpy as np\n") + "\n# a comment\n",
         OLD + "\n\nclass Model:\n    size = 3\n",
+        OLD.replace("from probekit import probe", "from probekit import probe, fresh_process"),
     ],
-    ids=["a new probe and constant", "docstrings reworded", "an import and a comment", "a new class"],
+    ids=["a new probe and constant", "docstrings reworded", "an import and a comment", "a new class", "a name added to an import"],
 )
 def test_definitions_of_new_names_are_additions(new: str) -> None:
     assert only_added(OLD, new) is None
@@ -62,10 +63,11 @@ def test_definitions_of_new_names_are_additions(new: str) -> None:
         (OLD + "\n\ndef helper(n):\n    return n\n", "is not a definition of a new name"),  # defined again: old code would call it
         (OLD + "\nSEED += 1\n", "is not a definition of a new name"),
         (OLD.replace("SEED = 3\n", ""), "changed"),
+        (OLD.replace("from probekit import probe", "from probekit import probe as p2"), "changed"),
         ("def broken(:\n", "does not parse"),
     ],
     ids=["inside an old function", "an old constant", "a new call on import", "a new name from a call", "a name defined again",
-         "an old name changed", "an old statement gone", "no parse"],
+         "an old name changed", "an old statement gone", "an import renamed", "no parse"],
 )  # fmt: skip
 def test_anything_else_is_named(new: str, said: str) -> None:
     why = only_added(OLD, new)
