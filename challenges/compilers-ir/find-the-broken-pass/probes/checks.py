@@ -116,3 +116,32 @@ def every_planting_within_budget(actual: Any, expected: Any) -> tuple[bool, str]
             program = f"{expected['program']} {expected['n']}x{expected['n']} up to {expected['phase']}"
             return False, f"planting {index + 1} of {total} ({program}, {_site(expected, index)}): {message}"
     return True, f"all {total} plantings found within the budget of {allowed} compiles for {n} dumps"
+
+
+def every_call_right(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Many calls in one process (``observe_calls`` in probes/common.py): each answer must be that call's own truth."""
+    try:
+        cases, truth, got = expected["cases"], expected["truth"], actual["cases"]
+    except (KeyError, TypeError):
+        return False, "the probe's observation is malformed"
+    if not isinstance(got, list) or len(got) != len(cases):
+        return False, "the probe's observation is malformed"
+    if expected["worst_good"] > 0.01 or expected["least_bad"] < 3:  # a package bug, never the candidate's fault
+        return False, "a call of this probe breaks the statement's promise on the margins; report this challenge to its authors"
+    if expected["ids_reused"] < 1:  # the probe no longer tests what it is for
+        return False, "no call of this probe got arrays at an earlier call's id; report this challenge to its authors"
+    total = len(cases)
+    for index, (mine, ref, want) in enumerate(zip(got, cases, truth, strict=True)):
+        if not isinstance(ref, dict) or ref.get("answer") != want:
+            return False, "the reference did not find the first broken pass of every call; report this challenge to its authors"
+        where = f"call {index + 1} of {total} in one process"
+        if isinstance(mine, str):
+            return False, f"{where}: {mine}"
+        answer = mine.get("answer") if isinstance(mine, dict) else None
+        if answer != want:
+            right = "None (every dump is good on this call's inputs)" if want is None else f"#{want}"
+            return False, (
+                f"{where}: the first broken pass on this call's own inputs is {right}; you returned {answer!r}. "
+                "An answer, verdict or output kept from an earlier call does not hold for this one."
+            )
+    return True, f"all {total} calls right, each on its own inputs"

@@ -238,3 +238,71 @@ def observe_plantings(solution: Any, program: str, n: int, *, bug: str, phase: s
         "planted": sites, "truth": truth, "cases": cases,
         "worst_good": max(ratio[text] for _, text in good), "least_bad": min(ratio[text] for _, text in bad),
     }  # fmt: skip
+
+
+# ---------------------------------------------------------------- many calls in one process
+
+def observe_calls(solution: Any, program: str, n: int, steps: Sequence[dict[str, Any]]) -> Any:
+    """Many calls of ``find_broken_pass`` in this one process, each judged against its own truth.
+
+    Every step is one call: a pipeline of ``program`` (``bug`` planted ``at`` a
+    pass, or nothing planted) run on its own inputs. ``inputs`` is a seed
+    (new arrays, which after ``gc.collect()`` often land where the last
+    call's were), ``"same"`` (the previous step's arrays, their values
+    overwritten in place with those of ``seed``) or ``"equal"`` (every
+    argument of ``@main`` the same values, so a bug that only trades or
+    scales a difference changes nothing: the same IR texts as another step,
+    good on these inputs). The truth of each step is its first dump that
+    fails the statement's test on *its* inputs, found by checking every dump;
+    an answer kept from an earlier call (outputs, verdicts or answers keyed
+    on the IR texts, on the arrays' ids or on the list objects) misses it.
+    """
+    import gc
+
+    judge = CachedCompileAndRun()
+    cases, truth, worst_good, least_bad = [], [], 0.0, float("inf")
+    arrays: list[np.ndarray] = []
+    seen_ids: set[int] = set()
+    reused = 0
+    for step in steps:
+        plant = {k: step[k] for k in ("bug", "at", "phase") if k in step}
+        case = build_case(program, n, seed=step["seed"], **plant)
+        if compile_cache.fill_dir() is not None:
+            fill_compiles(case.passes)
+        how = step.get("inputs", "new")
+        if how == "same":
+            for mine, values in zip(arrays, case.inputs, strict=True):
+                mine[...] = values  # the caller's own arrays, changed in place since the last call
+        else:
+            arrays = []
+            gc.collect()  # what the last call was given is freed: new arrays may get its ids
+            base = case.inputs[0]
+            arrays = [(base if how == "equal" else a).copy() for a in case.inputs]
+        if how == "equal":
+            expected = [np.asarray(e, np.float64) for e in pipeline.PROGRAMS[program](n, None)[2](*[a.astype(np.float64) for a in arrays])]
+        else:
+            expected = [e.copy() for e in case.expected]
+        ratio = {text: error_over_bound(judge(text, arrays), expected) for text in dict.fromkeys(t for _, t in case.passes)}
+        for r in ratio.values():
+            if r <= 1:
+                worst_good = max(worst_good, r)
+            else:
+                least_bad = min(least_bad, r)
+        truth.append(next((i for i, (_, text) in enumerate(case.passes) if ratio[text] > 1), None))
+        if how != "same":  # new arrays at an id an earlier call's arrays had: what an id-keyed cache trips on
+            reused += id(arrays[0]) in seen_ids
+        seen_ids.add(id(arrays[0]))
+        counter = CachedCompileAndRun()
+
+        def compile_and_run(ir_text: str, inputs: Sequence[np.ndarray], counter: CompileAndRun = counter) -> list[np.ndarray]:
+            return counter(ir_text, inputs)
+
+        answer = solution.find_broken_pass(list(case.passes), arrays, [e.copy() for e in expected], compile_and_run)
+        if isinstance(answer, np.integer):
+            answer = int(answer)
+        if answer is not None and (isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(case.passes)):
+            cases.append(f"find_broken_pass returned {answer!r:.80}; it must return a pass index (an int) of this pipeline or None")
+        else:
+            cases.append({"answer": answer, "compiles": counter.calls})
+    return {"program": program, "n": n, "dumps": len(case.passes), "truth": truth, "cases": cases,
+            "worst_good": worst_good, "least_bad": least_bad, "ids_reused": reused}  # fmt: skip

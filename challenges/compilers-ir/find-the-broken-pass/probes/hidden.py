@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from probe_common import observe, observe_plantings
+from probe_common import observe, observe_calls, observe_plantings
 from probekit import probe
 
 # ---------------------------------------------------------------- localise: the answer
@@ -151,6 +151,33 @@ def swap_at_a_later_canonicalize_run(solution: Any) -> Any:
     pass only at its first run that changed something, names a later pass.
     """
     return observe(solution, "diff_and_energy", 8, bug="swap", at=("canonicalize @main", 2), seed=43)
+
+
+@probe(category="localise", weight=2, check="every_call_right", hints=["tolerance"], timeout=120)
+def repeated_calls(solution: Any) -> Any:
+    """Many calls in one process: the same dump texts on other inputs, arrays changed in place, and inputs that hide a bug.
+
+    Two outputs, 8 x 8, seven calls: a changed constant late in the
+    pipeline (twice, on two sets of inputs), nothing planted on the last
+    call's arrays changed in place, the same changed constant and a swap
+    early on inputs whose two arguments are equal (every dump good: the same
+    texts that were broken a call earlier), a swap on its own inputs, and the
+    first call again on fresh arrays. A cache of outputs, verdicts or answers
+    keyed on the IR texts, the arrays' ids or the list objects answers one of
+    them from an earlier call.
+    """
+    const_late = {"bug": "const", "at": (CLONE, 0)}
+    swap_early = {"bug": "swap", "at": ("inline", 0)}
+    steps = [
+        {**const_late, "seed": 61},
+        {**const_late, "seed": 62},
+        {"seed": 63, "inputs": "same"},
+        {**const_late, "seed": 64, "inputs": "equal"},
+        {**swap_early, "seed": 65},
+        {**swap_early, "seed": 66, "inputs": "equal"},
+        {**const_late, "seed": 61},
+    ]
+    return observe_calls(solution, "diff_and_energy", 8, steps)
 
 
 # ---------------------------------------------------------------- bisect: the answer within ceil(log2(n)) + 2 compiles
