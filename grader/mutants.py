@@ -367,7 +367,7 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
     record = load_record(base)
     if record is None:
         raise PackageError("the base holds no record to carry over", path=str(folder / MUTANTS_RECORD))
-    if record.get("version") != version_without_mutants(base):
+    if not record_is_current(record, base):  # its graded hash (or, in an older record, its whole version) is the base's
         raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
     added_probes = False
     if graded_part(files) != graded_part(base):

@@ -282,3 +282,13 @@ def test_carry_over_across_added_probes_grades_only_the_survivors_again(
     hidden.write_text(hidden.read_text().replace("rng.normal(size=(3, 5))", "rng.normal(size=(3, 6))", 1))
     with pytest.raises(PackageError, match=r"not only probes added: probes/hidden.py: top-level statement \d+ of the old file changed"):
         carry_over_record(folder, files_at(folder, "HEAD"), lambda package, ids: pytest.fail("graded"))
+
+
+def test_carry_over_takes_a_base_whose_record_is_current_by_its_graded_hash(folder: Path) -> None:
+    """A record carried over a statement edit keeps its graded hash, not the whole version: still the base's record."""
+    text = record_text(folder).replace('version = "', 'version = "from-an-earlier-statement-', 1)
+    (folder / MUTANTS_RECORD).write_text(text.replace("score = ", f'graded = "{graded_version(read_package_files(folder))}"\nscore = ', 1))
+    base = read_package_files(folder)
+    (folder / "statement.md").write_text("Reworded again.\n")
+    _, refused = carry_over_record(folder, base)
+    assert refused == [] and record_problems(folder) == []
