@@ -33,7 +33,7 @@ from grader.errors import PackageError, PlatformError
 from grader.grade import expected_observations, grade_series, grade_submission
 from grader.mutant import Mutant
 from grader.mutate import make_mutants
-from grader.package import MUTANTS_RECORD, UNGRADED, Package, graded_part, graded_version, version_without_mutants
+from grader.package import MUTANTS_RECORD, Package, graded_part, graded_version, version_without_mutants
 from grader.package_load import load_package_dir, read_package_files
 from grader.probe_additions import PROBE_PREFIX, probe_files_only_added
 from grader.source_rules import rule_violations
@@ -370,8 +370,9 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
     if not record_is_current(record, base):  # its graded hash (or, in an older record, its whole version) is the base's
         raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
     added_probes = False
-    if graded_part(files) != graded_part(base):
-        changed = sorted(p for p in set(files) | set(base) if not p.startswith(UNGRADED) and files.get(p) != base.get(p))
+    now, then = graded_part(files), graded_part(base)
+    if now != then:
+        changed = sorted(p for p in set(now) | set(then) if now.get(p) != then.get(p))  # challenge.toml as parsed, without hints
         others = [p for p in changed if not p.startswith(PROBE_PREFIX)] or probe_files_only_added(base, files)
         if others or regrade is None:
             raise PackageError(

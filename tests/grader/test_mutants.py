@@ -269,6 +269,8 @@ def test_carry_over_across_added_probes_grades_only_the_survivors_again(
     commit_all(folder.parents[1])
     hidden = folder / "probes" / "hidden.py"
     hidden.write_text(hidden.read_text() + NEW_PROBE)
+    toml = folder / "challenge.toml"  # and a hint for it: challenge.toml's bytes change, not what a grading reads of it
+    toml.write_text(toml.read_text() + '\n[[hints]]\nid = "negatives"\ntier = 1\ntags = ["values"]\ntext = "Mind the signs."\n')
     assert record_problems(folder) != []
     assert main(["mutants", str(folder), "--carry-over", "HEAD", "--jobs", "1"]) == 0
     captured = capsys.readouterr()
