@@ -1409,6 +1409,196 @@ def returned_module_runs_its_graph_linear_relu_only(solution: Any) -> dict[str, 
     return _dispatched_as_returned(solution, OnlyLinearRelus(), randn(75, 2, 4))
 
 
+# ---------------------------------------------------------------- many calls in one process
+#
+# Every other probe calls fuse on modules that live as long as the probe. A pass that keeps
+# something from one call to the next (the modules it already rewrote, by id(); a rewritten graph
+# or module, by the code the module traced to, its class name or its submodules' names) passes
+# them all. This one calls fuse several times in one process: on the same module after its
+# parameters, its graph or its submodules changed in place, on new modules of the same class
+# (the same code and names, other values or other submodule types), and on a new module that
+# Python put at the address of one it freed; at the end it looks again at what earlier calls
+# returned. Each call is compared with the truth computed there and then: the module run eagerly.
+
+
+class _Block(nn.Module):
+    """x * act(x), fc and a ReLU, out and a ReLU. Every instance traces to the same code, whatever
+    its submodules' types (torch.nn's own modules are leaves): what the pass may rewrite depends on
+    them, not on the code."""
+
+    def __init__(self, seed: int, act: nn.Module, fc_is_linear: bool = True, out_bias: bool = True) -> None:
+        super().__init__()
+        torch.manual_seed(seed)
+        self.act = act
+        self.fc = nn.Linear(4, 4) if fc_is_linear else nn.Identity()
+        self.out = nn.Linear(4, 3, bias=out_bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x * self.act(x)
+        h = F.relu(self.fc(h))
+        return torch.relu(self.out(h))
+
+
+def _called(gm: fx.GraphModule, x: torch.Tensor) -> torch.Tensor:
+    """What the graph computes (rebuilt, so whether or not the pass recompiled), on a copy of the graph: a
+    GraphModule built on the graph itself would become its owning module, and the next call of fuse is given
+    the module as it was returned."""
+    import copy
+
+    with torch.no_grad():
+        return fx.GraphModule(gm, copy.deepcopy(gm.graph))(x.clone())
+
+
+def _step(out: Any, x: torch.Tensor, truth: torch.Tensor) -> tuple[dict[str, Any], torch.Tensor | None]:
+    """What one call returned, as plain data: the calls its graph holds (counted) and whether it computes the
+    truth; and its output, kept to look at it again at the end."""
+    from probe_common import node_counts
+
+    if not isinstance(out, fx.GraphModule):
+        return {"nodes": out if isinstance(out, str) else "no GraphModule", "values": False}, None
+    counts = ",".join(f"{k}:{v}" for k, v in sorted(node_counts(out).items()))
+    try:
+        got = _called(out, x)
+        same = isinstance(got, torch.Tensor) and got.shape == truth.shape and bool(torch.allclose(got, truth, rtol=1.3e-6, atol=1e-5))
+    except Exception as exc:  # noqa: BLE001
+        return {"nodes": counts, "values": f"raised {type(exc).__name__}"}, None
+    return {"nodes": counts, "values": same}, got.clone()
+
+
+def _truth(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return module(x.clone())
+
+
+def _new_at_freed_id(cls: type, freed: set[int], root: nn.Module, graph: fx.Graph, name: str) -> tuple[fx.GraphModule, bool]:
+    """A GraphModule of ``root`` and ``graph`` that is, as a rule, a new object at the id of a freed one.
+
+    The object is allocated on its own (``cls`` is the class of a GraphModule made earlier) before
+    ``GraphModule.__init__`` runs, so no allocation of the constructor takes the freed slot first;
+    objects that land elsewhere are kept until the one wanted comes up, so each try takes the next
+    free slot of the allocator. After 65536 tries the last one is used."""
+    spare: list[Any] = []
+    obj = None
+    for _ in range(1 << 16):
+        obj = object.__new__(cls)
+        if id(obj) in freed:
+            break
+        spare.append(obj)
+    hit = id(obj) in freed
+    fx.GraphModule.__init__(obj, root, graph, name)
+    return obj, hit
+
+
+def _fuse(solution: Any, gm: fx.GraphModule) -> Any:
+    """fuse's result, or what it raised, as a word: the sequence goes on with its next step."""
+    try:
+        return solution.fuse(gm)
+    except Exception as exc:  # noqa: BLE001
+        return f"fuse raised {type(exc).__name__}"
+
+
+@probe(category="mixed", weight=2, hints=["state"])
+def many_calls_in_one_process(solution: Any) -> dict[str, Any]:
+    """fuse called many times in one process: on a module changed in place, on new look-alike modules, on one
+    rebuilt where a freed one was; and the modules earlier calls returned, looked at again at the end."""
+    import gc
+    import operator
+
+    steps: dict[str, Any] = {}
+    seen: set[int] = set()  # the ids of every GraphModule given to fuse or returned by it in steps 1-4
+
+    def remember(*gms: Any) -> None:
+        seen.update(id(g) for g in gms if isinstance(g, fx.GraphModule))
+
+    x = randn(520, 2, 4)
+
+    # 1. A first call.
+    first = _Block(521, nn.Sigmoid())
+    gm_first = fx.symbolic_trace(first.eval())
+    returned_first = _fuse(solution, gm_first)
+    remember(gm_first, returned_first)
+    steps["1 first call"], _ = _step(returned_first, x, _truth(first, x))
+
+    # 2. The same module's parameters changed in place (an optimizer step), and the pass applied again to
+    # the module it returned: the traced module shares the submodules, so both see the new values.
+    with torch.no_grad():
+        first.fc.weight.mul_(-0.75)
+        first.out.bias.add_(0.5)
+    edited = returned_first if isinstance(returned_first, fx.GraphModule) else gm_first
+    again = _fuse(solution, edited)
+    remember(again)
+    steps["2 weights changed in place"], _ = _step(again, x, _truth(first, x))
+
+    # 3. That module's graph edited in place: a new SiLU and a new Linear + ReLU after its output. The truth is
+    # the module run eagerly, then the same three calls.
+    edited = again if isinstance(again, fx.GraphModule) else edited
+    torch.manual_seed(522)
+    extra = nn.Linear(3, 3)
+    with torch.no_grad():
+        value = first(x.clone())
+        truth = torch.relu(extra(value * torch.sigmoid(value)))
+    try:
+        edited.add_submodule("extra", extra)
+        graph = edited.graph
+        output = next(n for n in graph.nodes if n.op == "output")
+        value = output.args[0]
+        with graph.inserting_before(output):
+            sig = graph.call_method("sigmoid", (value,))
+            product = graph.call_function(operator.mul, (value, sig))
+            lin = graph.call_module("extra", (product,))
+            relu = graph.call_function(torch.relu, (lin,))
+        output.args = (relu,)
+        edited.recompile()
+        again = _fuse(solution, edited)
+    except Exception as exc:  # noqa: BLE001  (the module returned in step 2 cannot be edited)
+        again = f"edit raised {type(exc).__name__}"
+    remember(again)
+    steps["3 graph edited in place"], _ = _step(again, x, truth)
+    graph = output = value = sig = product = lin = relu = None
+    del again, edited, returned_first, graph, output, value, sig, product, lin, relu
+
+    # 4. The same module object with submodules of other types put in place, traced again: the same code.
+    first.act = nn.Tanh()
+    first.fc = nn.Identity()
+    gm_swapped = fx.symbolic_trace(first.eval())
+    returned_swapped = _fuse(solution, gm_swapped)
+    remember(gm_swapped, returned_swapped)
+    steps["4 submodules swapped, retraced"], _ = _step(returned_swapped, x, _truth(first, x))
+
+    # 5. A new module of the same class: the same code, names, shapes and dtypes, other parameter values.
+    # 6. A new module of the same class with the same names and other submodule types.
+    kept: list[tuple[str, Any, torch.Tensor, torch.Tensor]] = []
+    look_alikes = [("5 same class, other weights", _Block(524, nn.Sigmoid())),
+                   ("6 same names, other types", _Block(525, nn.Hardsigmoid(), out_bias=False))]  # fmt: skip
+    for label, module in look_alikes:
+        returned = _fuse(solution, fx.symbolic_trace(module.eval()))
+        truth = _truth(module, x)
+        steps[label], output_then = _step(returned, x, truth)
+        kept.append((label, returned, truth, output_then))
+    del returned, module
+
+    # 7. The modules of steps 1-4 freed (gc.collect(): a GraphModule and its graph hold each other), and a new
+    # module's GraphModule built at one of their addresses: an id() that fuse saw before, on a module it never saw.
+    rebuilt_module = _Block(526, nn.Sigmoid())
+    rebuilt_graph = fx.Tracer().trace(rebuilt_module.eval())
+    cls = type(fx.GraphModule(rebuilt_module, fx.Tracer().trace(rebuilt_module)))
+    del gm_first, gm_swapped, returned_swapped
+    gc.collect()
+    rebuilt, hit = _new_at_freed_id(cls, seen, rebuilt_module, rebuilt_graph, type(rebuilt_module).__name__)
+    del rebuilt_graph
+    steps["7 rebuilt at a freed address"], _ = _step(_fuse(solution, rebuilt), x, _truth(rebuilt_module, x))
+
+    # 8. What the calls of steps 5 and 6 returned, looked at again after every later call: the same graph,
+    # computing the same values as when it was returned.
+    at_end = {}
+    for label, returned, truth, output_then in kept:
+        now, output_now = _step(returned, x, truth)
+        now["same output as when returned"] = output_now is not None and output_then is not None and bool(torch.equal(output_now, output_then))
+        at_end[label[:1]] = now
+    steps["8 earlier results, at the end"] = at_end
+    return {**steps, "a rebuilt module took a freed id": hit}
+
+
 # ---------------------------------------------------------------- generated modules
 #
 # A seeded generator of modules whose forward is Python source made up of "blocks": a SiLU
