@@ -16,12 +16,14 @@ run shares, and only load it. So the first probe gets a long time limit.
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 import mmap
 import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 from probekit import probe, raises
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -356,6 +358,139 @@ def eager_argument_checks(solution: Any) -> dict[str, Any]:
         "window longer than x": raises(op, x, 6, 3),
         "stride 0": raises(op, x, 2, 0),
         "0-d x": raises(op, torch.tensor(1.0), 1, 1),
+    }
+
+
+def _window_max_truth(x: torch.Tensor, window: int, stride: int) -> dict[str, Any]:
+    """The statement's answer for x as it is now, computed in Python from its values (inputs without NaN).
+
+    float64 holds every value of the four dtypes exactly; a later element
+    replaces the best only when it is larger, so the first of a tie wins.
+    """
+    length = x.shape[-1]
+    count = (length - window) // stride + 1
+    values: list[list[float]] = []
+    indices: list[list[int]] = []
+    for row in x.detach().to(torch.float64).reshape(-1, length).tolist():
+        best = [max(range(j * stride, j * stride + window), key=lambda k, row=row: (row[k], -k)) for j in range(count)]
+        values.append([row[k] for k in best])
+        indices.append(best)
+    return {"shape": [*x.shape[:-1], count], "dtype": x.dtype, "values": values, "indices": indices}
+
+
+def _matches_truth(result: tuple[torch.Tensor, torch.Tensor], truth: dict[str, Any]) -> bool:
+    values, indices = result
+    shape = truth["shape"]
+    return (
+        list(values.shape) == shape
+        and list(indices.shape) == shape
+        and values.dtype == truth["dtype"]
+        and indices.dtype == torch.int64
+        and values.to(torch.float64).reshape(-1, shape[-1]).tolist() == truth["values"]
+        and indices.reshape(-1, shape[-1]).tolist() == truth["indices"]
+    )
+
+
+def _clone_into_freed_id(source: torch.Tensor, freed_id: int) -> torch.Tensor:
+    """A clone of ``source`` that is, as a rule, a new object at the id of a freed tensor.
+
+    Clones that land elsewhere are kept alive until the one wanted comes up,
+    so each try takes the next free slot of the allocator (gc.collect() frees
+    a few hundred objects of a tensor's size on top of the ones wanted);
+    after 4096 tries the last one is used.
+    """
+    spare: list[torch.Tensor] = []
+    for _ in range(4096):
+        fresh = source.clone()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+@probe(category="eager", weight=2, hints=["state"])
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many calls in one process, on inputs changed in place, look-alike or rebuilt: every result right, also after later calls.
+
+    The steps: the same tensors (contiguous, strided, half precision) changed
+    in place between calls; new tensors of the same shapes, strides and
+    dtypes; tensors freed and rebuilt at the same ids; new tensors and views
+    over the memory of earlier ones (the same data_ptr() and a fresh version
+    counter), rewritten between calls.
+
+    Each call's outputs are judged against the answer computed in Python
+    from x as it was at that call: right after the call ("at each call": a
+    memo of results or of contiguous copies keyed on an address, a version
+    counter, shapes, strides or dtype returns an earlier call's answer at one
+    of the steps), and once more after every call has run ("after all
+    calls": an output tensor that a later call refills changes a result the
+    caller already holds). No two calls may return tensors that share memory.
+    """
+    truths: dict[str, dict[str, Any]] = {}
+    returned: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+    at_call: dict[str, bool] = {}
+
+    def call(step: str, x: torch.Tensor, window: int, stride: int) -> None:
+        truths[step] = _window_max_truth(x, window, stride)
+        returned[step] = op(x, window, stride)
+        at_call[step] = _matches_truth(returned[step], truths[step])
+
+    # The same tensors, changed in place between calls (a parameter update, a refilled batch).
+    x = randn(3, 4, 12, seed=700)
+    call("first call", x, 3, 2)
+    x.mul_(-1.5).add_(randn(3, 4, 12, seed=701))
+    call("same tensor changed in place", x, 3, 2)
+    x[1].copy_(randn(4, 12, seed=702))
+    call("same tensor, part of it rewritten", x, 3, 2)
+    call("same tensor, called again unchanged", x, 3, 2)
+    base = randn(2, 10, 6, dtype=torch.float64, seed=703)
+    view = base.transpose(-1, -2)
+    call("strided view", view, 4, 3)
+    base.copy_(randn(2, 10, 6, dtype=torch.float64, seed=704))
+    call("strided view, its base changed in place", view, 4, 3)
+    half = randn(5, 10, dtype=torch.bfloat16, seed=705)[:, 1:]
+    call("half-precision slice", half, 2, 1)
+    half.mul_(-1)
+    call("half-precision slice changed in place", half, 2, 1)
+
+    # New tensors with the same shapes, strides and dtypes and other values, the old ones still alive.
+    y = randn(3, 4, 12, seed=710)
+    call("new tensor of the same shape", y, 3, 2)
+    call("new strided view of the same layout", randn(2, 10, 6, dtype=torch.float64, seed=711).transpose(-1, -2), 4, 3)
+
+    # Tensors freed and rebuilt as new objects at the ids of the freed ones.
+    ids_taken = []
+    for k in range(2):
+        source = randn(3, 4, 12, seed=720 + k)
+        freed = id(y)
+        del y
+        gc.collect()
+        y = _clone_into_freed_id(source, freed)
+        ids_taken.append(id(y) == freed)
+        call(f"tensor freed and rebuilt, call {k + 1}", y, 3, 2)
+
+    # New tensors over the memory of earlier ones (same data_ptr(), shape, strides and dtype, version 0):
+    # a loader that writes each batch into one buffer, here through NumPy.
+    memory = np.empty((3, 4, 12), dtype=np.float32)
+    addresses = set()
+    for k in range(3):
+        memory[...] = randn(3, 4, 12, seed=730 + k).numpy()
+        z = torch.from_numpy(memory)
+        addresses.add(z.data_ptr())
+        call(f"new tensor over earlier memory, call {k + 1}", z, 3, 2)
+        call(f"new strided view over earlier memory, call {k + 1}", z[:, ::2, 1:], 3, 2)
+        del z
+        gc.collect()
+
+    outputs = [t for result in returned.values() for t in result]
+    return {
+        "at each call": at_call,
+        "after all calls": {step: _matches_truth(returned[step], truths[step]) for step in returned},
+        "no two calls return tensors that share memory": not any(
+            shares_memory(a, b) for i, a in enumerate(outputs) for b in outputs[i + 1 :]
+        ),
+        "a rebuilt tensor took the freed id": any(ids_taken),
+        "new tensors over one buffer had its address": len(addresses) == 1,
     }
 
 
