@@ -22,6 +22,8 @@ fit the sandbox's /tmp).
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import torch
@@ -401,6 +403,111 @@ def same_function_new_values(solution: Any) -> dict[str, Any]:
         "first": solution.first_failing_layer(fn, (even,), fullgraph=True),
         "second": solution.first_failing_layer(fn, (odd,), fullgraph=True),
     }
+
+
+def _approximate_when_compiling(scale: torch.Tensor) -> Any:
+    """A function of x and w that scales x by a tensor it captures and takes a fast approximate GELU under compile."""
+
+    def fn(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        z = x * scale
+        if torch.compiler.is_compiling():
+            y = z * torch.sigmoid(1.702 * z)
+        else:
+            y = torch.nn.functional.gelu(z)
+        return y + scaled(w).to(torch.float64)
+
+    return fn
+
+
+def _saturated(seed: int) -> torch.Tensor:
+    """Entries of 0, 12 and -30, where the exact and the sigmoid GELU agree to far below any tolerance."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.tensor([0.0, 12.0, -30.0])[torch.randint(0, 3, (4, 6), generator=gen)]
+
+
+def _rebuilt_at_freed_id(build: Any, freed_id: int) -> Any:
+    """A new object from ``build()`` that is, as a rule, at the id of a freed one.
+
+    ``build`` makes one object of the freed one's size (a clone of a tensor
+    made beforehand, a closure over a tensor made beforehand), so that
+    nothing else it allocates takes the slot first. Objects that land
+    elsewhere are kept alive until the one wanted comes up, so each try takes
+    the next free slot of the allocator; after 4096 tries the last one is
+    used.
+    """
+    spare: list[Any] = []
+    for _ in range(4096):
+        fresh = build()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+@probe(category="run-hygiene", weight=2, hints=["fresh-inputs"])
+def repeated_calls_on_changed_state(solution: Any) -> dict[str, Any]:
+    """One function bisected many times in one process, its arguments or a tensor it captures changed in place, replaced by look-alikes, or freed and rebuilt between calls: every answer right.
+
+    The function scales x by a captured tensor, takes a sigmoid GELU only
+    under compile (a dynamo failure unless every scaled entry is 0 or
+    saturated) and adds a custom op on w whose fake kernel reports the wrong
+    dtype (an aot_autograd failure). So x's values and the captured scale
+    decide between "dynamo" and "aot_autograd", and no call reaches
+    Inductor. The steps: x written in place, twice; the captured scale set
+    to zero in place (a parameter update); new look-alike arguments; x freed
+    and rebuilt at its id; the function freed and rebuilt with another
+    scale (same code, same name; at its id when the allocator allows); new
+    tensor objects over one buffer rewritten between calls. A memo of
+    answers (or of the eager result) keyed on id(), data_ptr(), shapes and
+    dtypes, the tensor or function object, or the function's code with the
+    arguments' values, returns an earlier call's answer at one of the steps.
+    """
+    answers: dict[str, Any] = {}
+
+    def bisect(step: str, fn: Any, x: torch.Tensor, w: torch.Tensor) -> None:
+        answers[step] = solution.first_failing_layer(fn, (x, w), fullgraph=True)
+
+    scale = torch.ones(())
+    fn = _approximate_when_compiling(scale)
+    x = randn(4, 6, seed=40)
+    w = randn(6, seed=41)
+    bisect("first call", fn, x, w)
+    x.copy_(_saturated(42))  # new values in the same tensor
+    bisect("argument changed in place", fn, x, w)
+    x.copy_(randn(4, 6, seed=43))
+    bisect("argument changed in place again", fn, x, w)
+    scale.zero_()  # a parameter update of the captured tensor
+    bisect("captured tensor changed in place", fn, x, w)
+    scale.fill_(1.0)
+    x, w = _saturated(44), randn(6, seed=45)
+    bisect("new look-alike arguments", fn, x, w)
+    values = randn(4, 6, seed=46)
+    freed, alive = id(x), weakref.ref(x)
+    del x
+    gc.collect()
+    x = _rebuilt_at_freed_id(values.clone, freed)
+    # The step tests id reuse only if it happens: when the rebuilt argument
+    # did not take the freed id, the probe raises, so the reference's run
+    # (and validation) fails. An argument the solution still holds is not
+    # freed, and no new one can be mistaken for it.
+    if id(x) != freed and alive() is None:
+        raise RuntimeError("probe setup: the rebuilt argument did not take the freed id")
+    bisect("argument freed and rebuilt", fn, x, w)
+    zero = torch.zeros(())
+    freed, alive = id(fn), weakref.ref(fn)
+    del fn
+    gc.collect()
+    fn = _rebuilt_at_freed_id(lambda: _approximate_when_compiling(zero), freed)
+    # Another closure of the same code: it takes the freed function's id
+    # only some of the time (the function is freed by a collection, which
+    # frees much else), so this step is not required to reuse it.
+    bisect("function freed and rebuilt", fn, x, w)
+    fn = _approximate_when_compiling(scale)
+    buffer = torch.empty(24)
+    for k, values in enumerate((_saturated(47), randn(4, 6, seed=48), _saturated(49))):
+        buffer.copy_(values.flatten())  # a loader writing each batch into one buffer
+        bisect(f"new tensor over the same memory, call {k + 1}", fn, buffer.view(4, 6), w)
+    return answers
 
 
 # ---------------------------------------------------------------- passing
