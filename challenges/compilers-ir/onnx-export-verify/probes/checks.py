@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.checks import CheckResult
+
 FLOORS = {"max_abs": 1e-6, "max_rel": 1e-4}
 REL = 0.02
 
@@ -106,3 +108,47 @@ def every_entry_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
         return False, failures[0][:600] + more
     return True, "every entry ok"
+
+
+def _repeated_calls_right(actual: Any, expected: Any) -> CheckResult:
+    taken = expected["freed ids taken"]
+    if not all(taken.values()):
+        return CheckResult(
+            False, f"the expected observation's rebuilt objects did not take the freed ids ({taken}): the probe no longer tests id reuse", {"reason": "no-id-reuse"}
+        )
+    exports, want_exports = actual["export"], expected["export"]
+    calls, want_calls = actual["verify"], expected["verify"]
+    if not isinstance(exports, list) or len(exports) != len(want_exports) or not isinstance(calls, list) or len(calls) != len(want_calls):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    for number, (got, want) in enumerate(zip(exports, want_exports, strict=True), start=1):
+        for when, reason in (("at call", f"export-call-{number}"), ("after all calls", f"export-call-{number}-changed-later")):
+            if got[when] != "ok":
+                moment = "as written" if when == "at call" else "run again after the later calls"
+                return CheckResult(False, f"export() call {number} of {len(exports)} ({want['step']}), its file {moment}: {got[when]}", {"reason": reason})
+    for number, (call, want) in enumerate(zip(calls, want_calls, strict=True), start=1):
+        for when, reason in (("at call", f"verify-call-{number}"), ("after all calls", f"verify-call-{number}-changed-later")):
+            ok, message = reported_error_matches({"report": call[when]}, want)
+            if not ok:
+                moment = "as returned" if when == "at call" else "read again after the later calls"
+                return CheckResult(False, f"verify() call {number} of {len(calls)} ({want['step']}), its report {moment}: {message}", {"reason": reason})
+    return CheckResult(True, f"{len(exports)} export() and {len(calls)} verify() calls in one process, each right when returned and after the later calls")
+
+
+def repeated_calls_right(actual: Any, expected: Any) -> CheckResult:
+    """export and verify called several times in one process ({"export": [...], "verify": [...], "freed ids taken": {...}}).
+
+    Each exported file must compute its model as it was exported, right after
+    the call and again once every call has run; each verify report must pass
+    ``reported_error_matches`` against the truth the reference run's probe
+    measured, as returned and as it reads after every later call. The expected
+    observation must record that the rebuilt models and input took the freed
+    ids (the reference's run), so a probe that stops testing id reuse fails
+    validation; the candidate's own run is not held to it (a solution that
+    keeps a reference to an object keeps its id taken). The reason names the
+    call (``export-call-N``, ``verify-call-N``, with ``-changed-later`` for a
+    result changed by a later call) for the diagnosis.
+    """
+    try:
+        return _repeated_calls_right(actual, expected)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        return CheckResult(False, f"the probe's observation is malformed ({type(exc).__name__})", {"reason": "malformed"})

@@ -305,7 +305,11 @@ def measure(model: nn.Module, path: str, inputs: tuple[torch.Tensor, ...]) -> di
 
 
 def report_of(solution: Any, model: nn.Module, path: str, inputs: tuple[torch.Tensor, ...]) -> Any:
-    report = solution.verify(model, path, inputs)
+    return read_report(solution.verify(model, path, inputs))
+
+
+def read_report(report: Any) -> Any:
+    """What a value ``verify`` returned says: {"max_abs", "max_rel"} as floats, or what is wrong with it."""
     if not isinstance(report, dict):
         return f"verify() returned a {type(report).__name__}, not a dict"
     out: dict[str, Any] = {}

@@ -35,6 +35,7 @@ from seeds (issue 27).
 from __future__ import annotations
 
 import functools
+import gc
 import math
 import os
 import shutil
@@ -42,16 +43,22 @@ import tempfile
 from typing import Any
 
 import numpy as np
+import onnxruntime as ort
 import torch
 import torch.nn.functional as F
 from probe_common import (
+    ATOL,
+    RTOL,
     MLPBlock,
     build,
     copy_of,
+    eager,
     export_and_run,
     export_interface,
+    first_line,
     measure,
     randn,
+    read_report,
     reference_file,
     refusal_of,
     report_of,
@@ -482,6 +489,169 @@ def verify_empty_batch_or_sequence(solution: Any) -> dict[str, Any]:
         "attention with probabilities, sequence 0": verify_case(solution, build(AttentionBlock, seed=59), tokens, (2, 5), (4, 0)),
         "tokens and a mask, batch 0": verify_case(solution, build(MaskedEncoder, seed=60), tokens_and_mask, (3, 5), (0, 6), epsilon),
     }
+
+
+# ---------------------------------------------------------------- state kept across calls
+#
+# Every other probe calls export or verify once per model, file and inputs, in
+# a process of its own, so a cache kept between calls was never caught: an
+# exported file kept per model id and example shapes, or the PyTorch side of
+# verify kept per model id, parameter version counters and input addresses,
+# both score 100 on them. This probe calls both several times in one process
+# on the same objects changed in place, on look-alikes (same class, parameter
+# names, shapes and path, other values) and on objects rebuilt at the ids and
+# addresses of freed ones, and reads each result again once every call has run
+# (a report dict or a file that a later call rewrites changes a result already
+# returned).
+
+
+def _build_at_freed_id(freed_id: int, cls: type[nn.Module], seed: int, **kwargs: Any) -> nn.Module:
+    """``build(cls, seed, **kwargs)``, as a rule a new object at the id of a freed model.
+
+    Empty instances are allocated until one lands at ``freed_id`` (the others
+    are kept alive until then, so each try takes the next free slot), and that
+    one is initialised as ``build`` does: the same weights as ``build(cls,
+    seed)``, the same version counters as any model built so. After 4096 tries
+    the last one is used.
+    """
+    spare: list[nn.Module] = []
+    fresh = cls.__new__(cls)
+    for _ in range(4096):
+        if id(fresh) == freed_id:
+            break
+        spare.append(fresh)
+        fresh = cls.__new__(cls)
+    torch.manual_seed(seed)
+    fresh.__init__(**kwargs)  # type: ignore[misc]
+    with torch.no_grad():
+        for module in fresh.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    return fresh
+
+
+def _clone_into_freed_id(source: torch.Tensor, freed_id: int) -> torch.Tensor:
+    """A clone of ``source`` that is, as a rule, a new object at the id of a freed tensor.
+
+    Clones that land elsewhere are kept alive until the one wanted comes up,
+    so each try takes the next free slot of the allocator; after 4096 tries
+    the last one is used.
+    """
+    spare: list[torch.Tensor] = []
+    for _ in range(4096):
+        fresh = source.clone()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+def _file_computes(model: nn.Module, path: str, inputs: tuple[torch.Tensor, ...]) -> str:
+    """"ok" when the file at ``path`` computes ``model`` in eval mode on ``inputs`` (ORT_DISABLE_ALL, 1e-4 + 1e-4|r|)."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        got = session.run(None, {a.name: t.numpy() for a, t in zip(session.get_inputs(), inputs, strict=True)})
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return "onnxruntime cannot run the file: " + first_line(exc)
+    want = eager(model, inputs)
+    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want, strict=False)):
+        return "the file's outputs differ from the model's in number or shape"
+    for g, w in zip(got, want, strict=True):
+        if not np.all(np.abs(g.astype(np.float64) - w) <= ATOL + RTOL * np.abs(w)):
+            return "the file does not compute the model as it was when exported"
+    return "ok"
+
+
+@probe(category="verification", weight=2, check="repeated_calls_right", hints=["every-call-fresh"], timeout=240)
+def export_and_verify_called_repeatedly(solution: Any) -> dict[str, Any]:
+    """export and verify called several times in one process, on objects changed in place, look-alikes and objects rebuilt at freed ids: each result right when returned and after the later calls."""
+    folder = tempfile.mkdtemp()
+    taken: dict[str, bool] = {}
+    probe_inputs = tokens(3, 7, seed=600)  # the probe's own inputs for running the exported files
+
+    # export: the same model and example changed in place, then a model rebuilt at the freed model's id.
+    exports: list[dict[str, Any]] = []
+    kept: list[tuple[str, nn.Module]] = []  # each file and a copy of the model as it was exported
+
+    def export_step(step: str, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
+        path = os.path.join(folder, f"export-{len(exports)}.onnx")
+        model.train()
+        solution.export(model, example, path)
+        exports.append({"step": step, "at call": _file_computes(model, path, probe_inputs)})
+        kept.append((path, copy_of(model)))
+
+    model = build(MLPBlock, seed=601)
+    example = tokens(2, 5, seed=602)
+    export_step("a first export", model, example)
+    with torch.no_grad():
+        model.fc1.weight.mul_(-0.5)  # an optimizer-like step
+    model.fc2.bias.data.add_(0.5)  # through .data: the parameter's version counter stays
+    model.ln.eps = 0.1  # a module attribute, not a parameter
+    example[0].copy_(tokens(2, 5, seed=603)[0])  # new values in the same example tensor
+    export_step("the same model and example changed in place", model, example)
+    freed = id(model)
+    del model
+    gc.collect()
+    model = _build_at_freed_id(freed, MLPBlock, seed=604)
+    taken["export model"] = id(model) == freed
+    export_step("a new model of the same class and shapes, at the freed model's id", model, tokens(2, 5, seed=605))
+    del model
+    for entry, (path, as_exported) in zip(exports, kept, strict=True):
+        entry["after all calls"] = _file_computes(as_exported, path, probe_inputs)
+
+    # verify: every file is copied to one path; each report is read when returned and again at the end.
+    path = os.path.join(folder, "candidate.onnx")
+    calls: list[dict[str, Any]] = []
+    returned: list[Any] = []
+
+    def verify_step(step: str, model: nn.Module, file: str, inputs: tuple[torch.Tensor, ...]) -> None:
+        shutil.copyfile(file, path)
+        truth = measure(model, path, inputs)
+        model.train()
+        raw = solution.verify(model, path, inputs)
+        returned.append(raw)
+        calls.append({"step": step, "truth": truth, "at call": read_report(raw)})
+
+    example = tokens(2, 5, seed=610)
+    model = build(MLPBlock, seed=611)
+    faithful = reference_file(model, example)
+    x = tokens(3, 7, seed=612)
+    verify_step("a first call", model, faithful, x)
+    x[0].copy_(tokens(3, 7, seed=613)[0])
+    verify_step("the same input tensor refilled in place", model, faithful, x)
+    with torch.no_grad():
+        model.fc2.weight.mul_(1.05)
+    model.fc1.weight.data.mul_(0.9)  # version counter unchanged
+    verify_step("the same model's weights changed in place", model, faithful, x)
+    other = build(MLPBlock, seed=614)
+    verify_step(
+        "a look-alike model, file and inputs (same class, names and shapes)",
+        other,
+        reference_file(other, example, {"Gelu": ("approximate", "tanh")}),
+        tokens(3, 7, seed=615),
+    )
+    y = tokens(3, 7, seed=616)
+    verify_step("new inputs of the same shapes, another file", other, reference_file(other, example), y)
+    values = tokens(3, 7, seed=618)[0]  # made before the frees, so that it cannot take a freed slot itself
+    freed_model, freed_input = id(other), id(y[0])
+    del other, y
+    gc.collect()
+    y = (_clone_into_freed_id(values, freed_input),)  # before the model, whose parameters would take the slot
+    rebuilt = _build_at_freed_id(freed_model, MLPBlock, seed=617)
+    taken["verify model"] = id(rebuilt) == freed_model
+    taken["verify input"] = id(y[0]) == freed_input
+    epsilon = reference_file(rebuilt, example, {"LayerNormalization": ("epsilon", 0.1)})
+    verify_step("a model and an input rebuilt at the freed ids", rebuilt, epsilon, y)
+    memory = np.empty((3, 7, 32), dtype=np.float32)  # one buffer, new tensors over it: a loader's reused batch
+    for k in range(2):
+        memory[...] = tokens(3, 7, seed=619 + k)[0].numpy()
+        verify_step(f"new input tensors over one reused buffer, call {k + 1}", rebuilt, epsilon, (torch.from_numpy(memory),))
+    for call, raw in zip(calls, returned, strict=True):
+        call["after all calls"] = read_report(raw)
+    return {"export": exports, "verify": calls, "freed ids taken": taken}
 
 
 # ---------------------------------------------------------------- files that do not match the model
