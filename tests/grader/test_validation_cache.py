@@ -30,7 +30,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Stand-in for the real validation (sandboxes are tested elsewhere): records each run, passes or fails on demand."""
     calls: list[str] = []
 
-    def fake(package: Any, report: Report, backend: Any, share: Any) -> None:
+    def fake(package: Any, report: Report, backend: Any, share: Any, *, record_signatures: bool = False) -> None:
         calls.append(package.version)
         if "FAIL" in package.files["probes/hidden.py"].decode():
             report.fail("reference, hidden: probe 'x' fails")
