@@ -28,6 +28,7 @@ check that a hidden probe gives nothing away.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 import threading
@@ -42,8 +43,9 @@ from grader.mutants import TARGET_SCORE, MutationRun, Outcome, carry_over_record
 from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD, Package
 from grader.package_load import discover_packages, load_package_dir
 from grader.signatures import grade_wrong_solutions, write_signatures
-from grader.solution_edits import apply_edit, edit_of, worth_an_edit
+from grader.solution_edits import apply_edit, base_of, edit_of, worth_an_edit
 from grader.validate import validate_all, validate_jobs
+from grader.verdicts import Verdict
 from sandbox.errors import AppError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,8 +130,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
         if args.file.suffix == ".patch":
-            # A shipped solution stored as its edit of the reference (grader/solution_edits.py): graded as the file it makes.
-            code = apply_edit(package.reference_code, code.decode("utf-8"), origin=str(args.file)).encode("utf-8")
+            # A shipped solution stored as its edit of the reference or of another shipped solution (its header names
+            # which): graded as the file it makes.
+            text = code.decode("utf-8")
+            base = base_of(text)
+            if base is not None and base not in package.solution_sources:
+                print(f"error: {args.file} is an edit of solutions/{base}.py, which the package does not ship", file=sys.stderr)
+                return 2
+            base_code = package.reference_code if base is None else package.solution_code(base).decode("utf-8")
+            against = "the reference" if base is None else f"solutions/{base}.py"
+            code = apply_edit(base_code, text, origin=str(args.file), base=against).encode("utf-8")
         result = grade_submission(package, code, public=getattr(args, "public", False))
     except AppError as exc:
         # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.
@@ -169,25 +179,35 @@ def _diagnosis_line(diagnosis: dict[str, Any] | None) -> str:
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    """``solutions``: which whole solution files are mostly the reference; with --as-edits, each becomes a .patch."""
+    """``solutions``: which whole solution files are mostly the reference or a correct shipped solution; with
+    --as-edits, each becomes a .patch of the base that gives the smallest edit."""
     folder: Path = args.package
     package = load_package_dir(folder)
-    reference = package.reference_code
     kept: dict[str, bytes] = {}
+    bases: dict[str, str] = {}  # solution -> the solution its edit is made of, as decided in this run and before
     for solution in package.solutions:
+        edit = folder / "solutions" / f"{solution.name}.patch"
+        if edit.is_file() and (base := base_of(edit.read_text(encoding="utf-8"))) is not None:
+            bases[solution.name] = base
+    # Wrong solutions first: a wrong variant of a correct alternative becomes its edit, not the other way round.
+    for solution in sorted(package.solutions, key=lambda s: s.verdict == Verdict.ACCEPTED.value):
         whole = folder / "solutions" / f"{solution.name}.py"
         if not whole.is_file():
             continue  # an edit already
         code = whole.read_bytes().decode("utf-8")
-        if not worth_an_edit(reference, code):
-            print(f"  whole  solutions/{solution.name}.py (not mostly the reference)")
+        base, base_code = _nearest_base(package, solution.name, code, bases)
+        if not worth_an_edit(base_code, code):
+            print(f"  whole  solutions/{solution.name}.py (not mostly the reference or a correct solution)")
             continue
-        patch = edit_of(reference, code, reference_path=f"reference/{package.entry}", solution_path=f"solutions/{solution.name}.py")
-        print(f"  edit   solutions/{solution.name}.py: {len(code.splitlines())} lines -> a {len(patch.splitlines())}-line patch")
+        base_path = f"reference/{package.entry}" if base is None else f"solutions/{base}.py"
+        patch = edit_of(base_code, code, reference_path=base_path, solution_path=f"solutions/{solution.name}.py")
+        print(f"  edit   solutions/{solution.name}.py: {len(code.splitlines())} lines -> a {len(patch.splitlines())}-line patch of {base_path}")
         if args.as_edits:
             (folder / "solutions" / f"{solution.name}.patch").write_text(patch, encoding="utf-8")
             whole.unlink()
             kept[solution.name] = code.encode("utf-8")
+            if base is not None:
+                bases[solution.name] = base
     if kept:
         again = load_package_dir(folder)
         changed = [name for name, code in kept.items() if again.solution_code(name) != code]
@@ -195,6 +215,36 @@ def _solutions(args: argparse.Namespace) -> int:
             print(f"error: the edits of {', '.join(changed)} do not give back their files", file=sys.stderr)
             return 1
     return 0
+
+
+def _nearest_base(package: Package, name: str, code: str, bases: dict[str, str]) -> tuple[str | None, str]:
+    """The reference (None) or the shipped solution whose edit into ``code`` is shortest, and that base's code.
+
+    Only correct solutions are bases: an edit of one is exactly the mistake, where an edit of a wrong sibling would
+    show two mistakes, its own and the sibling's undone. A solution whose chain of bases leads back to ``name`` is
+    passed over (edits may not go round in a circle); on equal lengths the reference wins."""
+    accepted = {s.name for s in package.solutions if s.verdict == Verdict.ACCEPTED.value}
+
+    def leads_back(other: str) -> bool:
+        seen = set()
+        while other in bases and other not in seen:
+            seen.add(other)
+            other = bases[other]
+            if other == name:
+                return True
+        return False
+
+    def patch_lines(base_code: str) -> int:
+        return sum(1 for _ in difflib.unified_diff(base_code.splitlines(), code.splitlines(), n=3, lineterm=""))
+
+    options: list[tuple[int, int, str | None, str]] = [(patch_lines(package.reference_code), 0, None, package.reference_code)]
+    for other in package.solutions:
+        if other.name == name or other.name not in accepted or leads_back(other.name):
+            continue
+        other_code = package.solution_code(other.name).decode("utf-8")
+        options.append((patch_lines(other_code), 1, other.name, other_code))
+    _, _, base, base_code = min(options, key=lambda o: (o[0], o[1]))
+    return base, base_code
 
 
 def _signatures(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ from grader.package import (
     version_of,
 )
 from grader.probe_meta import parse_probe_file
-from grader.solution_edits import apply_edit
+from grader.solution_edits import apply_edit, base_of
 from grader.source_rules import SourceRules
 from sandbox.runner.profiles import PRELOADS, PROFILES
 from sandbox.warm import WARMABLE
@@ -226,15 +226,34 @@ def package_from_files(files: dict[str, bytes], *, origin: str = "<package>", ch
 
 
 def _solution_sources(files: dict[str, bytes], solutions: tuple[ExpectedVerdict, ...], reference: str, entry: str, origin: str) -> dict[str, bytes]:
-    """Each shipped solution's source: its .py, or its .patch applied to the reference (PackageError if it no longer applies)."""
-    sources = {}
-    for solution in solutions:
-        edit = f"solutions/{solution.name}.patch"
-        if edit in files:
-            patch = _text(files, edit, origin)
-            sources[solution.name] = apply_edit(reference, patch, origin=f"{origin}/{edit}").encode("utf-8")
+    """Each shipped solution's source: its .py, or its .patch applied to the reference or to the shipped solution its
+    header names (PackageError if it no longer applies, names no shipped solution, or edits go round in a circle)."""
+    names = {solution.name for solution in solutions}
+    sources: dict[str, bytes] = {}
+
+    def source(name: str, chain: tuple[str, ...]) -> bytes:
+        if name in sources:
+            return sources[name]
+        edit = f"solutions/{name}.patch"
+        if edit not in files:
+            sources[name] = files[f"solutions/{name}.py"]
+            return sources[name]
+        patch = _text(files, edit, origin)
+        base = base_of(patch)
+        if base is None:
+            text, against = reference, "the reference"
+        elif base not in names:
+            raise PackageError(f"is an edit of solutions/{base}.py, which is not a solution of expected.toml", path=edit)
+        elif base in chain or base == name:
+            circle = " -> ".join(f"solutions/{n}.patch" for n in (*chain, name, base))
+            raise PackageError(f"edits that are edits of each other, in a circle: {circle}", path=edit)
         else:
-            sources[solution.name] = files[f"solutions/{solution.name}.py"]
+            text, against = source(base, (*chain, name)).decode("utf-8"), f"solutions/{base}.py"
+        sources[name] = apply_edit(text, patch, origin=f"{origin}/{edit}", base=against).encode("utf-8")
+        return sources[name]
+
+    for solution in solutions:
+        source(solution.name, ())
     return sources
 
 

@@ -10,10 +10,14 @@ and removed lines are found, nearest the line it names, so an edit of the
 reference above or below it needs no change to the patch; one whose lines are
 gone no longer applies, and the package is refused with the hunk named.
 
-Solutions that are not variations of the reference (a different correct
-algorithm) stay whole ``.py`` files. ``python -m grader solutions PACKAGE
---as-edits`` turns each mostly-copied ``.py`` into a ``.patch``, checking that
-the patch gives back the file byte for byte (:func:`edit_of`).
+An edit may also be made against another shipped solution: a diff whose
+header reads ``--- solutions/<base>.py`` applies to that solution's code (a
+wrong variant of a correct alternative written from scratch is, as an edit of
+that alternative, exactly its mistake). Solutions that are variations of
+nothing shipped (a different algorithm) stay whole ``.py`` files. ``python -m
+grader solutions PACKAGE --as-edits`` turns each mostly-copied ``.py`` into a
+``.patch`` of whichever base gives the smallest edit, checking that the patch
+gives back the file byte for byte (:func:`edit_of`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from dataclasses import dataclass
 from grader.errors import PackageError
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: The header of an edit made against another shipped solution rather than the reference.
+_SOLUTION_BASE = re.compile(r"--- solutions/([A-Za-z0-9][A-Za-z0-9_.-]*)\.py")
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
@@ -46,6 +52,12 @@ def edit_of(reference: str, solution: str, *, reference_path: str, solution_path
     if apply_edit(reference, patch, origin=solution_path) != solution:
         raise PackageError("the edit does not give back the file (a line ending the diff cannot express?)", path=solution_path)
     return patch
+
+
+def base_of(patch: str) -> str | None:
+    """The shipped solution an edit was made against (its header ``--- solutions/<name>.py``); None: the reference."""
+    found = _SOLUTION_BASE.fullmatch(patch.split("\n", 1)[0].rstrip())
+    return found.group(1) if found else None
 
 
 def _hunks(patch: str, origin: str) -> list[_Hunk]:
@@ -86,11 +98,12 @@ def _hunks(patch: str, origin: str) -> list[_Hunk]:
     return hunks
 
 
-def apply_edit(reference: str, patch: str, *, origin: str) -> str:
-    """``reference`` with ``patch`` applied, each hunk where its old lines are, nearest the line it names.
+def apply_edit(reference: str, patch: str, *, origin: str, base: str = "the reference") -> str:
+    """``reference`` (or the solution ``base`` names) with ``patch`` applied, each hunk where its old lines are,
+    nearest the line it names.
 
     PackageError naming the hunk when its old lines are found nowhere after
-    the previous hunk: the reference changed there, and the edit must too.
+    the previous hunk: the base changed there, and the edit must too.
     """
     text = reference.splitlines(keepends=True)
     out: list[str] = []
@@ -99,8 +112,8 @@ def apply_edit(reference: str, patch: str, *, origin: str) -> str:
         where = _find(text, hunk.old, at, max(at, hunk.start - 1))
         if where is None:
             raise PackageError(
-                f"hunk {number} (patch line {hunk.header_line}, reference line {hunk.start}) no longer applies: "
-                "its lines are not in the reference any more; make the edit again against the reference",
+                f"hunk {number} (patch line {hunk.header_line}, {'reference' if base == 'the reference' else 'base'} line {hunk.start}) "
+                f"no longer applies: its lines are not in {base} any more; make the edit again against {base}",
                 path=origin,
             )
         out += text[at:where] + hunk.new

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -91,3 +92,63 @@ def test_the_command_keeps_a_mostly_copied_solution_as_an_edit_and_the_package_r
     (folder / "reference" / "solution.py").write_text("import numpy as np\n\n\ndef add(a, b):\n    return a.__add__(b)\n")
     with pytest.raises(PackageError, match=r"solutions/float64\.patch: hunk 1 .* no longer applies"):
         load_package_dir(folder)
+
+
+# A correct alternative written from scratch, and a wrong variant of it: the variant is mostly the alternative, not
+# the reference, so it is kept as an edit of the alternative.
+ALTERNATIVE = "import operator\n\n" + "".join(f"# another note {i}\n" for i in range(20)) + "\ndef add(a, b):\n    return operator.add(a, b)\n"
+
+
+def _with_alternative(folder: Path) -> None:
+    (folder / "solutions" / "operator-add.py").write_text(ALTERNATIVE)
+    (folder / "solutions" / "operator-float.py").write_text(ALTERNATIVE.replace("operator.add(a, b)", "operator.add(a, b) * 1.0"))
+    with (folder / "solutions" / "expected.toml").open("a") as f:
+        f.write('\n[operator-add]\nverdict = "accepted"\nwhy = "Correct: operator.add."\n')
+        f.write('\n[operator-float]\nverdict = "partial"\nscore_below = 100\nwhy = "Multiplies by 1.0: floats for integers."\n')
+
+
+def test_a_variant_of_another_solution_is_kept_as_an_edit_of_that_solution(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _with_alternative(folder)
+    before = load_package_dir(folder)
+    assert main(["solutions", str(folder), "--as-edits"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"edit   solutions/operator-float\.py: 25 lines -> a \d-line patch of solutions/operator-add\.py", out)
+    assert "whole  solutions/operator-add.py" in out
+    patch = (folder / "solutions" / "operator-float.patch").read_text()
+    assert patch.startswith("--- solutions/operator-add.py\n") and "+    return operator.add(a, b) * 1.0\n" in patch
+    after = load_package_dir(folder)
+    for name in ("operator-add", "operator-float", "float64"):
+        assert after.solution_code(name) == before.solution_code(name)
+    # A fix to the base carries into its variant; a base whose edited lines are gone names itself.
+    (folder / "solutions" / "operator-add.py").write_text(ALTERNATIVE.replace("# another note 3\n", "# a fixed note\n"))
+    assert b"# a fixed note" in load_package_dir(folder).solution_code("operator-float")
+    (folder / "solutions" / "operator-add.py").write_text(ALTERNATIVE.replace("operator.add(a, b)", "a + b"))
+    gone = r"operator-float\.patch: hunk 1 \(patch line 3, base line \d+\) no longer applies: its lines are not in solutions/operator-add\.py"
+    with pytest.raises(PackageError, match=gone):
+        load_package_dir(folder)
+
+
+def test_an_edit_of_a_missing_solution_or_of_itself_in_a_circle_is_refused(folder: Path) -> None:
+    _with_alternative(folder)
+    (folder / "solutions" / "operator-float.py").unlink()
+    variant = ALTERNATIVE.replace("operator.add(a, b)", "operator.add(a, b) * 1.0")
+    float_edit = edit_of(ALTERNATIVE, variant, reference_path="solutions/operator-add.py", solution_path="solutions/operator-float.py")
+    (folder / "solutions" / "operator-float.patch").write_text(float_edit.replace("--- solutions/operator-add.py", "--- solutions/nowhere.py"))
+    with pytest.raises(PackageError, match=r"operator-float\.patch.*an edit of solutions/nowhere\.py, which is not a solution of expected\.toml"):
+        load_package_dir(folder)
+    # operator-add an edit of operator-float, and operator-float an edit of operator-add.
+    (folder / "solutions" / "operator-float.patch").write_text(float_edit)
+    (folder / "solutions" / "operator-add.py").unlink()
+    (folder / "solutions" / "operator-add.patch").write_text(float_edit.replace("--- solutions/operator-add.py", "--- solutions/operator-float.py"))
+    with pytest.raises(PackageError, match="in a circle"):
+        load_package_dir(folder)
+
+
+def test_grading_an_edit_of_another_solution_grades_the_file_it_makes(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _with_alternative(folder)
+    assert main(["solutions", str(folder), "--as-edits"]) == 0
+    capsys.readouterr()
+    stray = tmp_path / "stray.patch"
+    stray.write_text((folder / "solutions" / "operator-float.patch").read_text().replace("operator-add.py", "gone.py", 1))
+    assert main(["grade", str(folder), str(stray)]) == 2
+    assert "an edit of solutions/gone.py, which the package does not ship" in capsys.readouterr().err
