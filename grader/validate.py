@@ -53,8 +53,16 @@ class Report:
     # The wrong solutions' hidden results, by name (GradeResult.to_dict()), kept when the validation is asked to write the
     # signatures record from them (``record_signatures``): the grading the record needs is the one validation just did.
     wrong_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Failures other than a wrong solution's score or verdict outside what expected.toml says: while there are none,
+    # the gradings are sound and only the expectations need moving (the signatures record may still be written).
+    hard_failures: int = 0
 
     def fail(self, line: str) -> None:
+        self.fail_expectation(line)
+        self.hard_failures += 1
+
+    def fail_expectation(self, line: str) -> None:
+        """A wrong solution graded soundly, but not as expected.toml says: the record of how it fails still holds."""
         self.ok = False
         self.lines.append(f"FAIL {line}")
 
@@ -172,7 +180,9 @@ def validate_package(
         _validate_loaded(package, report, backend, share, record_signatures=record_signatures)
     except GraderError as exc:
         report.fail(f"{type(exc).__name__}: {exc}")
-    if record_signatures and report.ok:
+    if record_signatures and report.hard_failures == 0:
+        # Also when only wrong solutions' scores or verdicts differ from expected.toml: the record is about how they
+        # fail, which these gradings say; moving the expectations keeps it valid (it does not hash expected.toml).
         _record_signatures(Path(folder), package, report)
     if cache_key is not None and report.ok:
         validation_cache.record(cache_key, report.name, report.lines)
@@ -276,6 +286,8 @@ def _record_signatures(folder: Path, package: Package, report: Report) -> None:
         return
     path = write_signatures(folder, package, {name: report.wrong_results[name] for name in wrong})
     report.info(f"{SIGNATURES_RECORD}: written from these gradings ({len(wrong)} wrong solutions) to {path}")
+    if not report.ok:
+        report.detail("the check failed only on wrong solutions' scores or verdicts: move them in expected.toml and the record holds")
 
 
 def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share, *, record_signatures: bool = False) -> None:
@@ -445,7 +457,12 @@ def _validate_submissions(
         if problems:
             failures = [p for p in result.probes if not p.passed]
             failed = ", ".join(f"{p.name} ({p.status})" for p in failures)
-            report.fail(f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else ""))
+            line = f"solutions/{solution.name}.py: " + "; ".join(problems) + (f"; failed: {failed}" if failed else "")
+            sound = solution.verdict != Verdict.ACCEPTED.value and result.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR)
+            if sound and solution.name in report.wrong_results:
+                report.fail_expectation(line)  # a wrong solution still wrong, by another score: expected.toml to move
+            else:
+                report.fail(line)
             if failures:
                 # The verdict alone cannot tell a wrong solution from a sandbox that
                 # broke under it: the first failure's own words can.

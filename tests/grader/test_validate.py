@@ -265,6 +265,29 @@ def test_a_fresh_validation_writes_the_signatures_record_from_its_own_gradings(t
     assert validate_package(folder, get_backend("bwrap")).ok  # the record now holds for a plain validation
 
 
+def test_signatures_are_written_when_only_a_wrong_solutions_score_is_off_and_not_when_a_grading_is_unsound(tmp_path: Path) -> None:
+    """A new probe moves wrong solutions' scores: the gradings still say how each fails, so the record is written
+    and only expected.toml has to move; a wrong solution that passes (or a failing reference) writes nothing."""
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    record = folder / SIGNATURES_RECORD
+    record.write_text(record.read_text().replace('"integers" = "wrong:value"\n', ""))
+    expected = folder / "solutions" / "expected.toml"
+    expected.write_text(expected.read_text().replace("score_below = 100", "score_below = 1"))
+    report = validate_package(folder, get_backend("bwrap"), record_signatures=True)
+    assert not report.ok and report.hard_failures == 0, report.lines
+    assert any(line.startswith("FAIL solutions/float64.py: score") and "expected below 1" in line for line in report.lines), report.lines
+    assert any("failed only on wrong solutions' scores or verdicts" in line for line in report.lines), report.lines
+    assert read_record(load_package_dir(folder))["solution"]["float64"]["failed"] == {"integers": "wrong:value", "keeps_float16": "wrong:dtype"}
+
+    # The wrong solution made right: it is accepted, which no record of failures can describe.
+    record.write_text(record.read_text().replace('"integers" = "wrong:value"\n', ""))
+    (folder / "solutions" / "float64.py").write_text((folder / "reference" / "solution.py").read_text())
+    report = validate_package(folder, get_backend("bwrap"), record_signatures=True)
+    assert not report.ok and report.hard_failures >= 1, report.lines
+    assert not any("written from these gradings" in line for line in report.lines), report.lines
+
+
 def test_writing_signatures_needs_a_whole_validation_that_runs() -> None:
     with pytest.raises(ValueError, match="record_signatures needs a whole validation"):
         validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, share=Share(0, 2))
