@@ -52,6 +52,7 @@ class ProbeRun:
     exc_type: str = ""
     stdout: str = ""
     duration_ms: int = 0
+    host_ms: int = 0  # what other processes took of its cores while it ran (the runner's measure)
 
 
 @dataclass
@@ -284,6 +285,9 @@ def run_jobs(
 # The runner moves a probe's deadline only by LOAD_STEP (5%) of its limit or more (sandbox/runner/runner.py): a probe
 # that ran this much past its limit was given time back for the host's load, not stopped late.
 GIVEN_BACK_FACTOR = 1.05
+# A run cut off by its wall clock whose finished probes lost at least this share of their time to other processes
+# was run out by the host: each probe stayed under its limit, but together they were slowed past the run's clock.
+HOST_SHARE_OF_A_CUT_RUN = 0.25
 
 
 def _refuse_a_wall_clock_the_host_ran_out(outcome: RunOutcome, execution: Execution, timeouts: dict[str, float]) -> None:
@@ -293,8 +297,10 @@ def _refuse_a_wall_clock_the_host_ran_out(outcome: RunOutcome, execution: Execut
     loaded host the probes together can outlast the run's wall clock, which
     would then cut the last ones off as time limits, charged to the candidate
     (issue 28). When a finished probe shows it was given time back, the run
-    was slowed by the host and the wall clock tells nothing about the code.
-    Unless a probe ran out of its own time: then the code is too slow (or
+    was slowed by the host and the wall clock tells nothing about the code;
+    and so when the finished probes, each under its limit, lost a quarter or
+    more of their time to other processes (the runner's ``host_ms``). Unless
+    a probe ran out of its own time: then the code is too slow (or
     never ends) whatever the host did, and the run keeps its time limit; a
     grading of an endless loop on a loaded host would otherwise be retried
     until it became an internal error, and the candidate never learn why.
@@ -308,6 +314,14 @@ def _refuse_a_wall_clock_the_host_ran_out(outcome: RunOutcome, execution: Execut
     )
     if slowed:
         raise HostLoadError(f"the host's load ran the run out of its wall clock (probe(s) {', '.join(slowed)} were given time back); graded again")
+    # No probe reached its limit, yet the run's clock ran out: on a loaded host every probe is slowed a little (none
+    # enough to be given time back) and together they outlast the clock; the runner says how much the host took.
+    spent = sum(probe.duration_ms for probe in execution.probes.values())
+    taken = sum(min(probe.host_ms, probe.duration_ms) for probe in execution.probes.values())
+    if spent > 0 and taken >= HOST_SHARE_OF_A_CUT_RUN * spent:
+        raise HostLoadError(
+            f"the host's load ran the run out of its wall clock (other processes took {taken / spent:.0%} of its probes' time); graded again"
+        )
 
 
 def _watcher(names: set[str], on_probe: Callable[[ProbeRun], None]) -> FrameWatcher:
@@ -446,6 +460,7 @@ def _decode_probe(name: str, header: dict[str, Any], blobs: list[bytes]) -> Prob
         exc_type=str(header.get("exc_type", ""))[:200],
         stdout=str(header.get("stdout", ""))[:8192],
         duration_ms=_int(header.get("duration_ms")),
+        host_ms=_int(header.get("host_ms")),
     )
     if status == "ok":
         try:

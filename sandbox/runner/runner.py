@@ -138,6 +138,9 @@ class ChildRun:
         self.duration = 0.0
         self.ooms_before = 0  # the sandbox's OOM kills when the child started (_oom_kills)
         self.capped = False  # given less than its own limit: the time the probes after a time-out share was ending
+        # What other processes took of the child's cores while it ran, off its own CPU time: reported, so that the
+        # grader can tell a run whose wall clock the host's load used up from a slow solution (grader/execute.py).
+        self.host_seconds = 0.0
 
 
 class Child:
@@ -206,12 +209,10 @@ class Child:
         """Reap the child if it has exited; True the first time it is found gone."""
         if self.exited:
             return False
-        done, status = os.waitpid(self.pid, os.WNOHANG)
+        done, status, usage = os.wait4(self.pid, os.WNOHANG)
         if not done:
             return False
-        self.exited = True
-        self.run.wait_status = status
-        self.run.duration = time.monotonic() - self.started
+        self._reaped(status, usage)
         self._close_pidfd()
         # Its own processes have two seconds more to let go of the pipes.
         self.deadline = min(self.deadline, time.monotonic() + 2.0)
@@ -279,9 +280,23 @@ class Child:
         if not self.exited:
             _end_group(self.pid)
             os.kill(self.pid, signal.SIGKILL) if _alive(self.pid) else None
-            _, self.run.wait_status = os.waitpid(self.pid, 0)
-            self.run.duration = time.monotonic() - self.started
-            self.exited = True
+            _, status, usage = os.wait4(self.pid, 0)
+            self._reaped(status, usage)
+
+    def _reaped(self, status: int, usage: Any) -> None:
+        """The child's end: its status, its time, and what the host took of its cores meanwhile.
+
+        The host's share is the cores' busy time that was not the child's own
+        CPU time (its rusage, its reaped descendants included), bounded by the
+        time the child spent off a CPU: a process pinned beside it on another
+        core of its lease does not slow a single-threaded probe.
+        """
+        self.exited = True
+        self.run.wait_status = status
+        self.run.duration = time.monotonic() - self.started
+        own = usage.ru_utime + usage.ru_stime
+        busy = host_load.busy_seconds(self.cores.cores) - self.cores.busy_at_start
+        self.run.host_seconds = max(0.0, min(busy - own, self.run.duration - own))
 
     def _close_pidfd(self) -> None:
         if self.pidfd >= 0:
@@ -485,6 +500,7 @@ def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dic
         "type": "probe",
         "name": name,
         "duration_ms": int(run.duration * 1000),
+        "host_ms": int(run.host_seconds * 1000),
         "stdout": run.output.decode("utf-8", errors="replace"),
         "output_bytes": run.output_total,
     }

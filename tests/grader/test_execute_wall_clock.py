@@ -30,6 +30,27 @@ def test_a_slow_solution_on_a_quiet_host_keeps_its_time_limit() -> None:
     _refuse_a_wall_clock_the_host_ran_out(RunOutcome(b"", timed_out=True), execution(first=3040, second=2990), TIMEOUTS)
 
 
+def test_a_run_cut_off_after_the_host_took_a_share_of_every_probe_is_graded_again() -> None:
+    # Load 20 on two cores: every probe slowed, none past its limit (none given time back), the run's clock ran out.
+    slowed = execution(first=2500, second=2600, third=2400)
+    for probe in slowed.probes.values():
+        probe.host_ms = probe.duration_ms // 2
+    with pytest.raises(HostLoadError, match=r"other processes took 50% of its probes' time"):
+        _refuse_a_wall_clock_the_host_ran_out(RunOutcome(b"", timed_out=True), slowed, TIMEOUTS)
+
+
+def test_a_slow_solution_on_a_lightly_loaded_host_keeps_its_time_limit() -> None:
+    # The host took a tenth: the code's own time ran the clock out.
+    slow = execution(first=2900, second=2950)
+    for probe in slow.probes.values():
+        probe.host_ms = probe.duration_ms // 10
+    _refuse_a_wall_clock_the_host_ran_out(RunOutcome(b"", timed_out=True), slow, TIMEOUTS)
+    # A runner's figure larger than the probe's own time counts as the probe's time at most.
+    slow.probes["first"].host_ms = 10**9
+    with pytest.raises(HostLoadError):
+        _refuse_a_wall_clock_the_host_ran_out(RunOutcome(b"", timed_out=True), slow, TIMEOUTS)
+
+
 def test_a_run_that_finished_is_never_refused() -> None:
     _refuse_a_wall_clock_the_host_ran_out(RunOutcome(b"", timed_out=False), execution(first=9000), TIMEOUTS)
 

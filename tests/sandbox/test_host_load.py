@@ -226,3 +226,35 @@ def test_an_endless_loop_is_a_time_limit_idle_and_under_load(backend: str) -> No
             pass  # a load fault, retried by the worker: never a verdict of another kind
         else:
             assert verdict == "time_limit"
+
+
+SPINS_HALF_A_SECOND = """
+import time
+import numpy as np
+
+def add(a, b):
+    start = time.process_time()
+    while time.process_time() - start < 0.5:
+        pass
+    return np.add(a, b)
+"""
+
+
+@pytest.mark.parametrize("backend", real_backends())
+def test_each_probe_reports_what_the_host_took_of_its_cores(backend: str) -> None:
+    """The runner's ``host_ms``: what a run cut off by its wall clock is judged by (grader/execute.py).
+
+    Under one busy process per core a spinning probe loses a good share of its time to them; without them, the host
+    takes little. (The other xdist worker may load the cores too: the quiet figure is bounded loosely.)"""
+    from grader.execute import execute
+    from sandbox import get_backend
+
+    package = add_numbers()
+    quiet = execute(package, SPINS_HALF_A_SECOND.encode(), public=True, backend=get_backend(backend))
+    with busy_cores(per_core=1, seconds=60):
+        loaded = execute(package, SPINS_HALF_A_SECOND.encode(), public=True, backend=get_backend(backend))
+    (probe,) = loaded.probes.values()
+    assert probe.status == "ok", probe.message
+    assert probe.duration_ms >= 500 and probe.host_ms >= 0.25 * probe.duration_ms, (probe.duration_ms, probe.host_ms)
+    (calm,) = quiet.probes.values()
+    assert calm.status == "ok" and 0 <= calm.host_ms <= calm.duration_ms, (calm.duration_ms, calm.host_ms)
