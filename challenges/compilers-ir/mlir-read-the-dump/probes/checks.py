@@ -97,3 +97,51 @@ def tiles_match(actual: Any, expected: Any) -> tuple[bool, str]:
     if not want:
         return True, "no dispatch function: an empty dict"
     return True, "; ".join(f"{n}: {e['root']} workgroup {e['workgroup']} vector {e['vector']}" for n, e in want.items())
+
+
+_FUNCTION_CHECKS = {
+    "matmul_lowered": matmul_matches,
+    "dispatch_count": dispatches_match,
+    "first_vector_pass": vector_matches,
+    "tile_sizes": tiles_match,
+}
+
+
+def _every_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    taken = expected["freed ids taken"]
+    first, second = taken["lengths"]
+    if first != second or not taken["list"] or taken["dumps"] != second:
+        return False, (
+            f"the expected observation's new list and dumps did not take the freed ids, or its programs' dump counts differ "
+            f"({taken}): the probe no longer tests id reuse; report this challenge to its authors"
+        )
+    steps, want_steps = actual["steps"], expected["steps"]
+    if not isinstance(steps, list) or len(steps) != len(want_steps):
+        return False, "the probe's observation is malformed"
+    calls = len(want_steps) * len(_FUNCTION_CHECKS)
+    for number, (got, want) in enumerate(zip(steps, want_steps, strict=True), start=1):
+        for function, check in _FUNCTION_CHECKS.items():
+            for when, moment in (("at call", "as returned"), ("after all calls", "read again after the later calls")):
+                ok, message = check(got[when][function], want["at call"][function])
+                if not ok:
+                    return False, (
+                        f"{function} on list {number} of {len(want_steps)} in one process ({want['step']}), its answer {moment}: {message}. "
+                        "Each call must answer from the dumps it is given, and an answer already returned must not change."
+                    )
+    return True, f"all {calls} calls right, each on its own dumps, and still right after the later calls"
+
+
+def every_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    """The four functions called many times in one process (``calls_in_one_process`` in probes/hidden.py).
+
+    Each step's four answers must match the reference's answers on the same
+    dumps, as returned and as they read once every call has run. The expected
+    observation must show that the new list and dumps took the freed ids and
+    that both programs have as many dumps (the reference's run), so a probe
+    that stops testing id reuse fails validation; the candidate's own run is
+    not held to it (a solution that keeps the list keeps its id taken).
+    """
+    try:
+        return _every_call_matches(actual, expected)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"

@@ -153,3 +153,47 @@ def tiles_case(solution: Any, source: str, flags: tuple[str, ...] = ()) -> Any:
         except Exception:  # noqa: BLE001 - reported by the check
             return {"error": f"tile_sizes[{name!r}] must have 'root', 'pipeline', 'workgroup' and 'vector'; got {entry!r:.300}"}
     return {"functions": out}
+
+
+# ---------------------------------------------------------------- many calls in one process
+
+
+def _dispatch_answer(answer: Any) -> Any:
+    """dispatch_count's answer normalised as ``dispatch_case`` does it."""
+    try:
+        return {key: int(answer[key]) for key in ("dispatches", "executables")}
+    except Exception:  # noqa: BLE001 - reported by the check
+        return {"error": f"dispatch_count must return {{'dispatches': int, 'executables': int}}; got {answer!r:.300}"}
+
+
+def _tiles_answer(answer: Any) -> Any:
+    """tile_sizes' answer normalised as ``tiles_case`` does it."""
+    if not isinstance(answer, dict):
+        return {"error": f"tile_sizes must return a dict keyed by dispatch function name; got {answer!r:.300}"}
+    out: dict[str, Any] = {}
+    for name, entry in answer.items():
+        try:
+            out[str(name)] = {
+                "root": str(entry["root"]),
+                "pipeline": None if entry["pipeline"] is None else str(entry["pipeline"]),
+                "workgroup": [int(v) for v in entry["workgroup"]],
+                "vector": [int(v) for v in entry["vector"]],
+            }
+        except Exception:  # noqa: BLE001 - reported by the check
+            return {"error": f"tile_sizes[{name!r}] must have 'root', 'pipeline', 'workgroup' and 'vector'; got {entry!r:.300}"}
+    return {"functions": out}
+
+
+#: The four functions, in the order a probe that calls them all asks them.
+FUNCTIONS = ("matmul_lowered", "dispatch_count", "first_vector_pass", "tile_sizes")
+
+
+def answer_of(function: str, answer: Any, dumps: list[Dump]) -> Any:
+    """``function``'s answer on ``dumps`` normalised as its own probes normalise it (what the checks compare)."""
+    if function == "matmul_lowered":
+        return _index_answer(answer, dumps, "became", "matmul_lowered")
+    if function == "first_vector_pass":
+        return _index_answer(answer, dumps, "ops", "first_vector_pass")
+    if function == "dispatch_count":
+        return _dispatch_answer(answer)
+    return _tiles_answer(answer)

@@ -57,11 +57,39 @@ The programs and what makes each one worth asking about:
   matrix sort's configuration has no ``vector_reduction`` level, the vector
   sort's only a ``distribution = [0]``: a missing level counts as zeros (a
   candidate who reads a missing level as ones, or past its end, fails).
+- ``DEAD_THEN_QUANTIZED``: a dead matmul beside a ``linalg.quantized_matmul``
+  (zero points 0). ``canonicalize`` erases the dead matmul at dump 2, and
+  ``iree-global-opt-quantized-matmul-to-matmul`` then makes a new
+  ``linalg.matmul``, which codegen lowers much later: the count of
+  ``linalg.matmul`` reaches zero and rises again. A candidate who answers the
+  last such transition ("the pass that lowered the last matmul") answers the
+  vectorization. (Red team round 2.)
+- ``MATMUL_BESIDE_VECTOR_BODY``: a matmul + bias dispatch beside a generic
+  whose body is written with vector ops. Vectorizing the matmul creates a
+  ``vector.broadcast`` (of the bias) in its function, while the other
+  dispatch has held one since dump 0: it is not new to the module. A
+  candidate who diffs only what the pass ran on (``dump.op``) lists it in
+  ``became``. (Red team round 2.)
+- ``TWO_ENTRIES``: two public functions, ``@main`` (an elementwise
+  subtraction) and ``@second`` (a ``linalg.quantized_matmul`` and a generic
+  whose body is written with vector ops): two host functions, three
+  dispatches, three executables. A candidate who counts launches in the
+  first host function only answers 1 (red team round 2); one who looks only
+  at ``@main``, or who answers None when dump 0 holds no ``linalg.matmul``
+  (global optimization makes one), fails the other three questions.
+- ``SOFTMAX``: a row softmax, 99 dumps like ``TWO_SAME``, with different
+  answers to all four questions: ``called_repeatedly`` calls the four
+  functions on both in one process, in new lists, in a list and dumps built
+  at the freed ones' ids, and in one list refilled in place, so a cache kept
+  between calls and keyed on the list's id or length, or on its dumps' ids,
+  answers from the other program. (Red team round 2: a cache by
+  ``(id(dumps), len(dumps))`` scored 100 while every probe made one call.)
 """
 
+import gc
 from typing import Any
 
-from probe_common import dispatch_case, matmul_case, tiles_case, vector_case
+from probe_common import FUNCTIONS, Dump, answer_of, compile_dumps, dispatch_case, matmul_case, tiles_case, vector_case
 from probekit import probe
 
 # ---------------------------------------------------------------- the programs
@@ -240,6 +268,90 @@ func.func @main(%flag: i1, %a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tens
 """
 
 
+
+DEAD_THEN_QUANTIZED = """
+func.func @main(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>, %c: tensor<32x32xf32>) -> tensor<16x8xi32> {
+  %fzero = arith.constant 0.0 : f32
+  %fempty = tensor.empty() : tensor<32x32xf32>
+  %facc = linalg.fill ins(%fzero : f32) outs(%fempty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %unused = linalg.matmul ins(%c, %c : tensor<32x32xf32>, tensor<32x32xf32>) outs(%facc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<16x8xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%empty : tensor<16x8xi32>) -> tensor<16x8xi32>
+  %q = linalg.quantized_matmul ins(%a, %b, %zero, %zero : tensor<16x32xi8>, tensor<32x8xi8>, i32, i32)
+      outs(%acc : tensor<16x8xi32>) -> tensor<16x8xi32>
+  return %q : tensor<16x8xi32>
+}
+"""
+
+MATMUL_BESIDE_VECTOR_BODY = """
+func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x32xf32>, %bias: tensor<32xf32>, %x: tensor<16x8xf32>) -> (tensor<32x32xf32>, tensor<16x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %biased = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<32x32xf32>, tensor<32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  %e = tensor.empty() : tensor<16x8xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) {
+  ^bb0(%w: f32, %o: f32):
+    %bw = vector.broadcast %w : f32 to vector<4xf32>
+    %sq = arith.mulf %bw, %bw : vector<4xf32>
+    %r = vector.reduction <add>, %sq : vector<4xf32> into f32
+    linalg.yield %r : f32
+  } -> tensor<16x8xf32>
+  return %biased, %v : tensor<32x32xf32>, tensor<16x8xf32>
+}
+"""
+
+TWO_ENTRIES = """
+func.func @main(%a: tensor<100x37xf32>, %b: tensor<100x37xf32>) -> tensor<100x37xf32> {
+  %empty = tensor.empty() : tensor<100x37xf32>
+  %d = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<100x37xf32>, tensor<100x37xf32>) outs(%empty : tensor<100x37xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<100x37xf32>
+  return %d : tensor<100x37xf32>
+}
+
+func.func @second(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>, %x: tensor<16x8xf32>) -> (tensor<16x8xi32>, tensor<16x8xf32>) {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<16x8xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%empty : tensor<16x8xi32>) -> tensor<16x8xi32>
+  %q = linalg.quantized_matmul ins(%a, %b, %zero, %zero : tensor<16x32xi8>, tensor<32x8xi8>, i32, i32)
+      outs(%acc : tensor<16x8xi32>) -> tensor<16x8xi32>
+  %e = tensor.empty() : tensor<16x8xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) {
+  ^bb0(%w: f32, %o: f32):
+    %bw = vector.broadcast %w : f32 to vector<4xf32>
+    %sq = arith.mulf %bw, %bw : vector<4xf32>
+    %r = vector.reduction <add>, %sq : vector<4xf32> into f32
+    linalg.yield %r : f32
+  } -> tensor<16x8xf32>
+  return %q, %v : tensor<16x8xi32>, tensor<16x8xf32>
+}
+"""
+
+SOFTMAX = """
+func.func @main(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %empty = tensor.empty() : tensor<16x32xf32>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<16x32xf32>) outs(%empty : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %s : tensor<16x32xf32>
+}
+"""
+
 # ---------------------------------------------------------------- matmul
 
 
@@ -292,6 +404,24 @@ def cf_branches_lowered(solution: Any) -> Any:
     return matmul_case(solution, CF_BRANCHES)
 
 
+@probe(category="matmul", check="matmul_matches", hints=["last-one-gone", "exact-rule"])
+def dead_then_quantized_lowered(solution: Any) -> Any:
+    """matmul_lowered on a dead matmul beside a quantized_matmul: no linalg.matmul is left at dump 2, and another one is made later."""
+    return matmul_case(solution, DEAD_THEN_QUANTIZED)
+
+
+@probe(category="matmul", check="matmul_matches", hints=["whole-module", "last-one-gone"])
+def matmul_beside_vector_body_lowered(solution: Any) -> Any:
+    """matmul_lowered on a matmul + bias dispatch beside a generic whose body is written with vector ops."""
+    return matmul_case(solution, MATMUL_BESIDE_VECTOR_BODY)
+
+
+@probe(category="matmul", check="matmul_matches", hints=["whole-module", "last-one-gone"])
+def two_entries_lowered(solution: Any) -> Any:
+    """matmul_lowered on two public functions, the second with a quantized_matmul (no linalg.matmul in dump 0)."""
+    return matmul_case(solution, TWO_ENTRIES)
+
+
 # ---------------------------------------------------------------- dispatch
 
 
@@ -329,6 +459,12 @@ def branchy_dispatches(solution: Any) -> Any:
 def cf_branches_dispatches(solution: Any) -> Any:
     """dispatch_count on a host function that branches between blocks (cf.cond_br), a dispatch in each branch."""
     return dispatch_case(solution, CF_BRANCHES)
+
+
+@probe(category="dispatch", check="dispatches_match", hints=["whole-module", "flow-phase"])
+def two_entries_dispatches(solution: Any) -> Any:
+    """dispatch_count on two public functions, each launching its own dispatches."""
+    return dispatch_case(solution, TWO_ENTRIES)
 
 
 # ---------------------------------------------------------------- vector
@@ -369,6 +505,12 @@ def vector_body_vector(solution: Any) -> Any:
 def cf_branches_vector(solution: Any) -> Any:
     """first_vector_pass on a host function that branches between blocks (cf.cond_br), vector ops in a branch."""
     return vector_case(solution, CF_BRANCHES)
+
+
+@probe(category="vector", check="vector_matches", hints=["whole-module", "exact-rule"])
+def two_entries_vector(solution: Any) -> Any:
+    """first_vector_pass on two public functions, vector ops in the body of a generic of the second one."""
+    return vector_case(solution, TWO_ENTRIES)
 
 
 # ---------------------------------------------------------------- tiles
@@ -420,3 +562,101 @@ def reshape_only_tiles(solution: Any) -> Any:
 def cf_branches_tiles(solution: Any) -> Any:
     """tile_sizes on a host function that branches between blocks (cf.cond_br), a dispatch in each branch."""
     return tiles_case(solution, CF_BRANCHES)
+
+
+@probe(category="tiles", check="tiles_match", hints=["whole-module", "root-op"])
+def two_entries_tiles(solution: Any) -> Any:
+    """tile_sizes on two public functions, each with its own dispatches."""
+    return tiles_case(solution, TWO_ENTRIES)
+
+
+# ---------------------------------------------------------------- calls: many calls in one process
+
+
+def _list_at_freed_id(freed: int) -> list[Any]:
+    """A new empty list that is, as a rule, at the id of a freed list.
+
+    Lists are made until one lands at ``freed`` (those that land elsewhere
+    stay alive until then, so each try takes the next free slot); after 4096
+    tries the last one is used.
+    """
+    spare: list[list[Any]] = []
+    for _ in range(4096):
+        fresh: list[Any] = []
+        if id(fresh) == freed:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+def _dumps_at_freed_ids(fields: list[tuple[str, str, str]], freed: set[int]) -> list[Dump]:
+    """New ``Dump`` objects holding ``fields``, each, as a rule, at the id of one of the freed dumps.
+
+    For each one, dumps are made until one lands at a freed id not taken yet
+    (the others stay alive until every one is placed); after 4096 tries in
+    all, the rest are made wherever the allocator puts them.
+    """
+    free, spare, made, tries = set(freed), [], [], 0
+    for item in fields:
+        fresh = Dump(*item)
+        while id(fresh) not in free and tries < 4096:
+            spare.append(fresh)
+            fresh = Dump(*item)
+            tries += 1
+        free.discard(id(fresh))
+        made.append(fresh)
+    return made
+
+
+def calls_in_one_process(solution: Any, first: str, second: str) -> dict[str, Any]:
+    """The four functions called on the dumps of two programs, one after the other, four times over, in this process.
+
+    ``first`` and ``second`` compile to as many dumps. The calls: ``first``'s
+    dumps in a new list; ``second``'s in a new list built after that one was
+    freed, the list and its dumps at the freed ones' ids as a rule; the same
+    list refilled in place with ``first``'s dumps, then with ``second``'s. A
+    cache keyed on the list's id or length, on its dumps' ids or on the list
+    itself answers one of them from an earlier call. Every answer is read
+    when it is returned and again once every call has run; "freed ids taken"
+    records whether the new list and dumps did get the freed ids.
+    """
+    programs = {"first": [tuple(d) for d in compile_dumps(first)], "second": [tuple(d) for d in compile_dumps(second)]}
+    where = {name: [Dump(p, o, "") for p, o, _ in fields] for name, fields in programs.items()}  # what an index points at
+    steps: list[dict[str, Any]] = []
+    returned: list[tuple[dict[str, Any], str, Any, str]] = []
+
+    def ask(step: str, dumps: list[Dump], program: str) -> None:
+        entry: dict[str, Any] = {"step": step, "at call": {}}
+        for function in FUNCTIONS:
+            answer = getattr(solution, function)(dumps)
+            entry["at call"][function] = answer_of(function, answer, where[program])
+            returned.append((entry, function, answer, program))
+        steps.append(entry)
+
+    dumps = [Dump(*item) for item in programs["first"]]
+    ask("one program's dumps in a new list", dumps, "first")
+    freed_list, freed_dumps = id(dumps), [id(d) for d in dumps]
+    del dumps
+    gc.collect()  # the list and its dumps are freed: new ones may get their ids
+    dumps = _list_at_freed_id(freed_list)
+    dumps.extend(_dumps_at_freed_ids(programs["second"], set(freed_dumps)))
+    taken = {
+        "list": id(dumps) == freed_list,
+        "dumps": sum(id(d) in set(freed_dumps) for d in dumps),
+        "dumps in place": sum(id(d) == i for d, i in zip(dumps, freed_dumps, strict=False)),  # at the id of the dump they replace
+        "lengths": [len(programs["first"]), len(programs["second"])],
+    }
+    ask("another program's dumps, as many, in a new list at the freed list's id and its dumps at the freed dumps' ids", dumps, "second")
+    dumps[:] = [Dump(*item) for item in programs["first"]]
+    ask("the first program's dumps again, in that same list refilled in place", dumps, "first")
+    dumps[:] = [Dump(*item) for item in programs["second"]]
+    ask("the other program's dumps again, in the same list refilled once more", dumps, "second")
+    for entry, function, answer, program in returned:
+        entry.setdefault("after all calls", {})[function] = answer_of(function, answer, where[program])
+    return {"steps": steps, "freed ids taken": taken}
+
+
+@probe(category="calls", check="every_call_matches", hints=["fresh-each-call"], timeout=120)
+def called_repeatedly(solution: Any) -> Any:
+    """All four functions, 16 calls in one process: two programs with as many dumps, in new lists, at freed ids and in one list refilled."""
+    return calls_in_one_process(solution, TWO_SAME, SOFTMAX)
