@@ -43,6 +43,22 @@ solution: the expected observation's truth is used. A report passes when
 ``reports_are_consistent`` (several verify() calls in one process): the
 observation is ``{"calls": [{"truth", "report"}, ...]}``; every call's
 report must pass ``report_is_consistent`` against its own truth.
+
+``repeated_calls_consistent`` (lower() and verify() called again and again
+in one process, on objects changed in place, look-alikes and rebuilt
+objects): the observation is ``{"lowerings": [lowering observations],
+"calls": [{"step", "truth", "at call", "after all calls"}], "freed ids
+taken": {...}}``. Every lowering must pass ``levels_match_torch`` (the first
+one's runs include a run of its files after the second call), and every
+verify() call's report must pass ``report_is_consistent`` twice: as it was
+returned, and as it reads after every later call. The expected observation
+must record that the rebuilt model and input took the freed ids (the
+reference's run), so a probe that stops testing id reuse fails validation;
+the candidate's own run is not held to it (a solution that keeps a
+reference to an object keeps its id taken, and fails elsewhere if that
+matters). A failure names the call and the step in general words, and its
+reason (``lower-call-N``, ``verify-call-N``, ``verify-call-N-changed-later``)
+goes to the diagnosis.
 """
 
 from __future__ import annotations
@@ -51,6 +67,7 @@ import math
 from typing import Any
 
 import numpy as np
+from grader.checks import CheckResult
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -231,6 +248,29 @@ def _reports_are_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
     return True, f"{len(calls)} verify() calls in one process, on new artifacts at the same paths: " + "; ".join(messages)
 
 
+def _repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:
+    taken = expected["freed ids taken"]
+    if not (taken["model"] and taken["input"]):
+        return CheckResult(False, f"the expected observation's rebuilt objects did not take the freed ids ({taken}): the probe no longer tests id reuse", {"reason": "no-id-reuse"})
+    lowerings, want_lowerings = actual["lowerings"], expected["lowerings"]
+    calls, want_calls = actual["calls"], expected["calls"]
+    if not isinstance(lowerings, list) or len(lowerings) != len(want_lowerings) or not isinstance(calls, list) or len(calls) != len(want_calls):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    for number, (got, want) in enumerate(zip(lowerings, want_lowerings, strict=True), start=1):
+        ok, message = _levels_match_torch(got, want)
+        if not ok:
+            where = "the first model object" if number == 1 else "the same model object after its weights were replaced in place"
+            return CheckResult(False, f"lower() call {number} of {len(lowerings)}, on {where}: {message}", {"reason": f"lower-call-{number}"})
+    for number, (call, want) in enumerate(zip(calls, want_calls, strict=True), start=1):
+        step = want["step"]
+        for when, reason in (("at call", f"verify-call-{number}"), ("after all calls", f"verify-call-{number}-changed-later")):
+            ok, message = _report_is_consistent({"truth": call["truth"], "report": call[when]}, want)
+            if not ok:
+                moment = "as returned" if when == "at call" else "read again after the later calls"
+                return CheckResult(False, f"verify() call {number} of {len(calls)} ({step}), its report {moment}: {message}", {"reason": reason})
+    return CheckResult(True, f"{len(lowerings)} lower() and {len(calls)} verify() calls in one process, each right when returned and after the later calls")
+
+
 # The observations come out of the sandbox, where the candidate's code could
 # have rewritten them: anything that does not have the probe's structure fails
 # the probe instead of raising here (which would read as a platform failure).
@@ -256,3 +296,10 @@ def reports_are_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
         return _reports_are_consistent(actual, expected)
     except MALFORMED as exc:
         return False, f"the probe's observation is malformed ({type(exc).__name__})"
+
+
+def repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:
+    try:
+        return _repeated_calls_consistent(actual, expected)
+    except MALFORMED as exc:
+        return CheckResult(False, f"the probe's observation is malformed ({type(exc).__name__})", {"reason": "malformed"})

@@ -488,6 +488,68 @@ def repeated_verification_case(
     return {"calls": observations}
 
 
+# ---------------------------------------------------------------- calls that keep nothing
+
+
+def snapshot(observed: Any) -> Any:
+    """A deep copy of an observation, its arrays copied: what a report held the moment it was returned."""
+    if isinstance(observed, np.ndarray):
+        return observed.copy()
+    if isinstance(observed, dict):
+        return {key: snapshot(value) for key, value in observed.items()}
+    if isinstance(observed, list | tuple):
+        return [snapshot(value) for value in observed]
+    return observed
+
+
+def into_freed_id(make: Any, freed_id: int) -> Any:
+    """A new object from ``make()`` that is, as a rule, at the id of a freed one.
+
+    Objects that land elsewhere are kept alive until the one wanted comes
+    up, so each try takes the next free slot of the allocator; after 4096
+    tries the last one is used (the caller records whether the id was
+    taken). ``make`` should allocate little besides the object itself: an
+    empty module from ``cls.__new__(cls)``, initialized once it has the id,
+    or a tensor over existing memory. Adapted from
+    register-autograd-for-custom-op's ``_clone_into_freed_id``.
+    """
+    spare: list[Any] = []
+    for _ in range(4096):
+        fresh = make()
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+def run_lowering(artifacts: dict[str, str], inputs: tuple[torch.Tensor, ...], torch_out: list[np.ndarray]) -> dict[str, Any]:
+    """One run of a lowering's .onnx file and .vmfb at a batch, next to PyTorch's outputs (as in ``lowering_case``)."""
+    arrays = numpy_inputs(inputs)
+    entry: dict[str, Any] = {"batch": int(arrays[0].shape[0]), "torch": torch_out}
+    try:
+        entry["onnxruntime"] = run_onnxruntime(str(artifacts["onnx"]), arrays)
+    except Exception as exc:  # noqa: BLE001
+        entry["onnxruntime"] = first_line(exc)
+    try:
+        entry["iree"] = run_iree(str(artifacts["vmfb"]), artifacts["function"], arrays)
+    except Exception as exc:  # noqa: BLE001
+        entry["iree"] = first_line(exc)
+    return entry
+
+
+def lowering_artifacts(solution: Any, model: nn.Module, example: tuple[torch.Tensor, ...]) -> tuple[dict[str, Any], Any]:
+    """Call lower() into a new workdir: the observation of ``lowering_case`` without its runs, and the artifacts."""
+    workdir = tempfile.mkdtemp(prefix="lower-")
+    artifacts = solution.lower(model, example, workdir)
+    problem = artifact_problem(artifacts, workdir)
+    if problem is not None:
+        return {"artifacts": problem, "runs": []}, None
+    with open(artifacts["mlir"], encoding="utf-8") as f:
+        mlir_dims = mlir_input_dims(f.read(), artifacts["function"])
+    dims = {"onnx": onnx_input_dims(onnx.load(str(artifacts["onnx"])).graph), "mlir": mlir_dims}
+    return {"artifacts": "ok", "input_dims": dims, "runs": []}, dict(artifacts)
+
+
 # ---------------------------------------------------------------- models and inputs
 
 D = 16

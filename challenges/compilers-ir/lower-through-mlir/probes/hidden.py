@@ -63,10 +63,21 @@ Two categories:
   content), one where every file keeps its size and gets the same fixed
   modification time (``verify_twice_timestamps_kept``: a cache keyed on
   path, mtime and size).
+
+And both functions called again and again in one process
+(``repeated_calls_changed_lookalike_rebuilt``, check
+``repeated_calls_consistent``): lower() twice on one model object whose
+weights are replaced in place in between, then verify() five times on the
+same input tensor refilled in place, the same model with new weights, a
+new input of the same shape, and a model and an input rebuilt at the ids
+(and memory) of freed ones. A cache keyed on id(), data_ptr(), the class,
+the shapes or the object itself fails one of the steps, and an output
+buffer reused by a later call changes a report already returned.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import Any
 
@@ -80,10 +91,15 @@ from probe_common import (
     TwoHeads,
     build_artifacts,
     build_two_function_artifacts,
+    eager,
+    lowering_artifacts,
     lowering_case,
+    into_freed_id,
     observe_report,
     repeated_verification_case,
     run_levels,
+    run_lowering,
+    snapshot,
     verification_case,
 )
 from probekit import probe
@@ -175,6 +191,17 @@ class ClippedMLP(nn.Module):
         if norms.max() > self.limit:
             h = h * (self.limit / norms).clamp(max=1.0)
         return self.fc2(h)
+
+
+class LinearHead(nn.Module):
+    """One Linear layer over the last dim: the quickest model to lower, for the repeated lower() calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(D, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
 
 
 class Center(nn.Module):
@@ -558,3 +585,93 @@ def verify_twice_timestamps_kept(solution: Any) -> dict[str, Any]:
     first, second = build(MLPBlock, seed=36), build(MLPBlock, seed=37)
     calls = [(first, tokens(2, seed=3600), tokens(5, seed=3601)), (second, tokens(2, seed=3700), tokens(5, seed=3601))]
     return repeated_verification_case(solution, calls, "mlp_block", fixed_mtime=True)
+
+
+# ---------------------------------------------------------------- both functions, called again and again
+
+
+@probe(category="verification", check="repeated_calls_consistent", timeout=150, hints=["state-across-calls", "fresh-each-call"])
+def repeated_calls_changed_lookalike_rebuilt(solution: Any) -> dict[str, Any]:
+    """lower() and verify() called again and again in one process, on objects changed in place, look-alikes and objects rebuilt: every result right, also after later calls.
+
+    lower() twice on one model object (a single Linear layer, the quickest
+    to compile) whose weights are replaced in place in between (``load_state_dict`` copies into the same parameters), each
+    into a new workdir; the first call's files are run again after the
+    second call. Then verify() five times, each on artifacts the probe
+    lowered itself: a first call; the same input tensor refilled in place;
+    the same model with its weights replaced in place and lowered again (new
+    files); a new input tensor of the same shape; the model and the input
+    deleted, ``gc.collect()``, and a new model and input built at their ids
+    (the input over the same memory, as a rule), with their own new
+    lowering. A cache of lowered files, eval copies, sessions, modules or
+    whole reports keyed on an object's id, a ``data_ptr()``, the model's
+    class, the shapes, or the object itself returns an earlier call's
+    values at one of the steps. The observation holds each report as
+    returned (a copy taken right after the call) and as it reads once every
+    call has run (an output buffer reused by a later call changes it).
+
+    The verification lowerings are those of verify_faithful_mlp,
+    verify_twice_same_paths and verify_empty_batch (same models, examples
+    and function name), so the platform's compile cache holds them. The
+    reference's run records that the rebuilt model and input took the freed
+    ids; the check refuses an expected observation where they did not.
+    """
+    # lower(): one model object, its weights replaced in place between the calls.
+    model = build(LinearHead, seed=40)
+    example, runs = tokens(2, seed=4000), tokens(3, seed=4001)
+    lowerings = []
+    first_want = eager(model, runs)  # before lower() can touch the model
+    first, first_artifacts = lowering_artifacts(solution, model, example)
+    if first_artifacts is not None:
+        first["runs"].append(run_lowering(first_artifacts, runs, first_want))
+    lowerings.append(first)
+    model.load_state_dict(build(LinearHead, seed=41).state_dict())
+    second_want = eager(model, runs)
+    second, second_artifacts = lowering_artifacts(solution, model, example)
+    if second_artifacts is not None:
+        second["runs"].append(run_lowering(second_artifacts, runs, second_want))
+    lowerings.append(second)
+    if first_artifacts is not None:  # the first call's files, after the second call
+        first["runs"].append(run_lowering(first_artifacts, runs, first_want))
+    del model
+
+    # verify(): the probe's own lowerings, the same objects changed in place, look-alikes, rebuilt objects.
+    calls: list[dict[str, Any]] = []
+    returned: list[Any] = []
+
+    def call(step: str, model: nn.Module, artifacts: dict[str, str], inputs: tuple[torch.Tensor, ...]) -> None:
+        truth = run_levels(model, artifacts, inputs)
+        report = solution.verify(model, dict(artifacts), inputs)
+        returned.append(report)
+        calls.append({"step": step, "truth": truth, "at call": snapshot(observe_report(report))})
+
+    model = build(MLPBlock, seed=20)
+    artifacts = build_artifacts(model, tokens(2, seed=2000), "mlp_block")
+    memory = tokens(4, seed=4100)[0].numpy().copy()  # a loader's buffer: every batch is written into it
+    x = torch.from_numpy(memory)
+    call("first call", model, artifacts, (x,))
+    x.copy_(tokens(4, seed=4101)[0])  # the next batch, in the same tensor
+    call("the same input tensor refilled in place", model, artifacts, (x,))
+    model.load_state_dict(build(MLPBlock, seed=26).state_dict())  # in place: same module, same parameter tensors
+    artifacts = build_artifacts(model, tokens(2, seed=2600), "mlp_block")  # a new folder
+    call("the same model, its weights replaced in place and lowered again", model, artifacts, (x,))
+    (other,) = tokens(4, seed=4102)
+    call("a new input tensor of the same shape", model, artifacts, (other,))
+
+    weights = build(MLPBlock, seed=31).state_dict()  # made before the frees, so that they take no freed slot
+    values = tokens(4, seed=4103)[0].numpy()
+    freed = (id(model), id(x), x.data_ptr())
+    del model, x, artifacts
+    gc.collect()
+    memory[...] = values  # the next batch, through NumPy: a new tensor over the same memory
+    x = into_freed_id(lambda: torch.from_numpy(memory), freed[1])
+    model = into_freed_id(lambda: MLPBlock.__new__(MLPBlock), freed[0])
+    MLPBlock.__init__(model)
+    model.load_state_dict(weights)
+    model.eval()
+    taken = {"model": id(model) == freed[0], "input": id(x) == freed[1], "input memory": x.data_ptr() == freed[2]}
+    call("a model and an input freed and rebuilt at their ids", model, build_artifacts(model, tokens(2, seed=3100), "mlp_block"), (x,))
+
+    for entry, report in zip(calls, returned, strict=True):
+        entry["after all calls"] = observe_report(report)
+    return {"lowerings": lowerings, "calls": calls, "freed ids taken": taken}
