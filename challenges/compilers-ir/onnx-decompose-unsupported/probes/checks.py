@@ -199,3 +199,30 @@ def planted_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         model = f"model {i // len(PLANTED)}, " if len(want) > len(PLANTED) else ""
         return False, f"{len(failed)} of {len(want)} cases fail; the first, {model}{PLANTED[i % len(PLANTED)]}: {msg}"
     return True, f"all {len(want)} cases decompose and match the original, with the made-up names planted"
+
+
+REBUILT_FLAG = "a rebuilt model took a freed id"
+
+
+def repeated_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Each call of repeated_calls judged on its own (a report exactly, a decompose by decomposition_ok), then the results held."""
+    if not expected.get(REBUILT_FLAG):
+        return False, "the probe rebuilt no model at a freed id in the reference's run: it no longer tests id reuse"
+    calls = actual.get("calls") if isinstance(actual, dict) else None
+    want = expected["calls"]
+    if not isinstance(calls, list) or len(calls) != len(want):
+        return False, "the probe's observation is malformed"
+    for i, (got, exp) in enumerate(zip(calls, want, strict=True)):
+        step = f"call {i + 1} of {len(want)} ({exp['step']})"
+        if "report" in exp:
+            if not isinstance(got, dict) or got.get("report") != exp["report"]:
+                return False, f"{step}: coverage_report's result is wrong"
+            continue
+        ok, msg = decomposition_ok(_arrays(got), _arrays(exp))
+        if not ok:
+            return False, f"{step}: {msg}"
+    changed = actual.get("results changed after later calls")
+    if changed:
+        listed = "; ".join(str(s) for s in changed) if isinstance(changed, list) else str(changed)
+        return False, f"results already returned changed after later calls: {listed}"
+    return True, f"all {len(want)} calls right, and every result unchanged after the calls that followed"

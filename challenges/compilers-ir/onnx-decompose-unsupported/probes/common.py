@@ -312,6 +312,8 @@ def decompose_case(
     original: bool = True,
     more_feeds: Iterable[dict[str, np.ndarray]] = (),
     runs: bool = True,
+    as_is: bool = False,
+    returned: list[Any] | None = None,
 ) -> dict[str, Any]:
     """The observation the check reads: what is left, validity, and the outputs.
 
@@ -319,7 +321,9 @@ def decompose_case(
     symbolic), each run on the original and on the rewrite too. ``runs``
     False: a model onnxruntime cannot run (a node of another domain that
     holds a graph); it is judged on what is left, the names and the checker,
-    with no outputs to compare.
+    with no outputs to compare. ``as_is``: decompose gets ``model`` itself,
+    not a copy of it. ``returned``: a list the model decompose returned is
+    appended to.
     """
     more_feeds = list(more_feeds)
     obs: dict[str, Any] = {
@@ -328,13 +332,15 @@ def decompose_case(
     if original:
         obs["original"] = run_all(ort_twin(model), feeds, more_feeds) if runs else {}
     try:
-        new = solution.decompose(copy.deepcopy(model))
+        new = solution.decompose(model if as_is else copy.deepcopy(model))
     except Exception as exc:  # noqa: BLE001 - reported by the check
         obs["error"] = "decompose raised " + _short(exc)
         return obs
     if not isinstance(new, onnx.ModelProto):
         obs["error"] = f"decompose returned a {type(new).__name__}, not an onnx.ModelProto"
         return obs
+    if returned is not None:
+        returned.append(new)
     # Nodes of other domains and the control flow are not decompose's to
     # rewrite: the ones the model had must still be there, unchanged, and are
     # not counted as left.

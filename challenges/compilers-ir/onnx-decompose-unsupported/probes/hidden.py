@@ -16,6 +16,7 @@ candidate's own pass made up (``planted_ok``).
 from __future__ import annotations
 
 import copy
+import gc
 import itertools
 import linecache
 import sys
@@ -2144,3 +2145,174 @@ def generated_names_made_up_planted(solution: Any) -> dict[str, Any]:
         model, feeds = gen_decompose(rng, ("ranks", "names", "domains")[i % 3])
         cases += planted_cases(solution, model, feeds)
     return {"cases": cases}
+
+
+# ---------------------------------------------------------------- many calls in one process
+
+
+def _clone_into_freed_id(source: onnx.ModelProto, freed_id: int) -> onnx.ModelProto:
+    """A copy of ``source`` that is, as a rule, a new ModelProto at the id of a freed one.
+
+    Copies that land elsewhere are kept alive until the one wanted comes up,
+    so each try takes the next free slot of the allocator; after 4096 tries
+    the last one is used.
+    """
+    spare: list[onnx.ModelProto] = []
+    for _ in range(4096):
+        fresh = onnx.ModelProto()
+        fresh.CopyFrom(source)
+        if id(fresh) == freed_id:
+            return fresh
+        spare.append(fresh)
+    return spare.pop()
+
+
+def _block(seed: int, eps: float = 1e-5, approximate: str = "none", axis: int = -1, extra: int = 0) -> onnx.ModelProto:
+    """Opset 20, x [2, 3, 4]: LayerNormalization over the last axis, Gelu, Softmax; HardSwish of x, then ``extra`` more."""
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n"], name="ln", axis=-1, epsilon=eps),
+        helper.make_node("Gelu", ["n"], ["g"], name="act", approximate=approximate),
+        helper.make_node("Softmax", ["g"], ["y"], name="sm", axis=axis),
+        helper.make_node("HardSwish", ["x"], ["h0"], name="hs0"),
+    ]
+    nodes += [helper.make_node("HardSwish", [f"h{i}"], [f"h{i + 1}"], name=f"hs{i + 1}") for i in range(extra)]
+    return make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4]), vi(f"h{extra}", [2, 3, 4])], 20,
+                [init("scale", randn(seed, 4, scale=2.0)), init("bias", randn(seed + 1, 4))])  # fmt: skip
+
+
+def _typed_lookalike(seed: int, rank: int, to: int) -> onnx.ModelProto:
+    """Opset 20, x [2, 3, 4] float32 reshaped to rank 2 or 3, LayerNormalization(axis=1), a Cast to ``to``, tanh Gelu.
+
+    Every such model has the same graph name, inputs, node names and opset:
+    only an initializer's values and an attribute tell the ranks and types
+    of the tensors inside apart.
+    """
+    shape = [2, 12] if rank == 2 else [2, 3, 4]
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+        helper.make_node("LayerNormalization", ["r", "scale", "bias"], ["n"], name="ln", axis=1),
+        helper.make_node("Cast", ["n"], ["c"], name="cast", to=to),
+        helper.make_node("Gelu", ["c"], ["y"], name="act", approximate="tanh"),
+    ]
+    return make(nodes, [vi("x", [2, 3, 4])], [vi("y", shape, to)], 20,
+                [init("shape", np.array(shape, np.int64)), init("scale", randn(seed, *shape[1:], scale=2.0)),
+                 init("bias", randn(seed + 1, *shape[1:]))])  # fmt: skip
+
+
+def _softmax_lookalike(opset: int) -> onnx.ModelProto:
+    """x [2, 3, 4], one Softmax with no axis attribute: the same model but for the opset it declares."""
+    return make([helper.make_node("Softmax", ["x"], ["y"], name="sm")], [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], opset)
+
+
+@probe(category="decompose", check="repeated_ok", weight=2, timeout=60, hints=["state"])
+def repeated_calls(solution: Any) -> dict[str, Any]:
+    """Many calls of both functions in one process, on models edited in place, look-alike or rebuilt: every result right, also after later calls.
+
+    The steps: one model object reported and decomposed, edited in place
+    (initializer values, attributes, then a node added) and passed again;
+    new models with the same names, shapes and inputs as earlier ones but
+    other values, attributes, opset or inner ranks and types; models freed
+    and rebuilt at the ids of earlier ones; results the caller changes
+    before it asks again about an equal model. A memo keyed on id(model),
+    on the model object, on names or on the graph's inputs returns an
+    earlier call's answer at one of the steps. Each decompose result is
+    judged against onnxruntime's run of the model as it was at that call,
+    and at the end every result must still be as it was returned (an
+    output model reused by a later call changes an earlier one).
+    """
+    feeds = {"x": randn(9190, 2, 3, 4, scale=2.0)}
+    calls: list[dict[str, Any]] = []
+    returned: list[tuple[str, Any, Any]] = []  # (step, the object returned, its content when returned)
+
+    def snapshot(value: Any) -> Any:
+        return value.SerializeToString(deterministic=True) if isinstance(value, onnx.ModelProto) else copy.deepcopy(value)
+
+    def report(step: str, model: onnx.ModelProto) -> dict[str, Any] | None:
+        try:
+            got = solution.coverage_report(model)
+        except Exception as exc:  # noqa: BLE001 - reported by the check
+            calls.append({"step": step, "report": f"coverage_report raised {type(exc).__name__}"})
+            return None
+        if not isinstance(got, dict):
+            calls.append({"step": step, "report": f"coverage_report returned a {type(got).__name__}, not a dict"})
+            return None
+        calls.append({"step": step, "report": {str(k): int(v) for k, v in sorted(got.items(), key=lambda kv: str(kv[0]))}})
+        returned.append((step, got, snapshot(got)))
+        return got
+
+    def decompose(step: str, model: onnx.ModelProto, as_is: bool = True) -> onnx.ModelProto | None:
+        news: list[onnx.ModelProto] = []
+        obs = decompose_case(solution, model, feeds, as_is=as_is, returned=news)
+        for key in ("original", "outputs"):
+            if key in obs:
+                obs[key] = _plain(obs[key])
+        calls.append({"step": step, **obs})
+        if news:
+            returned.append((step, news[0], snapshot(news[0])))
+        return news[0] if news else None
+
+    # (a) One model object, edited in place between calls.
+    model = _block(9100)
+    report("one model, first call", model)
+    decompose("one model, first call", model)
+    model.graph.initializer[0].CopyFrom(init("scale", randn(9101, 4, scale=3.0)))
+    for node in model.graph.node:
+        for a in node.attribute:
+            if a.name == "approximate":
+                a.s = b"tanh"
+            elif a.name == "epsilon":
+                a.f = 0.25
+            elif node.op_type == "Softmax" and a.name == "axis":
+                a.i = 1
+    report("the same model after its values and attributes were changed in place", model)
+    decompose("the same model after its values and attributes were changed in place", model)
+    model.graph.node.append(helper.make_node("Softmax", ["h0"], ["s"], name="sm_added", axis=0))
+    model.graph.output.append(vi("s", [2, 3, 4]))
+    report("the same model after a node was added in place", model)
+    decompose("the same model after a node was added in place", model)
+    del model
+
+    # (b) New models that look like earlier ones: same graph name, node names, inputs and shapes.
+    report("a new model like the first, with other values", _block(9110, eps=1e-3))
+    decompose("a new model like the first, with other values", _block(9110, eps=1e-3))
+    for opset in (13, 12):
+        decompose("a model that differs from the one before only in its opset", _softmax_lookalike(opset))
+    decompose("a model whose inner tensors have one rank and type", _typed_lookalike(9120, 2, F64))
+    decompose("a model like the one before whose inner tensors have another rank and type", _typed_lookalike(9122, 3, F32))
+
+    # (c) Models freed and rebuilt at the ids of earlier ones (each with other values and nodes).
+    contents = [_block(9130 + 4 * k, eps=(1e-5, 0.1, 1e-2)[k], approximate=("none", "tanh", "none")[k], extra=k) for k in range(3)]
+    model = onnx.ModelProto()
+    model.CopyFrom(contents[0])
+    ids_taken: list[bool] = []
+    for k in range(3):
+        if k:
+            freed = id(model)
+            del model
+            gc.collect()
+            model = _clone_into_freed_id(contents[k], freed)
+            ids_taken.append(id(model) == freed)
+        report(f"a model rebuilt after an earlier one was freed, call {k + 1}", model)
+        decompose(f"a model rebuilt after an earlier one was freed, call {k + 1}", model)
+    del model
+
+    # (d) The caller changes the results it was given, then asks again about an equal model.
+    base = _block(9150, eps=1e-3, approximate="tanh", extra=1)
+    got = report("a model whose report the caller then changes", copy.deepcopy(base))
+    if got is not None:
+        got.clear()
+        returned[-1] = (returned[-1][0], got, snapshot(got))
+    report("an equal model, after the caller changed the report of the one before", copy.deepcopy(base))
+    new = decompose("a model whose result the caller then changes", base, as_is=False)
+    if new is not None:
+        for t in new.graph.initializer:
+            if t.name == "scale":
+                t.CopyFrom(init("scale", randn(9151, 4, scale=5.0)))
+        returned[-1] = (returned[-1][0], new, snapshot(new))
+    decompose("an equal model, after the caller changed the result of the one before", base, as_is=False)
+
+    return {
+        "calls": calls,
+        "results changed after later calls": [step for step, value, then in returned if snapshot(value) != then],
+        "a rebuilt model took a freed id": any(ids_taken),
+    }
