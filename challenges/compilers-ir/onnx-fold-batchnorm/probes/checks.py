@@ -49,7 +49,8 @@ _UNTOUCHED_PARTS = {
     "nodes": "a node other than the folded Conv/BatchNormalization pairs was changed, added or removed "
     "(nodes are compared field for field, their subgraphs included)",
     "node order": "the nodes that stay are not in their original order",
-    "initializers": "an initializer of the original was changed, or removed while something other than a folded pair reads it",
+    "initializers": "an initializer of the original was changed, or removed while something other than a folded pair reads it "
+    "(a node at any depth, a graph input or output, or training_info: a binding or a node of its graphs)",
     "value_info": "the graph's value_info is not the original's: an entry of a tensor still in the graph was changed or "
     "removed, or an entry was added",
 }
@@ -59,7 +60,8 @@ _UNTOUCHED_PARTS = {
 _NAME_PROBLEMS = {
     "defined twice": "a tensor name is defined more than once across the graph and its subgraphs",
     "name in use": "a name given to a new initializer is already used by the model (an initializer, sparse or not, a graph "
-    "input or output, a node's output, a value_info entry, or any of these inside a subgraph, at any depth)",
+    "input or output, a node's output, a value_info entry, or any of these inside a subgraph, at any depth, or a name in "
+    "training_info)",
     "node name": "the new node's name is another node's name (a node of the model passed in, at any depth, or another new node)",
 }
 

@@ -237,7 +237,8 @@ def untouched(original: onnx.ModelProto, result: onnx.ModelProto) -> Any:
     than its nodes, initializers and value_info (name, doc_string, inputs, outputs, ...), the model's
     fields other than its graph (ir_version, opset_import, producer, doc_string, metadata_props,
     functions, training_info, ...), every original initializer the result still has (and those that
-    something other than a folded pair reads must still be there), and the value_info entry of every
+    something other than a folded pair reads must still be there, training_info's bindings and graphs
+    included), and the value_info entry of every
     tensor that still exists (no entry added; one of a tensor that is gone may go or stay). The parts
     are named from a fixed list: nothing of the candidate's.
     """
@@ -285,7 +286,7 @@ def untouched(original: onnx.ModelProto, result: onnx.ModelProto) -> Any:
 
     # Initializers: the original's that the result still has are unchanged; those that anything but a folded
     # pair reads (a node that stays, at any depth of its subgraphs, a graph input or output) are still there.
-    read = {o.name for o in og.output} | {i.name for i in og.input}
+    read = {o.name for o in og.output} | {i.name for i in og.input} | _training_uses(original)[0]
     for i in stayed:
         read.update(og.node[i].input)
         for sub in _subgraphs(og.node[i]):
@@ -331,6 +332,23 @@ def _mentioned(graph: onnx.GraphProto) -> set[str]:
             names |= _mentioned(sub)
     names.discard("")
     return names
+
+
+def _training_uses(model: onnx.ModelProto) -> tuple[set[str], set[str]]:
+    """What the model's training_info uses: the initializers its bindings name (as keys) or its graphs read, at any
+    depth, and every tensor name it mentions (ONNX joins its algorithm to the main graph when the model trains, so
+    those names share the main graph's)."""
+    reads: set[str] = set()
+    mentioned: set[str] = set()
+    for info in model.training_info:
+        for binding in (*info.initialization_binding, *info.update_binding):
+            reads.add(binding.key)
+            mentioned |= {binding.key, binding.value}
+        for sub in (info.initialization, info.algorithm):
+            reads |= _names_inside(sub)
+            mentioned |= _mentioned(sub)
+    mentioned.discard("")
+    return reads, mentioned
 
 
 def _node_names(graph: onnx.GraphProto) -> list[str]:
@@ -385,8 +403,9 @@ def names_once(original: onnx.ModelProto, result: onnx.ModelProto) -> Any:
     """"ok", or what is wrong with the names of ``result`` (from a fixed list, nothing of the candidate's).
 
     Every tensor name is defined once across all scopes (more often only where the original already did so), a name
-    the result defines and the original did not (W' and b') is one the original uses nowhere, in no field and at no
-    depth (value_info and graph outputs included), and a node name is no other node's at any depth (more often only
+    the result defines and the original did not (W' and b') is one the original's graph uses nowhere, in no field and
+    at no depth (value_info and graph outputs included), nor its training_info (bindings and graphs; a model-local
+    function's body is a scope of its own and does not count), and a node name is no other node's at any depth (more often only
     where the original already had it so). check_model and onnxruntime accept some of these collisions (a subgraph's
     unread input of the same name), the statement does not.
     """
@@ -400,7 +419,7 @@ def names_once(original: onnx.ModelProto, result: onnx.ModelProto) -> Any:
         return {t.name for t in g.initializer} | {t.values.name for t in g.sparse_initializer}
 
     new_inits = init_names(result.graph) - init_names(original.graph)
-    if ((set(after) - set(before)) | new_inits) & _mentioned(original.graph):
+    if ((set(after) - set(before)) | new_inits) & (_mentioned(original.graph) | _training_uses(original)[1]):
         problems.append("name in use")
     nodes_before, nodes_after = _counts(_node_names(original.graph)), _counts(_node_names(result.graph))
     # A node the result adds must not take the name of a node of the original that is still there, at any depth (the

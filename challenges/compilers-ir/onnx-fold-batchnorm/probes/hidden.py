@@ -289,7 +289,8 @@ def names_already_in_use(solution: Any) -> dict[str, Any]:
     from the Conv taken, the third finds two of them taken), a model whose other tensors and nodes already carry the
     names a pass would derive from the Conv, its weight and the BN's output, and one where a sparse initializer, a Loop
     body's unread iteration-count input, initializers, a sparse initializer, a value_info entry and an output of a Loop
-    body or an If branch, and a node inside a branch carry them."""
+    body or an If branch, and a node inside a branch carry them; one where a SequenceMap body and the graph attribute of
+    another domain's node carry them, and one where training_info's algorithm does."""
     rng = np.random.default_rng(40)
     params = ["scale", "bias", "mean", "var"]
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "p", 4) + bn_weights(rng, "q", 4) + bn_weights(rng, "r", 4)
@@ -345,6 +346,36 @@ def names_already_in_use(solution: Any) -> dict[str, Any]:
         [("x", [1, 3, 5, 5]), ("flag", [])], ["y", "steps", "rows", "branch"], hidden_inits, input_types={"flag": TensorProto.BOOL},
     )
     hidden.graph.sparse_initializer.append(sparse)
+    # The same names inside a SequenceMap body (a node's output and an initializer, unread), inside the graph attribute
+    # of another domain's node (a model-local function that runs it as an If branch), and in training_info.
+    pick_branch = onnx.AttributeProto(name="then_branch", ref_attr_name="branch", type=onnx.AttributeProto.GRAPH)
+    zeros = helper.make_node("Constant", [], ["E"], value=numpy_helper.from_array(np.zeros(2, np.float32)))
+    pick_else = helper.make_graph([zeros], "else", [], [vi("E", TensorProto.FLOAT, [2])])
+    pick_if = helper.make_node("If", ["cond"], ["Y"], else_branch=pick_else)
+    pick_if.attribute.append(pick_branch)
+    pick = helper.make_function("probe.local", "Pick", ["cond"], ["Y"], [pick_if], opset_imports=[helper.make_opsetid("", 17)], attributes=["branch"])
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["y_bias_bn_folded"], ["picked"], name="c_bn_folded")], "branch", [], [vi("picked", TensorProto.FLOAT, [2])],
+        [numpy_helper.from_array(np.array([1.0, -1.0], np.float32), "y_bias_bn_folded")],
+    )
+    mapped_names = graph_model(
+        [
+            conv("c", "x", "c_out"),
+            bn("bn", "c_out", "y"),
+            *_sequence_map(["x"], [], "m", body_nodes=[helper.make_node("Neg", ["m_elem"], ["c.W_bn_folded"], name="Conv_bn_folded")],
+                           body_inits=[numpy_helper.from_array(np.zeros(3, np.float32), "c.W_bn_folded_1")]),
+            helper.make_node("Pick", ["flag"], ["picked_out"], domain="probe.local", branch=branch),
+        ],
+        [("x", [1, 3, 5, 5]), ("flag", [])], ["y", "m", "picked_out"], [*hidden_inits[:-1], _ZERO], functions=[pick],
+        input_types={"flag": TensorProto.BOOL},
+    )
+    in_training = graph_model([conv("c", "x", "c_out"), bn("bn", "c_out", "y")], [("x", [1, 3, 5, 5])], ["y"], hidden_inits[:-1])
+    algorithm = helper.make_graph(  # it reads nothing of the main graph: only the names count here
+        [helper.make_node("Mul", ["lr", "lr"], ["c.W_bn_folded"]), helper.make_node("Neg", ["c.W_bn_folded"], ["c.W_bn_folded_1"])],
+        "algorithm", [], [vi("c.W_bn_folded_1", TensorProto.FLOAT, [])],
+        [numpy_helper.from_array(np.array(0.01, np.float32), "lr"), numpy_helper.from_array(np.zeros(4, np.float32), "y_bias_bn_folded")],
+    )
+    in_training.training_info.add().algorithm.CopyFrom(algorithm)
     return {
         "three folds of one shared weight": apply_pass(solution, graph_model(three, [("x", [1, 3, 5, 5])], ["y"], inits), seed=40),
         "the names a fold would choose are taken": apply_pass(
@@ -353,6 +384,10 @@ def names_already_in_use(solution: Any) -> dict[str, Any]:
         "taken by a sparse initializer and by a subgraph's own definitions": apply_pass(
             solution, hidden, seed=48, fixed={"flag": np.array(True)}
         ),
+        "taken inside a SequenceMap body and another domain's node's graph": apply_pass(
+            solution, mapped_names, seed=55, fixed={"flag": np.array(True)}
+        ),
+        "taken in training_info": apply_pass(solution, in_training, seed=56),
     }
 
 
@@ -377,8 +412,8 @@ def batchnorm_not_after_a_conv(solution: Any) -> dict[str, Any]:
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer"])
 def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
-    """The Conv's raw output also feeds an Add (the BN and the Add named or not), or is itself a graph output: the Conv
-    must stay as it is."""
+    """The Conv's raw output also feeds an Add (the BN and the Add named or not) or a Relu placed before the BN, or is
+    itself a graph output: the Conv must stay as it is."""
     rng = np.random.default_rng(17)
     inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
     skip = [
@@ -393,7 +428,15 @@ def conv_output_used_elsewhere(solution: Any) -> dict[str, Any]:
         helper.make_node("BatchNormalization", ["c_out", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["n"]),
         helper.make_node("Add", ["n", "c_out"], ["y"]),
     ]
+    # The other reader comes first in node order, between the Conv and the BN.
+    first = [
+        conv("c", "x", "c_out"),
+        helper.make_node("Relu", ["c_out"], ["r"], name="first"),
+        bn("bn", "c_out", "n"),
+        helper.make_node("Add", ["n", "r"], ["y"]),
+    ]
     return {
+        "another reader before the BN": apply_pass(solution, graph_model(first, [("x", [1, 4, 5, 5])], ["y"], inits), seed=51),
         "unnamed readers": apply_pass(solution, graph_model(unnamed, [("x", [1, 4, 5, 5])], ["y"], inits), seed=38),
         "raw output feeds an Add": apply_pass(solution, graph_model(skip, [("x", [1, 4, 5, 5])], ["y"], inits), seed=8),
         "raw output is a graph output": apply_pass(solution, graph_model(exposed, [("x", [1, 4, 5, 5])], ["c_out", "y"], inits), seed=9),
@@ -564,12 +607,55 @@ def conv_output_read_inside_a_subgraph(solution: Any) -> dict[str, Any]:
         [*nodes[:2], helper.make_node("Scan", ["x"], ["z"], body=scan_body, num_scan_inputs=1)],
         [("x", [2, 3, 5, 5])], ["y", "z"], inits,
     )
+    # A SequenceMap body (opset 17) reads it, at the top level and inside an If branch: any node with a graph attribute
+    # holds a subgraph, whatever its op type.
+    mapped = graph_model(
+        [*nodes[:2], *_sequence_map(["x"], ["c_out"], "z")], [("x", [2, 3, 5, 5])], ["y", "z"], [*inits, _ZERO],
+    )
+    map_then = helper.make_graph(
+        _sequence_map(["x"], ["c_out"], "mapped"), "map_then", [], [helper.make_tensor_value_info("mapped", TensorProto.FLOAT, [])]
+    )
+    map_else = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["plain"], keepdims=0)], "map_else", [], [helper.make_tensor_value_info("plain", TensorProto.FLOAT, [])]
+    )
+    mapped_in_if = graph_model(
+        [*nodes[:2], helper.make_node("If", ["flag"], ["z"], then_branch=map_then, else_branch=map_else)],
+        [("x", [2, 3, 5, 5]), ("flag", [])], ["y", "z"], [*inits, _ZERO], input_types={"flag": TensorProto.BOOL},
+    )
     flag = {"flag": np.array(True)}
     return {
         "a branch's node reads it": apply_pass(solution, model, seed=29, fixed=flag),
         "a nested If's branch reads it": apply_pass(solution, nested, seed=32, fixed=flag),
         "a Scan body reads it": apply_pass(solution, scanned, seed=47),
+        "a SequenceMap body reads it": apply_pass(solution, mapped, seed=49),
+        "a SequenceMap body inside an If branch reads it": apply_pass(solution, mapped_in_if, seed=50, fixed=flag),
     }
+
+
+_ZERO = numpy_helper.from_array(np.array(0, np.int64), "seq_zero")
+
+
+def _sequence_map(elements: list[str], reads: list[str], out: str, *, body_inits: list[TensorProto] | None = None,
+                  body_nodes: list[onnx.NodeProto] | None = None) -> list[onnx.NodeProto]:
+    """Nodes that map a SequenceMap body over the sequence of ``elements`` and write the sum of the first result to
+    ``out`` (a scalar; needs the ``_ZERO`` initializer). The body sums its element and every tensor of ``reads``,
+    tensors of the enclosing graph it reads without listing them as inputs; ``body_nodes`` and ``body_inits`` are added
+    to the body as they are."""
+    parts = [f"{out}_elem_sum"]
+    nodes = [helper.make_node("ReduceSum", [f"{out}_elem"], [parts[0]], keepdims=0)]
+    for i, name in enumerate(reads):
+        parts.append(f"{out}_read{i}")
+        nodes.append(helper.make_node("ReduceSum", [name], [parts[-1]], keepdims=0))
+    nodes.append(helper.make_node("Sum", parts, [f"{out}_step"]))
+    body = helper.make_graph(
+        [*nodes, *(body_nodes or [])], f"{out}_body", [helper.make_tensor_value_info(f"{out}_elem", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info(f"{out}_step", TensorProto.FLOAT, [])], body_inits or [],
+    )
+    return [
+        helper.make_node("SequenceConstruct", elements, [f"{out}_seq"]),
+        helper.make_node("SequenceMap", [f"{out}_seq"], [f"{out}_mapped"], body=body),
+        helper.make_node("SequenceAt", [f"{out}_mapped", _ZERO.name], [out]),
+    ]
 
 
 @probe(category="untouched", check="graph_matches", weight=2, hints=["leave-the-rest"])
@@ -646,7 +732,9 @@ def pairs_inside_subgraphs_stay(solution: Any) -> dict[str, Any]:
 
 @probe(category="hygiene", check="graph_matches", weight=2, hints=["shared-weights"])
 def weight_shared_by_two_convs(solution: Any) -> dict[str, Any]:
-    """Two Convs read the same weight initializer; only one is followed by a BN: the other must not change."""
+    """Two Convs read the same weight initializer; only one is followed by a BN: the other must not change. And two BNs
+    read the same parameter initializers (one all-ones scale, one mean): both fold, or one folds and the other, after a
+    Relu, stays and still reads them."""
     rng = np.random.default_rng(21)
     inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4)
     nodes = [
@@ -655,7 +743,23 @@ def weight_shared_by_two_convs(solution: Any) -> dict[str, Any]:
         helper.make_node("Conv", ["x", "c.W", "c.B"], ["b"], name="twin", pads=[1, 1, 1, 1]),
         helper.make_node("Concat", ["a_bn", "b"], ["y"], axis=1),
     ]
-    return apply_pass(solution, graph_model(nodes, [("x", [2, 4, 6, 6])], ["y"], inits), seed=15)
+    shared_inits = conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "bn2", 4)
+    shared_inits += [const("ones", np.ones(4)), const("mean", rng.normal(0, 0.5, size=4))]
+
+    def shared_bn(x: str, out: str, prefix: str) -> onnx.NodeProto:
+        return helper.make_node("BatchNormalization", [x, "ones", f"{prefix}.bias", "mean", f"{prefix}.var"], [out], name=f"{prefix}_n")
+
+    both = [conv("c", "x", "a"), shared_bn("a", "a_bn", "bn"), conv("d", "a_bn", "b"), shared_bn("b", "y", "bn2")]
+    one_stays = [conv("c", "x", "a"), shared_bn("a", "a_bn", "bn"), helper.make_node("Relu", ["a_bn"], ["r"]), shared_bn("r", "y", "bn2")]
+    return {
+        "a weight shared by two Convs": apply_pass(solution, graph_model(nodes, [("x", [2, 4, 6, 6])], ["y"], inits), seed=15),
+        "BN parameters shared by two BNs that fold": apply_pass(
+            solution, graph_model(both, [("x", [2, 4, 6, 6])], ["y"], inits + shared_inits), seed=52
+        ),
+        "BN parameters shared with a BN that stays": apply_pass(
+            solution, graph_model(one_stays, [("x", [2, 4, 6, 6])], ["y"], inits + shared_inits), seed=53
+        ),
+    }
 
 
 @probe(category="hygiene", check="graph_matches", weight=2, hints=["copy-the-model"])
@@ -671,7 +775,8 @@ def callers_model_is_left_alone(solution: Any) -> dict[str, Any]:
 @probe(category="hygiene", check="graph_matches", weight=2, hints=["keep-output-name", "shared-weights"])
 def subgraph_reads_after_the_fold(solution: Any) -> dict[str, Any]:
     """The pair folds; an If branch reads the BN's output and an initializer of the enclosing graph, which it still
-    needs after the fold (an initializer a subgraph reads is in use)."""
+    needs after the fold (an initializer a subgraph reads is in use), or a SequenceMap body reads the BN's output and
+    the pair's own initializers."""
     rng = np.random.default_rng(37)
     inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
     inits.append(numpy_helper.from_array(rng.normal(0, 1, size=(1, 4, 1, 1)).astype(np.float32), "offset"))
@@ -687,7 +792,15 @@ def subgraph_reads_after_the_fold(solution: Any) -> dict[str, Any]:
         helper.make_node("If", ["flag"], ["y"], then_branch=then_branch, else_branch=else_branch),
     ]
     model = graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], ["y"], inits, input_types={"flag": TensorProto.BOOL})
-    return apply_pass(solution, model, seed=37, fixed={"flag": np.array(True)})
+    # A SequenceMap body reads the BN's output, the Conv's weight and a BN parameter, which nothing else reads after the
+    # fold: a node with a graph attribute reads what its subgraph reads, whatever its op type.
+    mapped = graph_model(
+        [*nodes[:2], *_sequence_map(["x"], ["n", "c.W", "bn.mean"], "y")], [("x", [2, 3, 5, 5])], ["y"], [*inits, _ZERO],
+    )
+    return {
+        "an If branch reads them": apply_pass(solution, model, seed=37, fixed={"flag": np.array(True)}),
+        "a SequenceMap body reads them": apply_pass(solution, mapped, seed=54),
+    }
 
 
 @probe(category="hygiene", check="graph_matches", weight=2, hints=["leave-the-rest", "copy-the-model"])
@@ -695,7 +808,8 @@ def everything_else_left_as_it_was(solution: Any) -> dict[str, Any]:
     """What the fold does not own comes back as it was, byte for byte: an exported model's producer, doc strings,
     metadata_props and the value_info of its remaining tensors; unnamed nodes, a node's doc_string and metadata, a Conv
     with an empty bias name that stays, the order of the nodes (a side node first, which a re-sort moves); a model-local
-    function, training_info, value_info for some tensors only (none may be added). And a second run changes nothing."""
+    function, training_info, value_info for some tensors only (none may be added); initializers that training_info binds
+    or reads, though no node reads them after the fold. And a second run changes nothing."""
     exported = from_torch(Stem(), (2, 3, 16, 16), seed=45)
     exported.doc_string = "a ResNet stem"
     exported.model_version = 3
@@ -730,9 +844,26 @@ def everything_else_left_as_it_was(solution: Any) -> dict[str, Any]:
     kept = [v for v in plain.graph.value_info if v.name not in ("r", "s")]  # shapes for some tensors only, as exporters write
     del plain.graph.value_info[:]
     plain.graph.value_info.extend(kept)
+    # training_info binds the folded pair's weight and a BN parameter and reads its bias: they stay, as they were.
+    bound_inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    bound_nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "n"), helper.make_node("Relu", ["n"], ["y"])]
+    bound = graph_model(bound_nodes, [("x", [1, 3, 6, 6])], ["y"], bound_inits)
+    info = bound.training_info.add()
+    info.initialization.CopyFrom(helper.make_graph(
+        [helper.make_node("Constant", [], ["scale0"], value=numpy_helper.from_array(np.ones(4, np.float32)))], "initialization", [],
+        [helper.make_tensor_value_info("scale0", TensorProto.FLOAT, [4])],
+    ))
+    info.algorithm.CopyFrom(helper.make_graph(
+        [helper.make_node("Mul", ["c.W", "decay"], ["W_next"]), helper.make_node("Mul", ["c.B", "decay"], ["B_next"])], "algorithm", [],
+        [helper.make_tensor_value_info("W_next", TensorProto.FLOAT, [4, 3, 3, 3]), helper.make_tensor_value_info("B_next", TensorProto.FLOAT, [4])],
+        [numpy_helper.from_array(np.array(0.999, np.float32), "decay")],
+    ))
+    info.initialization_binding.add(key="bn.scale", value="scale0")
+    info.update_binding.add(key="c.W", value="W_next")
     return {
         "an exported model's fields and shapes": apply_pass(solution, exported, seed=45, hygiene=True, again=True),
         "the other nodes, functions, training_info": apply_pass(solution, plain, seed=46, hygiene=True, again=True),
+        "training_info binds and reads the pair's initializers": apply_pass(solution, bound, seed=57, hygiene=True, again=True),
     }
 
 
@@ -1021,9 +1152,25 @@ class _Gen:
             parts = [summed(nodes, n, self.pick(["Relu", "Neg", "Identity"])) for n in names]
             return scalar_graph(nodes, parts)
 
+        last_map = [False]  # whether the last wrap was a SequenceMap: onnxruntime 1.32 cannot inline one nested in another
+
         def wrap(inner: onnx.GraphProto) -> tuple[list[onnx.NodeProto], str]:
-            """Nodes holding ``inner`` (an If with a plain other branch, or a Loop of two trips) and their scalar."""
+            """Nodes holding ``inner`` (an If with a plain other branch, a Loop of two trips, or at opset 17 a
+            SequenceMap over a sequence of one tensor) and their scalar."""
             out = self.name("sub")
+            was_mapped, last_map[0] = last_map[0], False
+            if self.opset >= 17 and not was_mapped and self.coin(0.5):  # any op with a graph attribute holds a subgraph
+                last_map[0] = True
+                elem, seq, mapped = self.name("elem"), self.name("seq"), self.name("mapped")
+                body = helper.make_graph(
+                    list(inner.node), self.name("body"), [helper.make_tensor_value_info(elem, TensorProto.FLOAT, None)], list(inner.output)
+                )
+                zero = self.init("zero", np.array(0, np.int64))
+                return [
+                    helper.make_node("SequenceConstruct", [self.inputs[0][0]], [seq]),
+                    helper.make_node("SequenceMap", [seq], [mapped], body=body),
+                    helper.make_node("SequenceAt", [mapped, zero], [out]),
+                ], out
             if self.coin():
                 nodes: list[onnx.NodeProto] = []
                 other = scalar_graph(nodes, [summed(nodes, self.inputs[0][0], "Sigmoid")])
@@ -1249,7 +1396,7 @@ def _names_model(rng: np.random.Generator) -> tuple[onnx.ModelProto, dict[str, n
 _OCCUPANTS = (  # every place a tensor name can live: at the top level, and inside a subgraph one or two levels down
     "node output", "graph output", "unread graph input", "graph input and output", "value_info", "initializer",
     "sparse initializer", "subgraph node output", "subgraph input", "subgraph initializer", "subgraph sparse initializer",
-    "subgraph value_info", "subgraph output",
+    "subgraph value_info", "subgraph output", "training_info node output", "training_info initializer",
 )
 _NODE_OCCUPANTS = ("node name", "subgraph node name")
 
@@ -1277,10 +1424,12 @@ def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng
                 return name
 
     before = len(graph.node)
+    opset = next((o.version for o in out.opset_import if o.domain in ("", "ai.onnx")), 0)
     x = graph.input[0].name
     x_shape = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
     flag = None
     trips = None
+    zero = None
 
     def flag_name() -> str:
         nonlocal flag
@@ -1297,6 +1446,19 @@ def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng
             graph.initializer.append(numpy_helper.from_array(np.array(2, np.int64), trips))
         return trips
 
+    def zero_name() -> str:
+        nonlocal zero
+        if zero is None:
+            zero = fresh()
+            graph.initializer.append(numpy_helper.from_array(np.array(0, np.int64), zero))
+        return zero
+
+    def algorithm() -> onnx.GraphProto:
+        """The training algorithm of the model's (first) training_info, added empty if the model has none."""
+        if not out.training_info:
+            out.training_info.add().algorithm.CopyFrom(helper.make_graph([], fresh(), [], []))
+        return out.training_info[0].algorithm
+
     def like_x(name: str) -> onnx.ValueInfoProto:
         return helper.make_tensor_value_info(name, TensorProto.FLOAT, x_shape)
 
@@ -1309,15 +1471,25 @@ def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng
         values = helper.make_tensor(name, TensorProto.FLOAT, [2], rng.normal(size=2).astype(np.float32).tolist())
         return helper.make_sparse_tensor(values, helper.make_tensor("", TensorProto.INT64, [2], [0, 3]), [4])
 
-    def host(fill: Any, kind: str) -> tuple[onnx.NodeProto, str, list[int]]:
-        """An If (its then branch) or a Loop (its body) whose subgraph ``fill`` adds to; fill returns how many
-        outputs it added to a Loop body. The node, its first output and that output's shape."""
+    def host(fill: Any, kind: str) -> tuple[list[onnx.NodeProto], str, list[int]]:
+        """An If (its then branch), a Loop or a SequenceMap (its body) whose subgraph ``fill`` adds to; fill returns
+        how many outputs it added to a body. The nodes, their tensor output and its shape."""
         o = fresh()
         if kind == "If":
             p = fresh()
             then_g = helper.make_graph([helper.make_node("Relu", [x], [p])], fresh(), [], [like_x(p)])
             fill(then_g)
-            return if_node(then_g, o), o, x_shape
+            return [if_node(then_g, o)], o, x_shape
+        if kind == "SequenceMap":  # mapped over the sequence [x]; its first result is the tensor output
+            elem, s, seq, mapped = fresh(), fresh(), fresh(), fresh()
+            body = helper.make_graph([helper.make_node("Relu", [x], [s])], fresh(), [like_x(elem)], [like_x(s)])
+            extra = fill(body)
+            extra = extra if type(extra) is int else 0
+            return [
+                helper.make_node("SequenceConstruct", [x], [seq]),
+                helper.make_node("SequenceMap", [seq], [mapped, *[fresh() for _ in range(extra)]], body=body),
+                helper.make_node("SequenceAt", [mapped, zero_name()], [o]),
+            ], o, x_shape
         cond_in, cond_out, s = fresh(), fresh(), fresh()
         body = helper.make_graph(
             [helper.make_node("Identity", [cond_in], [cond_out]), helper.make_node("Relu", [x], [s])],
@@ -1327,31 +1499,33 @@ def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng
         )
         extra = fill(body)
         extra = extra if type(extra) is int else 0  # only the fills that add outputs return a count
-        return helper.make_node("Loop", [trips_name(), ""], [o, *[fresh() for _ in range(extra)]], body=body), o, [2, *x_shape]
+        return [helper.make_node("Loop", [trips_name(), ""], [o, *[fresh() for _ in range(extra)]], body=body)], o, [2, *x_shape]
 
     def in_subgraph(fill: Any, loop_only: bool) -> None:
         """``fill`` applied to a subgraph one or two levels down; the node holding it is added to the graph."""
         kind = "Loop" if loop_only or rng.integers(2) else "If"
-        node, o, shape = host(fill, kind)
+        if opset >= 17 and rng.integers(3) == 0:  # any op with a graph attribute holds a subgraph
+            kind = "SequenceMap"
+        nodes, o, shape = host(fill, kind)
         if rng.integers(2):  # one level deeper: inside an If branch (the other branch alike) or a Loop body
             outer = fresh()
             if rng.integers(2):
                 other, other_out, _ = host(lambda g: 0, kind)
-                then_g = helper.make_graph([node], fresh(), [], [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)])
-                else_g = helper.make_graph([other], fresh(), [], [helper.make_tensor_value_info(other_out, TensorProto.FLOAT, shape)])
-                node = helper.make_node("If", [flag_name()], [outer], then_branch=then_g, else_branch=else_g)
+                then_g = helper.make_graph(nodes, fresh(), [], [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)])
+                else_g = helper.make_graph(other, fresh(), [], [helper.make_tensor_value_info(other_out, TensorProto.FLOAT, shape)])
+                nodes = [helper.make_node("If", [flag_name()], [outer], then_branch=then_g, else_branch=else_g)]
             else:
                 cond_in, cond_out = fresh(), fresh()
                 body = helper.make_graph(
-                    [helper.make_node("Identity", [cond_in], [cond_out]), node],
+                    [helper.make_node("Identity", [cond_in], [cond_out]), *nodes],
                     fresh(),
                     [helper.make_tensor_value_info(fresh(), TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
                     [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)],
                 )
-                node = helper.make_node("Loop", [trips_name(), ""], [outer], body=body)
+                nodes = [helper.make_node("Loop", [trips_name(), ""], [outer], body=body)]
                 shape = [2, *shape]
             o = outer
-        graph.node.append(node)
+        graph.node.extend(nodes)
         new_outputs.append(helper.make_tensor_value_info(o, TensorProto.FLOAT, shape))
 
     def as_input(g: onnx.GraphProto, name: str) -> int:
@@ -1397,6 +1571,10 @@ def _occupy(model: onnx.ModelProto, names: list[str], node_names: list[str], rng
             graph.initializer.append(numpy_helper.from_array(rng.normal(size=2).astype(np.float32), name))
         elif kind == "sparse initializer":
             graph.sparse_initializer.append(sparse(name))
+        elif kind == "training_info node output":  # ONNX joins the training algorithm to the main graph
+            algorithm().node.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(rng.normal(size=2).astype(np.float32))))
+        elif kind == "training_info initializer":
+            algorithm().initializer.append(numpy_helper.from_array(rng.normal(size=2).astype(np.float32), name))
         else:  # a node's name
             graph.node.append(helper.make_node("Relu", [x], [fresh()], name=name))
     graph.output.extend(new_outputs)
@@ -1532,6 +1710,7 @@ def _dressed(model: onnx.ModelProto, rng: np.random.Generator) -> onnx.ModelProt
         x = graph.input[0]
         shape = [d.dim_value for d in x.type.tensor_type.shape.dim]
         channels, dims = shape[1], len(shape) - 2
+        opset = next((o.version for o in out.opset_import if o.domain in ("", "ai.onnx")), 0)
 
         def leaf(src: str, body_inits: list[TensorProto]) -> tuple[list[onnx.NodeProto], str]:
             """Conv -> BN on src, summed to a scalar; the parameters in body_inits (the subgraph's) or the graph's."""
@@ -1564,10 +1743,23 @@ def _dressed(model: onnx.ModelProto, rng: np.random.Generator) -> onnx.ModelProt
             outputs = [*(extra_outputs or []), helper.make_tensor_value_info(total, TensorProto.FLOAT, [])]
             return helper.make_graph(nodes, fresh("sub_graph"), inputs or [], outputs, inits)
 
-        def holder(depth: int) -> tuple[list[onnx.NodeProto], str]:
+        def holder(depth: int, mapped_in: bool = False) -> tuple[list[onnx.NodeProto], str]:
             """Nodes holding a pair ``depth`` subgraphs down, and the scalar they compute."""
             kind = pick(["If", "Loop", "Scan"] if depth == 1 else ["If", "Loop"])
+            if opset >= 17 and not mapped_in and coin(0.5):  # any op with a graph attribute holds a subgraph
+                kind = "SequenceMap"  # (not directly in another: onnxruntime 1.32 cannot inline a SequenceMap nested so)
             result, total = fresh("sub_out"), fresh("sub_sum")
+            if kind == "SequenceMap":  # the body gets x as the one element of a sequence
+                body_inits = []
+                elem, seq, mapped, zero = fresh("sub_elem"), fresh("sub_seq"), fresh("sub_mapped"), fresh("sub_zero")
+                graph.initializer.append(numpy_helper.from_array(np.array(0, np.int64), zero))
+                nodes, inner = leaf(elem, body_inits) if depth == 1 else holder(depth - 1, mapped_in=True)
+                body = scalar_graph(nodes, inner, body_inits, inputs=[helper.make_tensor_value_info(elem, TensorProto.FLOAT, shape)])
+                return [
+                    helper.make_node("SequenceConstruct", [x.name], [seq]),
+                    helper.make_node("SequenceMap", [seq], [mapped], body=body),
+                    helper.make_node("SequenceAt", [mapped, zero], [total]),
+                ], total
             if kind == "Scan":  # the body gets one sample of x at a time
                 body_inits: list[TensorProto] = []
                 sample, batched, axes = fresh("sub_sample"), fresh("sub_batched"), fresh("sub_axes")

@@ -158,3 +158,47 @@ def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
     if folded:
         _drop_unused_initializers(graph)
     return out
+
+
+# ---------------------------------------------------------------- training_info
+#
+# ONNX joins a model's training algorithm to its main graph when the model trains (TrainingInfoProto): the names of
+# training_info's graphs share the main graph's, and an initializer that a binding of it names, or that its graphs
+# read, is still in use though no node of the main graph reads it. The graph pass above sees the main graph only; this
+# wrapper shows it training_info's names (as value_info entries it removes again, which nothing above reads) and puts
+# back the initializers training_info uses that the clean-up dropped.
+
+_fold_main_graph = fold_batchnorm
+
+
+def _training_info_uses(model: onnx.ModelProto) -> tuple[set[str], set[str]]:
+    """The initializers training_info uses (binding keys, what its graphs read) and every name it mentions."""
+    reads: set[str] = set()
+    names: set[str] = set()
+    for info in model.training_info:
+        for binding in (*info.initialization_binding, *info.update_binding):
+            reads.add(binding.key)
+            names |= {binding.key, binding.value}
+        for sub in (info.initialization, info.algorithm):
+            reads |= _used_names(sub)
+            names |= _all_names(sub)
+    return reads, names - {""}
+
+
+def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The pass above (``_fold_main_graph``), with training_info taken into account."""
+    reads, names = _training_info_uses(model)
+    if not reads and not names:
+        return _fold_main_graph(model)
+    shown = onnx.ModelProto()
+    shown.CopyFrom(model)
+    marks = [onnx.ValueInfoProto(name=name) for name in sorted(names)]
+    shown.graph.value_info.extend(marks)
+    out = _fold_main_graph(shown)
+    marked = {m.SerializeToString() for m in marks}
+    kept = [v for v in out.graph.value_info if v.SerializeToString() not in marked]
+    del out.graph.value_info[:]
+    out.graph.value_info.extend(kept)
+    have = {t.name for t in out.graph.initializer}
+    out.graph.initializer.extend(t for t in model.graph.initializer if t.name in reads and t.name not in have)
+    return out

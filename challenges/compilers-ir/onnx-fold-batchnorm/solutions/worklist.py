@@ -15,7 +15,7 @@ Approach, differing from the reference in each design choice:
   otherwise it stays unnamed;
 - W' and b' are named ``bnfold/<k>/W`` and ``bnfold/<k>/B`` with k counting up
   from 0 until both are free, checked against every name of the model, subgraphs
-  and node names included;
+  and node names included (training_info's too, since the red team round 5 fix);
 - orphaned initializers are kept (the statement allows keeping them).
 """
 
@@ -76,6 +76,10 @@ def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
         for n in f.node:
             tensor_names.update(n.input)
             tensor_names.update(n.output)
+    for info in model.training_info:  # joined to the main graph for training: its names are taken too
+        _every_name(info.initialization, tensor_names, Counter())
+        _every_name(info.algorithm, tensor_names, Counter())
+        tensor_names.update(n for b in (*info.initialization_binding, *info.update_binding) for n in (b.key, b.value))
     taken = tensor_names | set(node_names)
 
     overridable = {i.name for i in g.input}
