@@ -24,7 +24,7 @@ def _fmt_counts(counts: dict[str, int]) -> str:
     return "{" + ", ".join(f"{k}: {v}" for k, v in counts.items()) + "}" if counts else "no nodes"
 
 
-def _outputs_problem(actual: Any, expected: Any) -> str | None:
+def _outputs_problem(actual: Any, expected: Any, rtol: float = RTOL, atol: float = ATOL) -> str | None:
     if not isinstance(actual, list):
         return str(actual)
     for f, (got_runs, want_runs) in enumerate(zip(actual, expected, strict=True)):
@@ -45,7 +45,7 @@ def _outputs_problem(actual: Any, expected: Any) -> str | None:
                 if g.shape != e.shape or g.dtype != e.dtype:
                     return f"{where}: output {name!r} is {g.dtype}{list(g.shape)}, the original gives {e.dtype}{list(e.shape)}"
                 gv, ev = g.astype(np.float64), e.astype(np.float64)
-                bad = np.abs(gv - ev) > ATOL + RTOL * np.abs(ev)
+                bad = np.abs(gv - ev) > atol + rtol * np.abs(ev)
                 if bad.any():
                     i = int(np.argmax(bad))
                     return (
@@ -66,7 +66,8 @@ def folded_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         return False, "the folded model's opset_import differs from the original model's: keep the original's opset"
     if actual.get("check_model") != "ok":
         return False, f"onnx.checker.check_model(full_check=True) rejects the folded model: {actual.get('check_model')}"
-    problem = _outputs_problem(actual.get("outputs"), expected["original"])
+    rtol, atol = expected.get("tolerance", (RTOL, ATOL))
+    problem = _outputs_problem(actual.get("outputs"), expected["original"], rtol, atol)
     if problem:
         return False, problem
     if actual.get("op_counts") != expected["op_counts"]:
@@ -76,6 +77,13 @@ def folded_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         )
     if actual.get("initializers") != expected["initializers"]:
         return False, f"the folded graph has {actual.get('initializers')} initializers; expected {expected['initializers']}"
+    if actual.get("body_nodes") != expected["body_nodes"]:
+        return False, (f"the bodies of If/Loop/Scan nodes hold {actual.get('body_nodes')} nodes; expected {expected['body_nodes']} "
+                       "(bodies keep every node)")
+    if actual.get("bodies") != expected["bodies"]:
+        changed = actual.get("bodies_not_original")
+        return False, (f"{changed if isinstance(changed, int) else 'some'} of the If/Loop/Scan bodies in the folded graph "
+                       "differ from the original's: a body stays as it is, but for the outer names it reads, which follow the renames")
     return True, f"valid, same outputs, {_fmt_counts(expected['op_counts'])} and {expected['initializers']} initializers"
 
 

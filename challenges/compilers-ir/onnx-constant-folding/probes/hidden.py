@@ -11,9 +11,14 @@ Five more probes fold models drawn by a seeded generator (below), 20 to 40
 each, and observe one short record per model (check ``generated_ok``). The
 four hand-written probes in the "red team round 2" section come from that
 round (body inputs that reuse an outer name, omitted outputs of folded nodes,
-Dropout), and the last five from round 3 (empty names in optional input
+Dropout), the next five from round 3 (empty names in optional input
 slots and on both sides of liveness, large folded values, string and float8
-values).
+values), and the last twelve from round 4 (bodies left as they are, the
+opsets 11 to 21 with the ops ReferenceEvaluator gets wrong at some of them,
+float16 constants, every element type, empty and rank-0 values, the default
+domain imported as "ai.onnx", control flow of constants, an Identity of a
+graph output). Every kept body is compared with the original's, with only
+the main-graph names it reads masked (they follow the renames).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from probe_common import F32, const, fold_case, init, make, randn, run, vi
+from probe_common import F32, body_digests, const, fold_case, init, make, randn, run, vi
 from probekit import probe
 
 # ---------------------------------------------------------------- generated models
@@ -76,6 +81,10 @@ class _Gen:
         self.flag: str | None = None
         self.n = 0
         self.avoid: set[str] = set()  # names a body being built must not read from outside (see no_capture)
+        # the nodes the rules leave alone inside bodies (see decorate) are drawn from a stream of their own, so that
+        # the rest of each model is what it was before they were added
+        self.brng = np.random.default_rng(seed + 100_003)
+        self.bn = 0
 
     # ---- names and values
     def name(self, base: str = "t") -> str:
@@ -365,7 +374,9 @@ class _Gen:
             self.var.append(self.add(self.pick(list(_BINARY)), [src, self.operand()])[0])
 
     # ---- subgraphs
-    def body_ops(self, reads: list[str], prefix: str, depth: int, shadow: str | None = None) -> tuple[list[onnx.NodeProto], str, set[str]]:
+    def body_ops(
+        self, reads: list[str], prefix: str, depth: int, shadow: str | None = None, exclude: frozenset[str] = frozenset()
+    ) -> tuple[list[onnx.NodeProto], str, set[str], list[onnx.TensorProto]]:
         """Nodes of a body that combine outer names; at depth 1, sometimes a nested If reading main-graph names (and
         ``shadow``, the body's own input that reuses an outer name: in the nested If it still means the body's input)."""
         nodes, outer = [], set()
@@ -393,7 +404,96 @@ class _Gen:
             out = self.name(prefix)
             nodes.append(helper.make_node("Identity", [cur], [out]))
             cur = out
-        return nodes, cur, outer
+        cur, more, inits = self.decorate(nodes, cur, depth, set(exclude) | {shadow})
+        return nodes, cur, outer | more, inits
+
+    # ---- what the rules leave alone in a body: dead nodes, Identity and Constant nodes, initializers, depth 3
+    def bname(self) -> str:
+        while True:
+            self.bn += 1
+            cand = f"body_{self.bn}"
+            if cand not in self.taken:
+                self.taken.add(cand)
+                return cand
+
+    def body_outer(self, exclude: set[str]) -> str | None:
+        """A main-graph name for a decoration to read (not one a body around it defines, nor one it must avoid)."""
+        pool = [t for t in self.var + self.const if t not in self.avoid and t not in exclude]
+        return pool[int(self.brng.integers(len(pool)))] if pool else None
+
+    def decorate(self, nodes: list[onnx.NodeProto], cur: str, depth: int, exclude: set[str], row: bool = False):
+        """Append to a body's nodes what a pass must leave there as it is (the rules apply to the main graph only):
+        Constant nodes (two of them combined, as would fold in the main graph), an Identity read inside the body,
+        an Identity of an outer name, a body initializer, dead nodes (one reading an outer name, which that keeps
+        alive), the body's output through an Identity, and at depth 2 an If nested a third level deep. ``cur`` is
+        the body's current result (the row's shape in a Scan body: outer tensors are then reduced to scalars)."""
+        b = self.brng
+        reads: set[str] = set()
+        inits: list[onnx.TensorProto] = []
+
+        def add(op: str, inputs: list[str], **attrs) -> str:
+            out = self.bname()
+            nodes.append(helper.make_node(op, inputs, [out], **attrs))
+            return out
+
+        def outer_value() -> str | None:
+            o = self.body_outer(exclude)
+            if o is None:
+                return None
+            reads.add(o)
+            return add("ReduceMean", [o], keepdims=0) if row else o
+
+        if b.random() < 0.5:
+            form = int(b.integers(3))
+            v = float(b.uniform(0.5, 1.0))
+            if form == 0:
+                k = add("Constant", [], value_float=v)
+            elif form == 1:
+                k = add("Constant", [], value=numpy_helper.from_array(np.float32(v)))
+            else:
+                k = add("Mul", [add("Constant", [], value_float=v), add("Constant", [], value_floats=[1.0])])
+            cur = add("Mul", [cur, k])
+        if b.random() < 0.4:
+            cur = add(("Tanh", "Sigmoid", "Softsign")[int(b.integers(3))], [add("Identity", [cur])])
+        if b.random() < 0.3:
+            w = self.bname()
+            inits.append(numpy_helper.from_array(np.float32(b.uniform(-0.5, 0.5)), w))
+            cur = add("Add", [cur, w])
+        if b.random() < 0.3:
+            o = outer_value()
+            if o is not None:
+                cur = add("Add", [cur, add("Identity", [o])])
+        if b.random() < 0.5:
+            add("Neg", [cur])
+            if b.random() < 0.5:
+                o = self.body_outer(exclude)
+                if o is not None:
+                    reads.add(o)
+                    add("Abs", [o])
+        if depth == 2 and not row and b.random() < 0.35:
+            if self.flag is not None:
+                cond = self.flag
+                reads.add(cond)
+            else:
+                cond = add("Constant", [], value=numpy_helper.from_array(np.array(bool(b.random() < 0.5))))
+            o = self.body_outer(exclude)
+            t3, e3 = self.bname(), self.bname()
+            then_nodes = [helper.make_node("Identity", [cur], [t3 + "_id"])]
+            if o is not None:
+                reads.add(o)
+                then_nodes.append(helper.make_node("Mul", [t3 + "_id", o], [t3]))
+            else:
+                then_nodes.append(helper.make_node("Neg", [t3 + "_id"], [t3]))
+            else_nodes = [helper.make_node("Constant", [], [e3 + "_k"], value_float=0.25),
+                          helper.make_node("Add", [cur, e3 + "_k"], [e3]), helper.make_node("Neg", [e3], [e3 + "_dead"])]
+            self.taken |= {t3 + "_id", e3 + "_k", e3 + "_dead"}
+            shape = self.shape
+            then_g = helper.make_graph(then_nodes, self.bname(), [], [helper.make_tensor_value_info(t3, F32, shape)])
+            else_g = helper.make_graph(else_nodes, self.bname(), [], [helper.make_tensor_value_info(e3, F32, shape)])
+            cur = add("If", [cond], then_branch=then_g, else_branch=else_g)
+        if b.random() < 0.25:
+            cur = add("Identity", [cur])
+        return cur, reads, inits
 
     def cond_name(self, outer: set[str]) -> str:
         if self.flag is not None and self.chance(0.7):
@@ -434,9 +534,9 @@ class _Gen:
         reads = [self.outer_operand(depth) for _ in range(k)] + ([also] if also else [])
         if local is not None:
             reads.insert(int(self.rng.integers(len(reads) + 1)), local)
-        nodes, out, outer = self.body_ops(reads, f"b{depth}_", depth)
+        nodes, out, outer, inits = self.body_ops(reads, f"b{depth}_", depth, exclude=frozenset({local, also}))
         outer.discard(local)
-        g = helper.make_graph(nodes, self.name("branch"), [], [helper.make_tensor_value_info(out, F32, self.shape)])
+        g = helper.make_graph(nodes, self.name("branch"), [], [helper.make_tensor_value_info(out, F32, self.shape)], initializer=inits)
         return g, outer
 
     def if_node(self, depth: int) -> str:
@@ -477,7 +577,7 @@ class _Gen:
         i, c_in = self.name("iter"), self.name("cin")
         self.avoid = self.identity_group(v_in)  # no read of the body may be renamed onto its input (no_capture)
         reads = [v_in] + [self.outer_operand() for _ in range(int(self.rng.integers(1, 3)))]
-        nodes, out, outer = self.body_ops(reads, "lb_", depth, shadow=v_in)
+        nodes, out, outer, inits = self.body_ops(reads, "lb_", depth, shadow=v_in, exclude=frozenset({i, c_in}))
         self.avoid = set()
         outer.discard(v_in)
         c_out = self.name("cout")
@@ -487,6 +587,7 @@ class _Gen:
             [helper.make_tensor_value_info(i, I64, []), helper.make_tensor_value_info(c_in, BOOL, []),
              helper.make_tensor_value_info(v_in, F32, self.shape)],
             [helper.make_tensor_value_info(c_out, BOOL, []), helper.make_tensor_value_info(out, F32, self.shape)],
+            initializer=inits,
         )
         res = self.name("loop")
         return helper.make_node("Loop", [trip, "", v0], [res], body=body), res, outer | {trip, v0}
@@ -514,10 +615,12 @@ class _Gen:
                                        [], [helper.make_tensor_value_info(e_out, F32, row)])  # fmt: skip
             nodes.append(helper.make_node("If", [cond], [res], then_branch=then_g, else_branch=else_g))
             cur = res
+        cur, more, inits = self.decorate(nodes, cur, 1, {s_in}, row=True)
+        outer |= more
         out = self.name("sb_")
         nodes.append(helper.make_node(self.pick(["Tanh", "Sigmoid", "Softsign"]), [cur], [out]))
         body = helper.make_graph(nodes, self.name("scan_body"), [helper.make_tensor_value_info(s_in, F32, row)],
-                                 [helper.make_tensor_value_info(out, F32, row)])  # fmt: skip
+                                 [helper.make_tensor_value_info(out, F32, row)], initializer=inits)  # fmt: skip
         self.avoid = set()
         res = self.name("scan")
         outer.discard(s_in)
@@ -699,6 +802,8 @@ def _judge(model: onnx.ModelProto, new: Any, feeds: list[dict[str, np.ndarray]],
         return "onnxruntime fails"
     if _same(outs, original) > 1:
         return "outputs differ"
+    if Counter(body_digests(new)) - Counter(body_digests(model)):
+        return "bodies_changed"  # a body kept is the original's but for the outer names it reads (they follow renames)
     ops = ",".join(f"{k}:{v}" for k, v in sorted(Counter(n.op_type for n in new.graph.node).items()))
     return f"ok {ops} sub:{_count_sub(new.graph)} init:{len(new.graph.initializer)}"
 
@@ -1426,3 +1531,430 @@ def narrow_float_types_fold(solution: Any) -> dict[str, Any]:
              init("zero", np.float32(0.0)), init("qscale", np.float32(0.5))],
              opset=21)  # fmt: skip
     return fold_case(solution, m, [{"x": randn(89, 2, 4)}])
+
+
+# ---------------------------------------------------------------- red team round 4
+# Bodies are left as they are (the rules apply to the main graph only): dead nodes, Identity and Constant nodes and
+# initializers inside If, Loop and Scan bodies, three levels deep; folded values of every element type, empty and
+# rank 0; the opsets 11 to 21, with the ops ReferenceEvaluator gets wrong before some opset (the statement names
+# them); float16 constants; the default domain imported under its alias "ai.onnx".
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "dead-code"])
+def dead_nodes_in_bodies_stay(solution: Any) -> dict[str, Any]:
+    """If branches and a Loop body hold nodes that no body output needs, one of them the only reader of a main-graph
+    tensor (which that keeps alive); a Scan body holds a dead Identity. Bodies keep all their nodes."""
+    then_g = helper.make_graph(
+        [helper.make_node("Relu", ["r"], ["t_live"]), helper.make_node("Exp", ["t_live"], ["t_dead"]),
+         helper.make_node("Mul", ["only_in_dead", "t_live"], ["t_dead2"])],
+        "then", [], [vi("t_live", [3])],
+    )  # fmt: skip
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e_live"]), helper.make_node("Sin", ["x"], ["e_dead"])],
+                               "else", [], [vi("e_live", [3])])  # fmt: skip
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Tanh", ["v"], ["v_next"]),
+         helper.make_node("Cast", ["i"], ["i_dead"], to=F32), helper.make_node("Add", ["v_next", "k"], ["v_dead"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("v", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("v_next", [3])],
+    )  # fmt: skip
+    scan_body = helper.make_graph([helper.make_node("Sigmoid", ["row"], ["row_out"]), helper.make_node("Identity", ["row"], ["row_dead"])],
+                                  "scan_body", [vi("row", [3])], [vi("row_out", [3])])  # fmt: skip
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Mul", ["w", "w"], ["k"]),  # folded; read only by a dead node of the Loop body
+        helper.make_node("Abs", ["x"], ["only_in_dead"]),  # read only by a dead node of the then branch
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "x"], ["looped"], body=loop_body),
+        helper.make_node("Scan", ["xs"], ["scanned"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("Exp", ["x"], ["dead_main"]),  # dead in the main graph: removed
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL), vi("xs", [2, 3])], [vi("y", [3]), vi("looped", [3]), vi("scanned", [2, 3])],
+             [init("w", randn(100, 3)), init("trips", np.int64(2))])  # fmt: skip
+    x, xs = randn(101, 3), randn(102, 2, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c), "xs": xs} for c in (True, False)])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity"])
+def identities_in_bodies_stay(solution: Any) -> dict[str, Any]:
+    """Identity nodes inside bodies stay: of a body input read by the next body node, of a main-graph tensor (renamed
+    by the main graph's Identity removal) read inside the body, a chain into a body output, and a branch whose output
+    is an Identity of a graph input."""
+    then_g = helper.make_graph(
+        [helper.make_node("Identity", ["t"], ["a"]), helper.make_node("Mul", ["a", "k"], ["b"]),
+         helper.make_node("Identity", ["b"], ["b1"]), helper.make_node("Identity", ["b1"], ["b2"])],
+        "then", [], [vi("b2", [3])],
+    )  # fmt: skip
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["x_seen"])], "else", [], [vi("x_seen", [3])])
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Identity", ["v"], ["v_copy"]),
+         helper.make_node("Sigmoid", ["v_copy"], ["v_sig"]), helper.make_node("Identity", ["t"], ["t_in"]),
+         helper.make_node("Add", ["v_sig", "t_in"], ["v_next"]), helper.make_node("Identity", ["v_copy"], ["scan_out"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("v", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("v_next", [3]), vi("scan_out", [3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Identity", ["s"], ["t"]),  # removed: the bodies' reads of t follow the rename to s
+        helper.make_node("Mul", ["w", "w"], ["k"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "x"], ["looped", "steps"], body=loop_body),
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL)], [vi("y", [3]), vi("looped", [3]), vi("steps", [2, 3])],
+             [init("w", randn(103, 3)), init("trips", np.int64(2))])  # fmt: skip
+    x = randn(104, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c)} for c in (True, False)])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "propagate"])
+def constants_in_bodies_stay(solution: Any) -> dict[str, Any]:
+    """Constant nodes inside bodies (each attribute form, two of them multiplied, one that is a body output) and a
+    body initializer stay as they are: only the main graph is folded."""
+    then_g = helper.make_graph(
+        [helper.make_node("Constant", [], ["half"], value_float=0.5), helper.make_node("Constant", [], ["two"], value_floats=[2.0]),
+         helper.make_node("Mul", ["half", "two"], ["one"]), helper.make_node("Mul", ["x", "one"], ["xo"]),
+         helper.make_node("Add", ["xo", "bias"], ["o1"])],
+        "then", [], [vi("o1", [3])], initializer=[init("bias", np.float32([0.5, -1.0, 2.0]))],
+    )  # fmt: skip
+    else_g = helper.make_graph([const("fixed", np.float32([1.0, 2.0, 3.0]))], "else", [], [vi("fixed", [3])])
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Constant", [], ["step"], value_int=1),
+         helper.make_node("Add", ["i", "step"], ["i1"]), helper.make_node("Cast", ["i1"], ["i1f"], to=F32),
+         const("scale", np.float32(0.25)), helper.make_node("Mul", ["i1f", "scale"], ["d"]),
+         helper.make_node("Add", ["v", "d"], ["v_next"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("v", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("v_next", [3])],
+    )  # fmt: skip
+    nodes = [
+        const("k", np.float32(3.0)),  # the main graph's Constant folds
+        helper.make_node("Mul", ["x", "k"], ["xk"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "xk"], ["looped"], body=loop_body),
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL)], [vi("y", [3]), vi("looped", [3])], [init("trips", np.int64(3))])
+    x = randn(105, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c)} for c in (True, False)])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["subgraphs", "identity", "dead-code"])
+def bodies_three_deep_left_as_they_are(solution: Any) -> dict[str, Any]:
+    """A Scan body holds an If whose branch holds an If (three levels): each level has a Constant, an Identity read
+    inside it and a dead node; the innermost reads a main-graph tensor that Identity removal renames and a folded one,
+    and a dead node there is the only reader of another main-graph tensor."""
+    inner_then = helper.make_graph(
+        [helper.make_node("Identity", ["t"], ["it_a"]), helper.make_node("Constant", [], ["it_k"], value_float=0.5),
+         helper.make_node("Mul", ["it_a", "it_k"], ["it_b"]), helper.make_node("Add", ["it_b", "row"], ["it_c"]),
+         helper.make_node("Add", ["it_c", "kf"], ["it_out"]), helper.make_node("Neg", ["deep_only"], ["it_dead"])],
+        "inner_then", [], [vi("it_out", [3])],
+    )  # fmt: skip
+    inner_else = helper.make_graph([helper.make_node("Identity", ["mid_a"], ["ie_out"])], "inner_else", [], [vi("ie_out", [3])])
+    mid_then = helper.make_graph(
+        [helper.make_node("Identity", ["row"], ["mid_a"]), helper.make_node("If", ["c"], ["mid_b"], then_branch=inner_then, else_branch=inner_else),
+         helper.make_node("Constant", [], ["mid_k"], value_floats=[1.0, 2.0, 3.0]), helper.make_node("Mul", ["mid_b", "mid_k"], ["mid_out"]),
+         helper.make_node("Exp", ["mid_a"], ["mid_dead"])],
+        "mid_then", [], [vi("mid_out", [3])],
+    )  # fmt: skip
+    mid_else = helper.make_graph([helper.make_node("Tanh", ["row"], ["me_out"])], "mid_else", [], [vi("me_out", [3])])
+    scan_body = helper.make_graph(
+        [helper.make_node("Identity", ["row_in"], ["row"]), helper.make_node("If", ["c"], ["sc"], then_branch=mid_then, else_branch=mid_else),
+         helper.make_node("Constant", [], ["sk"], value=numpy_helper.from_array(np.float32(0.1))), helper.make_node("Mul", ["sc", "sk"], ["row_out"]),
+         helper.make_node("Identity", ["row"], ["row_dead"])],
+        "scan_body", [vi("row_in", [3])], [vi("row_out", [3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Sigmoid", ["x"], ["s"]),
+        helper.make_node("Identity", ["s"], ["t"]),
+        helper.make_node("Add", ["w", "w"], ["kf"]),  # folded, read three levels deep
+        helper.make_node("Cos", ["x"], ["deep_only"]),  # read only by a dead node three levels deep: stays
+        helper.make_node("Scan", ["xs"], ["scanned"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("Identity", ["scanned"], ["y"]),
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL), vi("xs", [2, 3])], [vi("y", [2, 3])], [init("w", randn(106, 3))])
+    x, xs = randn(107, 3), randn(108, 2, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c), "xs": xs} for c in (True, False)])
+
+
+def _legacy_softmax_model(opset: int) -> onnx.ModelProto:
+    """Softmax (default axis), LogSoftmax (axis 0) and Hardmax (axis -2) of rank-3 and rank-4 constants, each read by a
+    node of the input; before opset 13 they coerce the input to 2-D at the axis."""
+    nodes = [
+        helper.make_node("Softmax", ["w3"], ["p"]),  # axis 1 of [2, 3, 4]: over 12 values at a time
+        helper.make_node("LogSoftmax", ["w3"], ["lp"], axis=0),  # over all 24
+        helper.make_node("Hardmax", ["w4"], ["hm"], axis=-2),  # [2, 2, 3, 2] at axis 2: over the last 6
+        helper.make_node("Softmax", ["w3"], ["p_last"], axis=-1),  # the last axis: the same at every opset
+        helper.make_node("Reshape", ["hm", "shape3"], ["hm3"]),
+        helper.make_node("Add", ["x", "p"], ["a"]),
+        helper.make_node("Mul", ["a", "lp"], ["b"]),
+        helper.make_node("Add", ["b", "hm3"], ["c"]),
+        helper.make_node("Sub", ["c", "p_last"], ["y"]),
+    ]
+    w4 = np.round(randn(110, 2, 2, 3, 2) * 4) / 4  # ties are rare, and Hardmax takes the first one anyway
+    inits = [init("w3", randn(109, 2, 3, 4)), init("w4", w4.astype(np.float32)), init("shape3", np.array([2, 3, 4], np.int64))]
+    return make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], inits, opset=opset)
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["opset"])
+def softmax_family_before_opset_13(solution: Any) -> dict[str, Any]:
+    """An opset-11 model: Softmax, LogSoftmax and Hardmax of rank-3 and rank-4 constants at their default axis, axis 0
+    and axis -2, where the opset-11 ops coerce the input to 2-D (ReferenceEvaluator knows only the opset-13 meaning)."""
+    return fold_case(solution, _legacy_softmax_model(11), [{"x": randn(111, 2, 3, 4)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["opset"])
+def dequantize_linear_before_opset_19(solution: Any) -> dict[str, Any]:
+    """An opset-13 model with quantized weights: DequantizeLinear of int8 per-axis and uint8 per-tensor constants (which
+    ReferenceEvaluator cannot run before opset 19) feeding a MatMul and an Add with the input, and a QuantizeLinear of
+    a constant that is a graph output."""
+    nodes = [
+        helper.make_node("DequantizeLinear", ["wq", "w_scale", "w_zero"], ["w"], axis=1),  # per output column
+        helper.make_node("DequantizeLinear", ["bq", "b_scale", "b_zero"], ["b"]),
+        helper.make_node("QuantizeLinear", ["v", "v_scale"], ["vq"]),
+        helper.make_node("MatMul", ["x", "w"], ["h"]),
+        helper.make_node("Add", ["h", "b"], ["y"]),
+    ]
+    rng = np.random.default_rng(112)
+    inits = [init("wq", rng.integers(-100, 100, (5, 4)).astype(np.int8)), init("w_scale", np.float32([0.02, 0.05, 0.01, 0.03])),
+             init("w_zero", np.int8([0, 3, -2, 1])), init("bq", rng.integers(0, 255, (4,)).astype(np.uint8)),
+             init("b_scale", np.float32(0.01)), init("b_zero", np.uint8(128)), init("v", randn(113, 4)),
+             init("v_scale", np.float32(0.05))]  # fmt: skip
+    m = make(nodes, [vi("x", [3, 5])], [vi("y", [3, 4]), vi("vq", [4], TensorProto.UINT8)], inits, opset=13)
+    return fold_case(solution, m, [{"x": randn(114, 3, 5)}])
+
+
+@probe(category="folding", check="folded_ok", weight=1, hints=["dtypes"])
+def float16_constants_fold(solution: Any) -> dict[str, Any]:
+    """A weight cast to float16, then Sqrt, Mul, Add and Exp in float16 and cast back; one float16 result is a graph
+    output. onnxruntime runs the original's float16 ops in float32, so outputs are compared to float16 precision."""
+    f16 = TensorProto.FLOAT16
+    nodes = [
+        helper.make_node("Cast", ["w"], ["h"], to=f16),
+        helper.make_node("Sqrt", ["h"], ["hs"]),
+        helper.make_node("Cast", ["k"], ["kh"], to=f16),
+        helper.make_node("Mul", ["hs", "kh"], ["hm"]),
+        helper.make_node("Add", ["hm", "hs"], ["ha"]),
+        helper.make_node("Exp", ["kh"], ["he"]),  # a float16 graph output
+        helper.make_node("Cast", ["ha"], ["back"], to=F32),
+        helper.make_node("Mul", ["x", "back"], ["y"]),
+    ]
+    w = np.float32([0.3, 1.7, 2.9, 5.5, 7.1, 11.3])
+    m = make(nodes, [vi("x", [6])], [vi("y", [6]), vi("he", [6], f16)], [init("w", w), init("k", np.float32([0.7, 1.3, 0.4, 2.2, 0.9, 1.1]))])
+    return fold_case(solution, m, [{"x": randn(115, 6)}], tolerance=(4e-3, 1e-3))
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "graph-output"])
+def every_element_type_folds(solution: Any) -> dict[str, Any]:
+    """Folded values of every element type onnxruntime moves around: uint8, int8, uint16, int16, uint32, int32, uint64,
+    int64, float16, double and bool, through Cast, Reshape, Transpose, Concat, Gather and Mul (Or for bool); each
+    type's result is a graph output (an initializer named like it), and all of them are added to the input."""
+    types = [TensorProto.UINT8, TensorProto.INT8, TensorProto.UINT16, TensorProto.INT16, TensorProto.UINT32, TensorProto.INT32,
+             TensorProto.UINT64, TensorProto.INT64, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BOOL]  # fmt: skip
+    nodes, outputs, acc = [], [vi("y", [4])], "x"
+    for t in types:
+        tag = helper.tensor_dtype_to_np_dtype(t).name
+        nodes += [
+            helper.make_node("Cast", ["w"], [f"c_{tag}"], to=t),
+            helper.make_node("Reshape", [f"c_{tag}", "shape22"], [f"r_{tag}"]),
+            helper.make_node("Transpose", [f"r_{tag}"], [f"t_{tag}"], perm=[1, 0]),
+            helper.make_node("Reshape", [f"t_{tag}", "shape4"], [f"f_{tag}"]),
+            helper.make_node("Concat", [f"f_{tag}", f"c_{tag}"], [f"cc_{tag}"], axis=0),
+            helper.make_node("Gather", [f"cc_{tag}", "picks"], [f"g_{tag}"], axis=0),
+            helper.make_node("Or" if t == TensorProto.BOOL else "Mul", [f"g_{tag}", f"c_{tag}"], [f"out_{tag}"]),
+            helper.make_node("Cast", [f"out_{tag}"], [f"back_{tag}"], to=F32),
+            helper.make_node("Add", [acc, f"back_{tag}"], [f"acc_{tag}"]),
+        ]
+        outputs.append(vi(f"out_{tag}", [4], t))
+        acc = f"acc_{tag}"
+    nodes.append(helper.make_node("Identity", [acc], ["y"]))
+    inits = [init("w", np.float32([1.0, 0.0, 3.0, 2.0])), init("shape22", np.array([2, 2], np.int64)), init("shape4", np.array([4], np.int64)),
+             init("picks", np.array([7, 0, 5, 2], np.int64))]
+    m = make(nodes, [vi("x", [4])], outputs, inits)
+    return fold_case(solution, m, [{"x": randn(116, 4)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "graph-output"])
+def empty_and_scalar_values_fold(solution: Any) -> dict[str, Any]:
+    """Folded values with no elements (an empty Slice, the Shape of a scalar, an empty Range, a [0, 3] initializer
+    concatenated) and of rank 0 (ConstantOfShape of an empty shape, Size, a full ReduceSum); an empty one and a
+    scalar are graph outputs."""
+    nodes = [
+        helper.make_node("Slice", ["w", "two", "two"], ["empty"]),  # [0]
+        helper.make_node("Shape", ["scalar"], ["no_dims"]),  # an empty int64 [0]
+        helper.make_node("ConstantOfShape", ["no_dims"], ["zero"], value=numpy_helper.from_array(np.float32([0.5]))),  # rank 0
+        helper.make_node("Size", ["empty"], ["n"]),  # 0, rank 0
+        helper.make_node("Range", ["two_s", "two_s", "one_s"], ["none"]),  # [0] int64
+        helper.make_node("Concat", ["e03", "row3"], ["one_row"], axis=0),  # [0, 3] + [1, 3]
+        helper.make_node("ReduceSum", ["one_row"], ["row_sum"], keepdims=0),  # rank 0
+        helper.make_node("Concat", ["empty", "w"], ["w_again"], axis=0),
+        helper.make_node("Mul", ["empty", "zero"], ["empty_out"]),  # a graph output with no elements
+        helper.make_node("Cast", ["n"], ["n_f"], to=F32),
+        helper.make_node("Add", ["x", "w_again"], ["a"]),
+        helper.make_node("Add", ["a", "zero"], ["b"]),
+        helper.make_node("Add", ["b", "n_f"], ["c"]),
+        helper.make_node("Mul", ["c", "row_sum"], ["y"]),
+        helper.make_node("Concat", ["none", "one_l"], ["z"], axis=0),  # [1]
+    ]
+    inits = [init("w", randn(117, 3)), init("two", np.array([2], np.int64)), init("scalar", np.float32(4.0)),
+             init("two_s", np.int64(2)), init("one_s", np.int64(1)), init("one_l", np.array([1], np.int64)),
+             init("e03", np.zeros((0, 3), np.float32)), init("row3", np.float32([[0.5, 1.0, 1.5]]))]  # fmt: skip
+    m = make(nodes, [vi("x", [3])], [vi("y", [3]), vi("empty_out", [0]), vi("row_sum", []), vi("z", [1], TensorProto.INT64)], inits)
+    return fold_case(solution, m, [{"x": randn(118, 3)}])
+
+
+@probe(category="folding", check="folded_ok", weight=2, hints=["opset"])
+def default_domain_imported_as_ai_onnx(solution: Any) -> dict[str, Any]:
+    """opset_import names the default domain "ai.onnx" (version 11, after com.microsoft): Unsqueeze, ReduceSum and
+    Split of constants in their opset-11 forms fold at that opset, and the result keeps the import as it is."""
+    nodes = [
+        helper.make_node("Split", ["w"], ["w_top", "w_bottom"], axis=0, split=[1, 2]),
+        helper.make_node("ReduceSum", ["w_bottom"], ["col"], axes=[0], keepdims=0),
+        helper.make_node("Unsqueeze", ["col"], ["row"], axes=[0]),
+        helper.make_node("Add", ["w_top", "row"], ["wr"]),
+        helper.make_node("Gelu", ["x"], ["g"], domain="com.microsoft"),
+        helper.make_node("Mul", ["g", "wr"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", [1, 4])], [vi("y", [1, 4])], initializer=[init("w", randn(119, 3, 4))])
+    imports = [helper.make_opsetid("com.microsoft", 1), helper.make_opsetid("ai.onnx", 11)]
+    m = helper.make_model(graph, opset_imports=imports, ir_version=10)
+    return fold_case(solution, m, [{"x": randn(120, 1, 4)}])
+
+
+def _opset_model(opset: int) -> onnx.ModelProto:
+    """One model per opset 11 to 21, with the ops whose form or meaning changed over them written as that opset
+    has them: axes of Unsqueeze, Squeeze, ReduceSum (inputs from 13) and ReduceMean/ReduceMax (from 18), Split's
+    sizes (an input from 13), Softmax, LogSoftmax and Hardmax (one axis from 13), DequantizeLinear, Dropout (a ratio
+    input and a mask from 12), Shape's start (from 15), Resize, Pad, Clip, TopK and ArgMax; all of constants, some
+    read by nodes of the input."""
+    def axes(op: str, data: str, ax: list[int], out: str, since: int, **attrs) -> onnx.NodeProto:
+        if opset < since:
+            return helper.make_node(op, [data], [out], axes=ax, **attrs)
+        return helper.make_node(op, [data, f"axes_{out}"], [out], **attrs)
+
+    axis_inits = {"u": [0], "rs": [0], "rm": [2], "rx": [1], "sq": [2], "usq": [2], "tk_sum": [2]}
+    nodes = [
+        axes("Unsqueeze", "w", [0], "u", 13),  # [1, 2, 3, 4]
+        axes("ReduceSum", "u", [0], "rs", 13, keepdims=0),  # [2, 3, 4]
+        axes("ReduceMean", "w", [2], "rm", 18, keepdims=1),  # [2, 3, 1]
+        axes("ReduceMax", "w", [1], "rx", 18, keepdims=1),  # [2, 1, 4]
+        helper.make_node("Split", ["w"], ["s0", "s1"], axis=2, split=[1, 3]) if opset < 13
+        else helper.make_node("Split", ["w", "sizes"], ["s0", "s1"], axis=2),
+        axes("Squeeze", "s0", [2], "sq", 13),  # [2, 3]
+        axes("Unsqueeze", "sq", [2], "usq", 13),  # [2, 3, 1]
+        helper.make_node("Concat", ["s1", "s0"], ["cat"], axis=2),
+        helper.make_node("Add", ["rs", "rm"], ["a1"]),
+        helper.make_node("Add", ["a1", "rx"], ["a2"]),
+        helper.make_node("Mul", ["a2", "usq"], ["a3"]),
+        helper.make_node("Sub", ["a3", "cat"], ["a4"]),
+        helper.make_node("Softmax", ["w"], ["sm"]),
+        helper.make_node("LogSoftmax", ["w"], ["lsm"], axis=0),
+        helper.make_node("Hardmax", ["w"], ["hm"], axis=1),
+        helper.make_node("Clip", ["w", "lo", "hi"], ["cl"]),
+        helper.make_node("Pad", ["w", "pads"], ["pd"]),  # [2, 3, 6]
+        helper.make_node("Slice", ["pd", "one", "five", "two"], ["pds"]),  # back to [2, 3, 4]
+        helper.make_node("TopK", ["w", "k2"], ["tk", "tk_i"], axis=-1),
+        axes("ReduceSum", "tk", [2], "tk_sum", 13, keepdims=1),  # [2, 3, 1]
+        helper.make_node("ArgMax", ["w"], ["am"], axis=2, keepdims=1),
+        helper.make_node("Cast", ["am"], ["am_f"], to=F32),
+        helper.make_node("DequantizeLinear", ["q", "q_scale", "q_zero"], ["dq"]),
+        helper.make_node("Resize", ["w", "roi", "scales"], ["rz"], mode="nearest"),  # [2, 3, 8]
+        helper.make_node("Slice", ["rz", "zero", "eight", "two", "two"], ["rzs"]),  # every other: [2, 3, 4]
+        helper.make_node("Shape", ["w"], ["dims"], start=2) if opset >= 15 else helper.make_node("Shape", ["w"], ["dims"]),
+        helper.make_node("ReduceProd", ["dims"], ["dims_p"], keepdims=1),  # no axes: all of them, at every opset
+        helper.make_node("Cast", ["dims_p"], ["dims_f"], to=F32),
+    ]
+    if opset >= 12:
+        nodes += [helper.make_node("Dropout", ["w", "ratio"], ["dr", "dr_mask"]), helper.make_node("Cast", ["dr_mask"], ["dr_m"], to=F32),
+                  helper.make_node("Mul", ["dr", "dr_m"], ["drop"])]  # fmt: skip
+    else:
+        nodes += [helper.make_node("Dropout", ["w"], ["drop"], ratio=0.5)]  # opset 11: no mask (onnxruntime's differs)
+    terms = ["a4", "sm", "lsm", "hm", "cl", "pds", "tk_sum", "am_f", "dq", "rzs", "drop"]
+    acc = "x"
+    for k, t in enumerate(terms):
+        nodes.append(helper.make_node("Add" if k % 2 == 0 else "Sub", [acc, t], [f"acc{k}"]))
+        acc = f"acc{k}"
+    nodes += [helper.make_node("Div", [acc, "dims_f"], ["y0"]), helper.make_node("Softmax", ["x"], ["x_sm"]),  # of the input: stays
+              helper.make_node("Add", ["y0", "x_sm"], ["y"])]  # fmt: skip
+    rng = np.random.default_rng(130 + opset)
+    inits = [init("w", randn(120 + opset, 2, 3, 4)), init("sizes", np.array([1, 3], np.int64)), init("lo", np.float32(-0.5)),
+             init("hi", np.float32(0.8)), init("pads", np.array([0, 0, 1, 0, 0, 1], np.int64)), init("one", np.array([1], np.int64)),
+             init("five", np.array([5], np.int64)), init("two", np.array([2], np.int64)), init("k2", np.array([2], np.int64)),
+             init("q", rng.integers(-50, 50, (2, 3, 4)).astype(np.int8)), init("q_scale", np.float32(0.02)), init("q_zero", np.int8(3)),
+             init("roi", np.zeros(0, np.float32)), init("scales", np.float32([1, 1, 2])), init("zero", np.array([0], np.int64)),
+             init("eight", np.array([8], np.int64)), init("ratio", np.float32(0.5))]  # fmt: skip
+    if opset >= 13:
+        inits += [init(f"axes_{n}", np.array(a, np.int64)) for n, a in axis_inits.items() if n in ("u", "rs", "sq", "usq", "tk_sum")]
+    if opset >= 18:
+        inits += [init(f"axes_{n}", np.array(a, np.int64)) for n, a in axis_inits.items() if n in ("rm", "rx")]
+    return make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], inits, opset=opset)
+
+
+def _fold_record(solution: Any, model: onnx.ModelProto, feeds: list[dict[str, np.ndarray]]) -> str:
+    """One hand-made model judged like a generated one (see _case): what went wrong, or the folded model's counts."""
+    onnx.checker.check_model(model, full_check=True)  # the probe's own model must be valid
+    original = [run(model, f) for f in feeds]
+    try:
+        new = solution.fold_constants(copy.deepcopy(model))
+    except Exception:  # noqa: BLE001
+        return "raises"
+    verdict = _judge(model, new, feeds, original, 1)
+    if not verdict.startswith("ok"):
+        return verdict
+    try:
+        again = solution.fold_constants(copy.deepcopy(new))
+    except Exception:  # noqa: BLE001
+        return "second fold raises"
+    return verdict if _judge(model, again, feeds, original, 1) == verdict else "not idempotent"
+
+
+@probe(category="folding", check="generated_ok", weight=2, timeout=60, hints=["opset"])
+def opsets_11_to_21(solution: Any) -> list[str]:
+    """The same constant subgraph at each opset from 11 to 21, its version-dependent ops written as that opset has
+    them (axes and sizes as attributes or inputs, Softmax's 2-D coercion before 13, Dropout's ratio and mask, Shape's
+    start), folded at the model's own opset."""
+    return [_fold_record(solution, _opset_model(v), [{"x": randn(140 + v, 2, 3, 4)}]) for v in range(11, 22)]
+
+
+@probe(category="cleanup", check="folded_ok", weight=1, hints=["identity"])
+def identity_of_a_graph_output(solution: Any) -> dict[str, Any]:
+    """Identity nodes whose input is a graph output and whose output is not: they go, and their readers (a node, and a
+    body) read the graph output; one whose output is another graph output stays."""
+    then_g = helper.make_graph([helper.make_node("Neg", ["r_seen"], ["o1"])], "then", [], [vi("o1", [3])])
+    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["o2"])], "else", [], [vi("o2", [3])])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"]),  # a graph output
+        helper.make_node("Identity", ["r"], ["r_alias"]),  # removed: Neg reads r
+        helper.make_node("Neg", ["r_alias"], ["z"]),
+        helper.make_node("Identity", ["r"], ["r_seen"]),  # removed: the then branch reads r
+        helper.make_node("If", ["c"], ["b"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Identity", ["r"], ["r_too"]),  # a second output name for r: stays
+    ]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL)], [vi("r", [3]), vi("z", [3]), vi("b", [3]), vi("r_too", [3])])
+    x = randn(121, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c)} for c in (True, False)])
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["subgraphs"])
+def control_flow_of_constants_stays(solution: Any) -> dict[str, Any]:
+    """An If with a constant condition whose branches read only constants, a Loop with a constant trip count carrying a
+    constant, and a Scan over a constant: every input they list and every outer name their bodies read is constant,
+    but nodes that hold a body are never folded; the constants they read stay as initializers."""
+    then_g = helper.make_graph([helper.make_node("Mul", ["k", "w"], ["t1"])], "then", [], [vi("t1", [3])])
+    else_g = helper.make_graph([helper.make_node("Sub", ["w", "k"], ["e1"])], "else", [], [vi("e1", [3])])
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Add", ["v", "k"], ["v1"]),
+         helper.make_node("Tanh", ["v1"], ["v_next"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("v", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("v_next", [3])],
+    )  # fmt: skip
+    scan_body = helper.make_graph([helper.make_node("Mul", ["row", "w"], ["row_out"])], "scan_body", [vi("row", [3])], [vi("row_out", [3])])
+    nodes = [
+        helper.make_node("Mul", ["w", "w"], ["k"]),  # folded: read by the bodies
+        helper.make_node("Not", ["flag"], ["cond"]),  # folded: the If's condition is constant
+        helper.make_node("If", ["cond"], ["picked"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "w"], ["looped"], body=loop_body),
+        helper.make_node("Scan", ["rows"], ["scanned"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("Add", ["x", "picked"], ["a"]),
+        helper.make_node("Add", ["a", "looped"], ["y"]),
+        helper.make_node("Add", ["x", "scanned"], ["z"]),
+    ]
+    inits = [init("w", randn(122, 3)), init("flag", np.array(False)), init("trips", np.int64(2)), init("rows", randn(123, 2, 3))]
+    m = make(nodes, [vi("x", [3])], [vi("y", [3]), vi("z", [2, 3])], inits)
+    return fold_case(solution, m, [{"x": randn(124, 3)}])
