@@ -27,18 +27,25 @@ from tests.helpers import add_numbers, grade, real_backends
 HOST_LOAD = Path(__file__).resolve().parents[2] / "sandbox" / "runner"  # the runner's folder: host_load's import root
 
 HONEST = "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b)\n"
-# Two seconds of its own CPU per call: two thirds of add-numbers' 3 s probe limit, so it needs time given back as
-# soon as another process shares its core.
-SPINS_TWO_SECONDS = """
+
+
+def spins(seconds: float) -> str:
+    """A solution whose ``add`` first spends ``seconds`` of its own CPU."""
+    return f"""
 import time
 import numpy as np
 
 def add(a, b):
     start = time.process_time()
-    while time.process_time() - start < 2.0:
+    while time.process_time() - start < {seconds}:
         pass
     return np.add(a, b)
 """
+
+
+# Two seconds of its own CPU per call: two thirds of add-numbers' 3 s probe limit, so it needs time given back as
+# soon as another process shares its core.
+SPINS_TWO_SECONDS = spins(2.0)
 SPINS_FOREVER = "def add(a, b):\n    while True:\n        pass\n"
 HOG = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
 
@@ -228,16 +235,7 @@ def test_an_endless_loop_is_a_time_limit_idle_and_under_load(backend: str) -> No
             assert verdict == "time_limit"
 
 
-SPINS_HALF_A_SECOND = """
-import time
-import numpy as np
-
-def add(a, b):
-    start = time.process_time()
-    while time.process_time() - start < 0.5:
-        pass
-    return np.add(a, b)
-"""
+SPINS_HALF_A_SECOND = spins(0.5)
 
 
 @pytest.mark.parametrize("backend", real_backends())
