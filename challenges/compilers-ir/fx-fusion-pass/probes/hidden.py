@@ -1332,6 +1332,212 @@ def linear_subclasses_with_their_own_forward(solution: Any) -> dict[str, Any]:
     return run_pass(solution, LinearSubclassesWithTheirOwnForward(), randn(122, 2, 3, 6))
 
 
+# Red team round 6: an operator's schema may write an argument at any position, not only its first, and a list of
+# tensors it writes (Tensor(a!)[]) writes each tensor in it. Each kind of argument passing gets its probe: later
+# positional arguments of overloads, the same by keyword, lists in any position, overload packets given their
+# arguments by position, and in-place functions whose first argument is a list. Every probe also has controls: the
+# same position given an argument the schema only reads, where the product is a SiLU.
+
+
+class SigmoidWrittenAtLaterPositions(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple:
+        s = torch.sigmoid(y)
+        idx = torch.zeros_like(y, dtype=torch.long)
+        torch.ops.aten._cummax_helper.default(z, s, idx, 1)  # writes values, its argument 1
+        a = y * s
+        m = torch.sigmoid(x)
+        rv = torch.ones_like(x)
+        torch.ops.aten._batch_norm_with_update.default(z, None, None, m, rv, 0.1, 1e-5)  # running_mean, argument 3
+        b = x * m
+        v = x.sigmoid()
+        rm = torch.zeros_like(x)
+        torch.ops.aten._native_batch_norm_legit.default(z, None, None, rm, v, True, 0.1, 1e-5)  # running_var, argument 4
+        c = torch.mul(v, x)
+        w = x.sum(0, keepdim=True)
+        q = torch.sigmoid(w)
+        on = torch.ones_like(w, dtype=torch.long)
+        lo, hi, zp = w - 1.0, w + 1.0, torch.zeros_like(w, dtype=torch.int32)
+        fq = torch.ops.aten.fused_moving_avg_obs_fake_quant.default(y, on, on, lo, hi, q, zp, 0.01, 0, 255, 0)  # scale, argument 5
+        d = w * q
+        u = torch.sigmoid(x)
+        torch.ops.aten.rrelu_with_noise.default(x, u, 0.1, 0.3, False)  # noise, argument 1 (its schema writes it)
+        e = u.mul(x)
+        r = torch.sigmoid(x)
+        n = torch.ops.aten._native_batch_norm_legit_no_training.default(z, None, None, r, rv, 0.1, 1e-5)  # reads argument 3
+        f = x * r  # a SiLU
+        t = y.sigmoid()
+        vals = torch.empty_like(y)
+        torch.ops.aten._cummax_helper.default(t, vals, idx, 1)  # reads t as self, writes vals
+        g = t * y  # a SiLU
+        k = torch.sigmoid(z)
+        buf = z.clone()
+        torch.ops.aten.addcmul_.default(buf, k, z)  # reads k at argument 1, writes buf
+        h = z * k  # a SiLU
+        return a, b, c, d, e, f, g, h, s, m, v, q, u, rm, rv, lo, hi, fq, n[0], vals, buf
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def sigmoid_written_at_later_positions_of_overloads(solution: Any) -> dict[str, Any]:
+    """Operator overloads whose schema writes an argument after the first, given the sigmoid's result there by
+    position (aten._cummax_helper's values, _batch_norm_with_update's running_mean, _native_batch_norm_legit's
+    running_var, fused_moving_avg_obs_fake_quant's scale, rrelu_with_noise's noise) before the product: no SiLU; the
+    same positions of overloads that only read them leave their products SiLUs."""
+    return run_pass(solution, SigmoidWrittenAtLaterPositions(), randn(130, 4), randn(131, 3, 4), randn(132, 3, 4))
+
+
+class SigmoidWrittenAtLaterPositionsByKeyword(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple:
+        s = torch.sigmoid(y)
+        idx = torch.zeros_like(y, dtype=torch.long)
+        torch.ops.aten._cummax_helper.default(z, indices=idx, dim=1, values=s)
+        a = s * y
+        m = x.sigmoid()
+        rm = torch.zeros_like(x)
+        torch.ops.aten._batch_norm_with_update.default(z, None, None, rm, eps=1e-5, running_var=m, momentum=0.1)
+        b = torch.mul(x, m)
+        u = torch.sigmoid(x)
+        torch.ops.aten.rrelu_with_noise.default(x, noise=u, lower=0.1, upper=0.3, training=False)
+        c = x * u
+        w = x.sum(0, keepdim=True)
+        f = torch.sigmoid(w)
+        g = y.clone()
+        torch.ops.aten._amp_foreach_non_finite_check_and_unscale_.default([g], inv_scale=torch.ones_like(w), found_inf=f)
+        d = f.mul(w)
+        r = torch.sigmoid(x)
+        n = torch.ops.aten._native_batch_norm_legit_no_training.default(z, None, None, running_var=rm + 1.0, running_mean=r,
+                                                                          momentum=0.1, eps=1e-5)  # fmt: skip
+        e = r * x  # a SiLU: running_mean is only read here
+        return a, b, c, d, e, s, m, u, f, g, rm, n[0]
+
+
+@probe(category="silu", hints=["inplace", "keywords"])
+def sigmoid_written_at_later_positions_by_keyword(solution: Any) -> dict[str, Any]:
+    """The same overloads given the sigmoid's result by keyword, keywords in any order (values=, running_var=, noise=,
+    found_inf=) before the product: no SiLU; _native_batch_norm_legit_no_training(running_mean=r), which reads it,
+    leaves its product a SiLU."""
+    return run_pass(solution, SigmoidWrittenAtLaterPositionsByKeyword(), randn(133, 4), randn(134, 3, 4), randn(135, 3, 4))
+
+
+class SigmoidWrittenThroughListArguments(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        step = torch.ones_like(y.sum())
+        p, gr, ea, es = y.clone(), y * 0.5, y * 0.25, y * y
+        s = torch.sigmoid(y)
+        torch.ops.aten._foreach_mul_.Scalar([p, s], 2.0)  # a written list, argument 0, holding s
+        a = y * s
+        t = torch.sigmoid(y)
+        sgd = dict(weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=False)
+        torch.ops.aten._fused_sgd_.default([p], [t], [], **sgd)  # grads, argument 1
+        b = t * y
+        u = y.sigmoid()
+        adam = dict(lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, maximize=False)
+        torch.ops.aten._fused_adam_.default([p], [gr], (u,), [es], [], [step], amsgrad=False, **adam)  # exp_avgs, argument 2, a tuple
+        c = torch.mul(y, u)
+        v = torch.sigmoid(y)
+        torch.ops.aten._fused_adam_.default([p], [gr], [ea], [v], [], [step], amsgrad=False, **adam)  # exp_avg_sqs, argument 3
+        d = v.mul(y)
+        w = torch.sigmoid(x)
+        torch.ops.aten._fused_adagrad_.default([x.clone()], [x * 0.5], [w], [torch.ones_like(x.sum())], lr=0.1, lr_decay=0.0,
+                                               weight_decay=0.0, eps=1e-8, maximize=False)  # state_sums, argument 2  # fmt: skip
+        e = x * w
+        q = torch.sigmoid(y)
+        torch.ops.aten._fused_sgd_.default(self=[p], grads=[gr], momentum_buffer_list=[q], **{**sgd, "momentum": 0.5})
+        f = y * q  # momentum_buffer_list by keyword
+        k = torch.sigmoid(y)
+        torch.ops.aten._foreach_add_.List([p], [k])  # k in a list the schema only reads: a SiLU below
+        torch.ops.aten._fused_adam_.default([p], [gr], [ea], [es], [], [step], amsgrad=False, grad_scale=k, **adam)
+        g = k * y  # a SiLU: grad_scale is read only
+        return a, b, c, d, e, f, g, p, s, t, u, v, w, q, gr, ea, es
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def sigmoid_written_through_list_arguments(solution: Any) -> dict[str, Any]:
+    """Overloads whose schema writes a list of tensors (Tensor(a!)[]) given a list or tuple holding the sigmoid's
+    result, at argument 0 (_foreach_mul_), 1 (_fused_sgd_'s grads), 2 (_fused_adam_'s exp_avgs, a tuple;
+    _fused_adagrad_'s state_sums), 3 (exp_avg_sqs), by keyword (momentum_buffer_list=): no SiLU; a list the schema
+    only reads, and a tensor argument it only reads, leave the product a SiLU."""
+    return run_pass(solution, SigmoidWrittenThroughListArguments(), randn(136, 4), randn(137, 3, 4))
+
+
+class SigmoidWrittenThroughPacketsByPosition(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple:
+        s = torch.sigmoid(y)
+        idx = torch.zeros_like(y, dtype=torch.long)
+        torch.ops.aten._cummax_helper(z, s, idx, 1)  # the packet: its one overload writes values
+        a = y * s
+        t = y.sigmoid()
+        u = y * 0.5
+        torch.ops.aten._foreach_add_([t, u], 0.5)  # aten::_foreach_add_.Scalar writes both
+        b = torch.mul(t, y)
+        m = torch.sigmoid(x)
+        torch.ops.aten._batch_norm_with_update(z, None, None, m, torch.ones_like(x), 0.1, 1e-5)
+        c = x * m
+        v = torch.sigmoid(y)
+        torch.ops.aten.mul_(v, 2.0)
+        d = v * y
+        step = torch.ones_like(y.sum())
+        p, gr, es = y.clone(), y * 0.5, y * y
+        adam = dict(lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)
+        w = torch.sigmoid(y)
+        torch.ops.aten._fused_adam_([p], [gr], [w], [es], [], [step], **adam)
+        e = y.mul(w)
+        k = torch.sigmoid(y)
+        new = torch.ops.aten._fused_adam([p], [gr], [k], [es], [], [step], **adam)  # functional: writes nothing
+        f = k * y  # a SiLU (aten::_fused_adam.out would write exp_avgs, but it needs out=)
+        q = torch.sigmoid(x)
+        bn = torch.ops.aten._batch_norm_with_update_functional(z, None, None, q, torch.ones_like(x), 0.1, 1e-5)
+        g = q * x  # a SiLU
+        total = z.sum()
+        r = torch.sigmoid(total)
+        buf = z.clone()
+        torch.ops.aten._foreach_add_([buf], r)  # aten::_foreach_add_.Tensor: reads r, writes buf
+        h = total * r  # a SiLU
+        col = x.sum(0, keepdim=True)
+        n = torch.sigmoid(col)
+        unscaled = torch.ops.aten._amp_foreach_non_finite_check_and_unscale([y], n, torch.ones_like(n))  # functional
+        i = n * col  # a SiLU
+        return a, b, c, d, e, f, g, h, i, s, t, u, m, v, w, p, new[2], bn[0], buf, unscaled[0][0]
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def sigmoid_written_through_packets_by_position(solution: Any) -> dict[str, Any]:
+    """Overload packets given the sigmoid's result by position where the overload they call writes it
+    (torch.ops.aten._cummax_helper(z, s, i, 1), _foreach_add_([t, u], 0.5), _batch_norm_with_update(z, None, None, m,
+    ...), mul_(v, 2.0), _fused_adam_([p], [g], [w], ...)) before the product: no SiLU. Packets whose overloads that can
+    take the arguments only read it (_fused_adam and _amp_foreach_non_finite_check_and_unscale without out=,
+    _batch_norm_with_update_functional, _foreach_add_([buf], r)) leave their products SiLUs."""
+    return run_pass(solution, SigmoidWrittenThroughPacketsByPosition(), randn(138, 4), randn(139, 3, 4), randn(140, 3, 4))
+
+
+class SigmoidWrittenByInplaceFunctionsOfLists(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(y)
+        u = y * 0.5
+        torch._foreach_mul_([u, s], 2.0)  # a function ending in _, its first argument a list holding s
+        a = y * s
+        t = x.sigmoid()
+        torch._foreach_zero_((t,))  # a tuple
+        b = torch.mul(x, t)
+        v = torch.sigmoid(y)
+        torch._foreach_add_(self=[v], scalar=0.5)  # the list by keyword
+        c = v.mul(y)
+        w = torch.sigmoid(x)
+        buf = x.clone()
+        torch._foreach_add_([buf], [w])  # w in the second list, which is only read: a SiLU below
+        torch._foreach_copy_([buf], [w])
+        d = x * w
+        return a, b, c, d, s, t, u, v, w, buf
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_written_by_inplace_functions_of_lists(solution: Any) -> dict[str, Any]:
+    """In-place functions of torch whose first argument is a list or tuple holding the sigmoid's result
+    (torch._foreach_mul_([u, s], 2.0), torch._foreach_zero_((t,)), torch._foreach_add_(self=[v], scalar=0.5)) before
+    the product: they write every tensor in it, so no SiLU; one holding it in a later list, which it only reads,
+    leaves the product a SiLU."""
+    return run_pass(solution, SigmoidWrittenByInplaceFunctionsOfLists(), randn(141, 3, 4), randn(142, 3, 4))
+
+
 # ---------------------------------------------------------------- mixed
 
 
@@ -2016,10 +2222,166 @@ def kind_module(kind: str, *args: Any) -> nn.Module:
             "LinearNDQ": nn.modules.linear.NonDynamicallyQuantizableLinear, "Threshold": lambda: nn.Threshold(0.0, 0.0)}[kind](*args)  # fmt: skip
 
 
+# ---------------------------------------------------------------- generated: calls that write the sigmoid's result
+#
+# Red team round 6: between a sigmoid and its product, calls that write its result in place, or write another tensor
+# and only read it, in every way a tensor can reach the written argument: a method's receiver, a function's first
+# argument (alone, or in a list or tuple: torch._foreach_mul_), out=, inplace=True, a submodule built with
+# inplace=True, and the operators of torch.ops, whose written arguments come from their schemas (Tensor(a!) and
+# Tensor(a!)[]) at any position. A torch.ops call is spelled from its schema: a random number of leading arguments by
+# position, the rest by keyword in a random order, as the overload or as its packet.
+
+
+def _spell_op(rng: Any, packet: str, overload: str, values: dict[str, str]) -> str:
+    """torch.ops.aten.<packet>[.<overload>](...) with ``values`` (argument name -> source): a random number of
+    leading arguments by position (as many of the schema's positional ones as are given in a row), the rest by
+    keyword in a random order; as the overload or, half the time, as its packet."""
+    params = getattr(getattr(torch.ops.aten, packet), overload)._schema.arguments
+    prefix = 0
+    for a in params:
+        if a.kwarg_only or a.name not in values:
+            break
+        prefix += 1
+    cut = rng.randint(0, prefix)
+    positional = [values[a.name] for a in params[:cut]]
+    keywords = [a.name for a in params[cut:] if a.name in values]
+    rng.shuffle(keywords)
+    target = f"torch.ops.aten.{packet}" + ("" if rng.random() < 0.5 else f".{overload}")
+    return f"{target}({', '.join([*positional, *(f'{k}={values[k]}' for k in keywords)])})"
+
+
+class _WriterGen(_Gen):
+    """Generated modules whose SiLU candidates have calls between the sigmoid and the product that write its result
+    (no SiLU) or only read it (a SiLU)."""
+
+    def buf(self, x: str, expr: str = "{x}.clone()") -> str:
+        """A fresh tensor a call may write (returned, so its value is compared too)."""
+        name = self.emit(expr.format(x=x), None, (x,))
+        self.extra_outputs.append(name)
+        return name
+
+    def submodule(self, module: nn.Module) -> str:
+        name = f"{self.rng.choice(_MOD_NAMES)}{self.n}_{len(self.modules)}"
+        self.modules[name] = module
+        return f"self.{name}"
+
+    def listed(self, *names: str) -> str:
+        names = list(names)
+        self.rng.shuffle(names)
+        return ("[{}]" if self.rng.random() < 0.6 else "({},)").format(", ".join(names))
+
+    def writer(self, s: str, x: str, write: bool) -> None:
+        """One call between the sigmoid ``s`` of ``x`` and its product: it writes ``s``, or (``write`` False) writes
+        another tensor and reads ``s``."""
+        rng, one_d = self.rng, len(self.batch) == 0
+        kinds = ["method", "function", "foreach", "out", "inplace-flag", "module", "mul_", "addcmul_", "copy_", "cummax", "sort",
+                 "foreach-op", "rrelu-noise", "mul-out"] + (["fused-sgd"] if write else []) + (["batch-norm"] if one_d else [])  # fmt: skip
+        kind = rng.choice(kinds)
+        buf = self.buf(x)
+        other = self.buf(x, "{x} * 0.5 + 0.25")
+        t, o = (s, buf) if write else (buf, s)  # the written tensor and the one only read
+        if kind == "method":
+            self.stmt(rng.choice([f"{t}.add_({o})", f"{t}.mul_(other={o})", f"{t}.copy_({o})", f"{t}.addcmul_({o}, {other})",
+                                  f"{t}.sub_({o}, alpha=0.5)", f"{t}.addcmul_(tensor1={other}, tensor2={o})"]), (t, o))  # fmt: skip
+        elif kind == "function":
+            if write:
+                self.stmt(rng.choice([f"torch.exp_({s})", f"torch.clamp_(input={s}, max=0.5)", f"torch.nn.init.constant_({s}, 0.5)",
+                                      f"torch.sigmoid_({s})", f"torch.nn.init.zeros_(tensor={s})"]), (s,))  # fmt: skip
+            else:
+                self.stmt(rng.choice([f"torch.clamp_({buf}, max={s})", f"torch.add({buf}, {s}, out={other})"]), (buf, s))
+        elif kind == "foreach":
+            if write:
+                self.stmt(rng.choice([f"torch._foreach_mul_({self.listed(s, buf)}, 2.0)", f"torch._foreach_zero_({self.listed(s)})",
+                                      f"torch._foreach_add_(self={self.listed(buf, s)}, scalar=0.5)"]), (s, buf))  # fmt: skip
+            else:
+                self.stmt(rng.choice([f"torch._foreach_add_([{buf}], [{s}])", f"torch._foreach_copy_([{other}, {buf}], ({s}, {s}))",
+                                      f"torch._foreach_mul_(self=[{buf}], other=[{s}])"]), (s, buf))  # fmt: skip
+        elif kind == "out":
+            self.stmt(f"torch.mul({o}, {other}, out={t})" if rng.random() < 0.5 else f"torch.add({other}, {o}, alpha=0.5, out={t})", (t, o))
+        elif kind == "inplace-flag":
+            fn = rng.choice(["F.hardtanh({v}, 0.0, 0.5, inplace={flag})", "F.relu({v}, inplace={flag})", "F.mish({v}, inplace={flag})",
+                             "F.dropout({v}, 0.2, False, {flag})", "F.threshold({v}, 0.6, 0.0, {flag})"])  # fmt: skip
+            if write:
+                self.stmt(fn.format(v=s, flag=True), (s,))
+            else:
+                self.extra_outputs.append(self.emit(fn.format(v=s, flag=False), None, (s,)))
+        elif kind == "module":
+            mod = rng.choice([lambda i: nn.Hardtanh(0.0, 0.5, inplace=i), lambda i: nn.Threshold(0.6, 0.0, inplace=i),
+                              lambda i: nn.SiLU(inplace=i), lambda i: nn.Mish(inplace=i)])(write)  # fmt: skip
+            call = self.submodule(mod) + (f"(input={s})" if rng.random() < 0.4 else f"({s})")
+            if write:
+                self.stmt(call, (s,))
+            else:
+                self.extra_outputs.append(self.emit(call, None, (s,)))
+        elif kind == "mul_":
+            self.stmt(_spell_op(rng, "mul_", "Tensor", {"self": t, "other": o}), (t, o))
+        elif kind == "addcmul_":
+            values = {"self": t, "tensor1": o, "tensor2": other} if rng.random() < 0.5 else {"self": t, "tensor1": other, "tensor2": o}
+            if rng.random() < 0.5:
+                values["value"] = "0.5"
+            self.stmt(_spell_op(rng, "addcmul_", "default", values), (t, o))
+        elif kind == "copy_":
+            self.stmt(_spell_op(rng, "copy_", "default", {"self": t, "src": o}), (t, o))
+        elif kind == "cummax":
+            idx = self.emit(f"torch.zeros_like({x}, dtype=torch.long)", None, (x,))
+            self.extra_outputs.append(idx)
+            self.stmt(_spell_op(rng, "_cummax_helper", "default", {"self": o, "values": t, "indices": idx, "dim": "0"}), (t, o, idx))
+        elif kind == "sort":
+            idx = self.emit(f"torch.zeros_like({x}, dtype=torch.long)", None, (x,))
+            self.extra_outputs.append(idx)
+            self.stmt(_spell_op(rng, "sort", "values", {"self": o, "dim": "-1", "values": t, "indices": idx}), (t, o, idx))
+        elif kind == "foreach-op":
+            if write:
+                self.stmt(_spell_op(rng, "_foreach_mul_", "Scalar", {"self": self.listed(s, buf), "scalar": "2.0"}), (s, buf))
+            else:
+                self.stmt(_spell_op(rng, "_foreach_add_", "List", {"self": f"[{buf}]", "other": self.listed(s)}), (s, buf))
+        elif kind == "fused-sgd":  # s in one of the three lists it writes
+            where = rng.choice(["self", "grads", "momentum_buffer_list"])
+            lists = {name: (self.listed(s) if name == where else f"[{self.buf(x)}]") for name in ("self", "grads", "momentum_buffer_list")}
+            values = {**lists, "weight_decay": "0.0", "momentum": "0.5", "lr": "0.1", "dampening": "0.0", "nesterov": "False",
+                      "maximize": "False", "is_first_step": "False"}  # fmt: skip
+            self.stmt(_spell_op(rng, "_fused_sgd_", "default", values), (s,))
+        elif kind == "rrelu-noise":
+            self.stmt(_spell_op(rng, "rrelu_with_noise", "default", {"self": o, "noise": t, "lower": "0.1", "upper": "0.3",
+                                                                   "training": "False"}), (t, o))  # fmt: skip
+        elif kind == "mul-out":
+            self.stmt(_spell_op(rng, "mul", "out", {"self": o, "other": other, "out": t}), (t, o))
+        else:  # batch-norm: a 1-D s as running statistics (written) or as weight or bias (read)
+            z = self.emit(f"torch.stack([{x}, {x} * 0.5, {x} - 1.0])", None, (x,))
+            rm, rv = self.buf(x, "torch.zeros_like({x})"), self.buf(x, "torch.ones_like({x})")
+            values = {"input": z, "weight": "None", "bias": "None", "running_mean": rm, "running_var": rv, "momentum": "0.1", "eps": "1e-05"}
+            if write:
+                values[rng.choice(["running_mean", "running_var"])] = s
+                name = rng.choice(["_batch_norm_with_update", "_native_batch_norm_legit"])
+            else:
+                name = rng.choice(["_batch_norm_with_update", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit"])
+                read = ["weight", "bias"] + (["running_mean", "running_var"] if name.endswith("no_training") else [])
+                values[rng.choice(read)] = s
+            if name == "_native_batch_norm_legit":
+                values["training"] = "True"
+            self.extra_outputs.append(self.emit(_spell_op(rng, name, "default", values), None, (z, s)) + "[0]")
+
+    def writer_block(self) -> None:
+        x, f = self.pick()
+        s = self.emit(self.spell(self.rng.choice(_SIG_POS + _SIG_KW), x=x), None, (x,))
+        mul_forms = _MUL_POS + _MUL_KW
+        if self.rng.random() < 0.3:  # a product before the calls: a SiLU
+            a, b = (x, s) if self.rng.random() < 0.5 else (s, x)
+            self.emit(self.spell(self.rng.choice(mul_forms), a=a, b=b), f, (x, s))
+        for _ in range(self.rng.choice([1, 1, 2])):
+            self.writer(s, x, self.rng.random() < 0.5)
+        a, b = (x, s) if self.rng.random() < 0.5 else (s, x)
+        self.emit(self.spell(self.rng.choice(mul_forms), a=a, b=b), f, (x, s))
+        if self.rng.random() < 0.3:
+            self.extra_outputs.append(s)
+
+
 def _blocks(gen: _Gen, family: str) -> None:
     rng = gen.rng
     for _ in range(rng.choice([2, 3, 3, 4])):
-        if family == "silu":
+        if family == "writers":
+            gen.writer_block()
+        elif family == "silu":
             gen.silu(keywords=False)
         elif family == "linear-relu":
             gen.linear_relu(keywords=False)
@@ -2076,7 +2438,7 @@ def _generated_family(solution: Any, family: str, seed: int, count: int) -> dict
     seeds = random.Random(seed)
     cases = []
     for _ in range(count):
-        gen = _Gen(seeds.randrange(2**31), family)
+        gen = (_WriterGen if family == "writers" else _Gen)(seeds.randrange(2**31), family)
         _blocks(gen, family)
         module, inputs = gen.build()
         with torch.no_grad():
@@ -2137,3 +2499,12 @@ def generated_inplace_and_dead_nodes(solution: Any) -> dict[str, Any]:
 def generated_everything(solution: Any) -> dict[str, Any]:
     """Generated modules: every construct above, in any order, and the pass applied to its own result."""
     return _generated_family(solution, "everything", seed=2706, count=20)
+
+
+@probe(category="silu", weight=2, timeout=40, hints=["inplace", "keywords"])
+def generated_writers_between_sigmoid_and_product(solution: Any) -> dict[str, Any]:
+    """Generated modules: between a sigmoid and its product, calls that write its result or only read it, in every way
+    a tensor reaches a call (a method's receiver, a function's first argument alone or in a list, out=, inplace=True,
+    an in-place submodule, and torch.ops overloads and packets given it at any position of their schemas, by position
+    or keyword, alone or in a list)."""
+    return _generated_family(solution, "writers", seed=2707, count=24)

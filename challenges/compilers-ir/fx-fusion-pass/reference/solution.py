@@ -85,48 +85,65 @@ def _holds(arg: object, value: fx.Node) -> bool:
     return arg is value or (isinstance(arg, (tuple, list)) and any(_holds(a, value) for a in arg))
 
 
+def _schema_writes(schema: torch.FunctionSchema, args: tuple, kwargs: dict, value: fx.Node) -> bool:
+    """Whether a call of the operator with this schema, given ``args`` and ``kwargs``, writes ``value``: the
+    arguments bind as Python binds them (each positional one to the schema's next argument before its keyword-only
+    ones, each keyword to the argument of that name), and an argument the schema writes (``Tensor(a!)``) is given
+    ``value``, or a list of tensors it writes (``Tensor(a!)[]``) holds it. False when the schema cannot take these
+    arguments (too many positional ones, a keyword it does not have, an argument without a default left out)."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if len(args) > len(positional):
+        return False
+    bound = {a.name: v for a, v in zip(positional, args)}
+    names = {a.name for a in schema.arguments}
+    for key, v in kwargs.items():
+        if key not in names or key in bound:
+            return False
+        bound[key] = v
+    if any(a.name not in bound and not a.has_default_value() for a in schema.arguments):
+        return False
+    for a in schema.arguments:
+        if a.name not in bound or a.alias_info is None or not a.alias_info.is_write:
+            continue
+        v = bound[a.name]
+        if isinstance(a.type, torch.ListType):
+            if isinstance(v, (list, tuple)) and any(item is value for item in v):
+                return True
+        elif v is value:
+            return True
+    return False
+
+
 def _writes(gm: fx.GraphModule, node: fx.Node, value: fx.Node) -> bool:
-    """Whether ``node`` changes ``value`` in place: ``out=`` holding ``value``, an operator overload whose
-    schema writes an argument holding it (``torch.ops.aten.mul_.Tensor(s, y)``), an overload packet given it by a
-    keyword one of its overloads writes (``torch.ops.aten.sort(y, values=s, indices=i)``), or with ``value`` as its
-    first operand (by position, or as ``input=``, ``self=``, ``tensor=``) an in-place method or function
-    (``s.pow_(2.0)``, ``torch.exp_(s)``, ``torch.nn.init.constant_(s, 0.5)``), ``s[i] = ...``,
-    ``inplace=True``, or a submodule built with ``inplace=True``."""
+    """Whether ``node`` changes ``value`` in place: ``out=`` holding ``value``; an operator of ``torch.ops`` whose
+    schema writes an argument given it, at any position or by keyword (``torch.ops.aten.mul_.Tensor(s, y)``,
+    ``torch.ops.aten._cummax_helper.default(y, s, i, 0)``), an overload packet when one of its overloads that can
+    take the call's arguments does (``torch.ops.aten.sort(y, values=s, indices=i)``, ``torch.ops.aten._foreach_add_([s,
+    u], 0.5)``); with ``value`` as its first operand (by position, or as ``input=``, ``self=``, ``tensor=``) an
+    in-place method or function (``s.pow_(2.0)``, ``torch.exp_(s)``, ``torch.nn.init.constant_(s, 0.5)``, also with a
+    list holding it: ``torch._foreach_mul_([s, u], 2.0)``), ``inplace=True``, or a submodule built with
+    ``inplace=True``."""
     if _holds(node.kwargs.get("out"), value):
         return True
     if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-        arguments = node.target._schema.arguments
-        bound = [*zip(arguments, node.args), *((a, node.kwargs[a.name]) for a in arguments if a.name in node.kwargs)]
-        return any(a.alias_info is not None and a.alias_info.is_write and _holds(v, value) for a, v in bound)
+        return _schema_writes(node.target._schema, node.args, node.kwargs, value)
     if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverloadPacket):
-        # A packet dispatches to one of its overloads: torch.ops.aten.sort(y, values=s, indices=i) is
-        # aten::sort.values, which writes values. A keyword that names an argument some overload writes
-        # is written.
+        # A packet calls the one of its overloads that takes its arguments (torch.ops.aten.sort(y, values=s,
+        # indices=i) is aten::sort.values, which writes values): it writes what such an overload writes.
         packet = node.target
-        written = {
-            a.name
-            for name in packet.overloads()
-            for a in getattr(packet, name)._schema.arguments
-            if a.alias_info is not None and a.alias_info.is_write
-        }
-        if any(_holds(v, value) for k, v in node.kwargs.items() if k in written):
-            return True
+        return any(_schema_writes(getattr(packet, name)._schema, node.args, node.kwargs, value) for name in packet.overloads())
     if node.args:
         first = node.args[0]
     else:
         first = next((node.kwargs[k] for k in ("input", "self", "tensor") if k in node.kwargs), None)
-    if first is not value:
-        return False
     if node.op == "call_module":
-        return getattr(_module(gm, node), "inplace", False) is True
+        return first is value and getattr(_module(gm, node), "inplace", False) is True
     if node.op not in ("call_function", "call_method"):
         return False
     name = node.target if node.op == "call_method" else getattr(node.target, "__name__", "")
     if isinstance(name, str) and name.endswith("_") and not name.endswith("__"):
-        return True
-    if node.target is operator.setitem or node.kwargs.get("inplace") is True:
-        return True
-    return node.target is F.relu and len(node.args) > 1 and node.args[1] is True
+        return _holds(first, value)
+    return first is value and node.kwargs.get("inplace") is True
 
 
 def _changed_before(gm: fx.GraphModule, s: fx.Node, product: fx.Node) -> bool:

@@ -128,27 +128,49 @@ def _mentions(value, target) -> bool:
     return False
 
 
+def _binds_write(schema, args, kwargs, s):
+    """Whether a call of an operator with this schema, given args and kwargs, writes s: the arguments bind as in
+    Python (positional ones to the arguments before the keyword-only ones, keywords by name), and one the schema
+    marks written is s (Tensor(a!)) or a list holding s (Tensor(a!)[]). False when the schema cannot take them."""
+    pos = [p for p in schema.arguments if not p.kwarg_only]
+    if len(args) > len(pos):
+        return False
+    given = dict(zip((p.name for p in pos), args, strict=False))
+    names = {p.name for p in schema.arguments}
+    for k, v in kwargs.items():
+        if k in given or k not in names:
+            return False
+        given[k] = v
+    if any(p.name not in given and not p.has_default_value() for p in schema.arguments):
+        return False
+    for p in schema.arguments:
+        if p.name in given and p.alias_info is not None and p.alias_info.is_write:
+            v = given[p.name]
+            if isinstance(p.type, torch.ListType):
+                if isinstance(v, (list, tuple)) and any(e is s for e in v):
+                    return True
+            elif v is s:
+                return True
+    return False
+
+
 def _writes_to(gm, n, t) -> bool:
     if _mentions(n.kwargs.get("out"), t):
         return True
     if isinstance(n.target, torch._ops.OpOverload):  # torch.ops.aten.sort.values(y, values=t, ...): ask the schema
-        schema_args = n.target._schema.arguments
-        for i, a in enumerate(schema_args):
-            if a.alias_info is not None and a.alias_info.is_write:
-                if (not a.kwarg_only and i < len(n.args) and _mentions(n.args[i], t)) or _mentions(n.kwargs.get(a.name), t):
-                    return True
-        return False
-    if isinstance(n.target, torch._ops.OpOverloadPacket):  # it picks an overload: ask all of theirs, by keyword
-        written = {a.name for o in n.target.overloads() for a in getattr(n.target, o)._schema.arguments
-                   if a.alias_info is not None and a.alias_info.is_write}
-        if any(_mentions(v, t) for k, v in n.kwargs.items() if k in written):
+        return _binds_write(n.target._schema, n.args, n.kwargs, t)
+    if isinstance(n.target, torch._ops.OpOverloadPacket):  # it calls an overload that takes its arguments: ask those
+        if any(_binds_write(getattr(n.target, o)._schema, n.args, n.kwargs, t) for o in n.target.overloads()):
             return True
     if n.args:
         first = n.args[0]
     else:
         first = next((n.kwargs[k] for k in ("input", "self", "tensor") if k in n.kwargs), None)
     if first is not t:
-        return False
+        name = n.target if n.op == "call_method" else getattr(n.target, "__name__", "")
+        # torch._foreach_mul_([t, u], 2.0): a list first argument of an in-place call is written too
+        return n.op in ("call_method", "call_function") and isinstance(name, str) and name.endswith("_") \
+            and not name.endswith("__") and _mentions(first, t)
     if n.op == "call_module":
         return bool(getattr(_submodule(gm, n), "inplace", False))
     if n.op == "call_method":

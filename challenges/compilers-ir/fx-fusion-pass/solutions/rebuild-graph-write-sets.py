@@ -121,6 +121,30 @@ def _trailing_underscore(name) -> bool:
     return isinstance(name, str) and name.endswith("_") and not name.endswith("__")
 
 
+def _schema_written(schema, node, out) -> None:
+    """Add to out the nodes a call of an operator with this schema writes, the call's arguments bound as in Python:
+    an argument marked Tensor(a!) given a node, a Tensor(a!)[] list's nodes. Nothing if the schema cannot take them."""
+    pos = [a for a in schema.arguments if not a.kwarg_only]
+    if len(node.args) > len(pos):
+        return
+    given = dict(zip((a.name for a in pos), node.args, strict=False))
+    names = {a.name for a in schema.arguments}
+    for k, v in node.kwargs.items():
+        if k in given or k not in names:
+            return
+        given[k] = v
+    if any(a.name not in given and not a.has_default_value() for a in schema.arguments):
+        return
+    for a in schema.arguments:
+        if a.name in given and a.alias_info is not None and a.alias_info.is_write:
+            v = given[a.name]
+            if isinstance(a.type, torch.ListType):
+                if isinstance(v, (list, tuple)):
+                    out.extend(e for e in v if isinstance(e, fx.Node))
+            elif isinstance(v, fx.Node):
+                out.append(v)
+
+
 def _written(gm, node) -> set:
     """The nodes that ``node`` changes in place."""
     out: list = []
@@ -128,19 +152,11 @@ def _written(gm, node) -> set:
         _nodes_in(node.kwargs["out"], out)
     target = node.target
     if node.op == "call_function" and isinstance(target, torch._ops.OpOverload):
-        args = target._schema.arguments
-        for i, a in enumerate(args):
-            if a.alias_info is not None and a.alias_info.is_write:
-                if i < len(node.args) and not a.kwarg_only:
-                    _nodes_in(node.args[i], out)
-                if a.name in node.kwargs:
-                    _nodes_in(node.kwargs[a.name], out)
+        _schema_written(target._schema, node, out)
         return set(out)
     if node.op == "call_function" and isinstance(target, torch._ops.OpOverloadPacket):
-        for overload in target.overloads():
-            for a in getattr(target, overload)._schema.arguments:
-                if a.alias_info is not None and a.alias_info.is_write and a.name in node.kwargs:
-                    _nodes_in(node.kwargs[a.name], out)
+        for overload in target.overloads():  # the overload it calls is one that takes its arguments
+            _schema_written(getattr(target, overload)._schema, node, out)
     first = node.args[0] if node.args else next(
         (node.kwargs[k] for k in ("input", "self", "tensor") if k in node.kwargs), None)
     if isinstance(first, fx.Node):
@@ -152,6 +168,10 @@ def _written(gm, node) -> set:
             if (_trailing_underscore(name) or node.kwargs.get("inplace") is True or target is operator.setitem
                     or (target is F.relu and len(node.args) > 1 and node.args[1] is True)):
                 out.append(first)
+    elif isinstance(first, (list, tuple)) and node.op in ("call_function", "call_method"):
+        name = target if node.op == "call_method" else getattr(target, "__name__", None)
+        if _trailing_underscore(name):  # torch._foreach_mul_([s, u], 2.0)
+            out.extend(v for v in first if isinstance(v, fx.Node))
     return set(out)
 
 

@@ -85,6 +85,32 @@ def _holds(arg, value):
     return arg is value or (isinstance(arg, (tuple, list)) and any(_holds(a, value) for a in arg))
 
 
+def _binds_write(schema, args, kwargs, s):
+    """Whether a call of an operator with this schema, given args and kwargs, writes s: the arguments bind as in
+    Python (positional ones to the arguments before the keyword-only ones, keywords by name), and one the schema
+    marks written is s (Tensor(a!)) or a list holding s (Tensor(a!)[]). False when the schema cannot take them."""
+    pos = [p for p in schema.arguments if not p.kwarg_only]
+    if len(args) > len(pos):
+        return False
+    given = dict(zip((p.name for p in pos), args, strict=False))
+    names = {p.name for p in schema.arguments}
+    for k, v in kwargs.items():
+        if k in given or k not in names:
+            return False
+        given[k] = v
+    if any(p.name not in given and not p.has_default_value() for p in schema.arguments):
+        return False
+    for p in schema.arguments:
+        if p.name in given and p.alias_info is not None and p.alias_info.is_write:
+            v = given[p.name]
+            if isinstance(p.type, torch.ListType):
+                if isinstance(v, (list, tuple)) and any(e is s for e in v):
+                    return True
+            elif v is s:
+                return True
+    return False
+
+
 def _sigmoid_changed(s, product, gm=None):
     """Whether a node between the sigmoid s and the product changes s in place (s.mul_(2.0),
     torch.relu_(s), torch.nn.init.constant_(tensor=s), inplace=True, out=s or out=(s, i), an aten
@@ -95,27 +121,24 @@ def _sigmoid_changed(s, product, gm=None):
         if _holds(n.kwargs.get("out"), s):
             return True
         if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
-            params = n.target._schema.arguments
-            bound = [*zip(params, n.args), *((p, n.kwargs[p.name]) for p in params if p.name in n.kwargs)]
-            if any(p.alias_info is not None and p.alias_info.is_write and _holds(v, s) for p, v in bound):
+            if _binds_write(n.target._schema, n.args, n.kwargs, s):
                 return True
             n = n.next
             continue
         if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverloadPacket):
-            # A packet picks one of its overloads when called (torch.ops.aten.sort(y, values=s, ...) is
-            # aten::sort.values): a keyword naming an argument one of them writes is written.
+            # A packet calls the overload that takes its arguments (torch.ops.aten.sort(y, values=s, ...) is
+            # aten::sort.values): it writes what an overload that can take them writes.
             pkt = n.target
-            written = {p.name for o in pkt.overloads() for p in getattr(pkt, o)._schema.arguments
-                       if p.alias_info is not None and p.alias_info.is_write}
-            if any(_holds(v, s) for k, v in n.kwargs.items() if k in written):
+            if any(_binds_write(getattr(pkt, o)._schema, n.args, n.kwargs, s) for o in pkt.overloads()):
                 return True
         first = n.args[0] if n.args else next((n.kwargs[k] for k in ("input", "self", "tensor") if k in n.kwargs), None)
         if first is s and n.op == "call_module" and gm is not None and getattr(gm.get_submodule(n.target), "inplace", False) is True:
             return True
         name = n.target if n.op == "call_method" else getattr(n.target, "__name__", "")
-        if first is s and n.op in ("call_method", "call_function") and isinstance(name, str) and (
-            (name.endswith("_") and not name.endswith("__")) or n.kwargs.get("inplace") is True
-        ):
+        if n.op in ("call_method", "call_function") and isinstance(name, str) and name.endswith("_") and not name.endswith("__"):
+            if _holds(first, s):  # torch._foreach_mul_([s, u], 2.0) writes s too
+                return True
+        elif first is s and n.op in ("call_method", "call_function") and n.kwargs.get("inplace") is True:
             return True
         n = n.next
     return False
