@@ -37,13 +37,14 @@ from typing import Any
 
 from grader.diagnose import leave_one_out, library, nearest, signature
 from grader.diagnose import record_problems as diagnosis_record_problems
+from grader.errors import PackageError
 from grader.feedback import candidate_view
 from grader.grade import grade_submission
 from grader.mutants import TARGET_SCORE, MutationRun, Outcome, carry_over_record, files_at, record_problems, recount_record, run_mutants, write_record
 from grader.package import MUTANTS_RECORD, SIGNATURES_RECORD, Package
 from grader.package_load import discover_packages, load_package_dir
 from grader.signatures import grade_wrong_solutions, write_signatures
-from grader.solution_edits import apply_edit, base_of, edit_of, worth_an_edit
+from grader.solution_edits import base_of, edit_of, materialise, worth_an_edit
 from grader.validate import validate_all, validate_jobs
 from grader.verdicts import Verdict
 from sandbox.errors import AppError
@@ -132,14 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.file.suffix == ".patch":
             # A shipped solution stored as its edit of the reference or of another shipped solution (its header names
             # which): graded as the file it makes.
-            text = code.decode("utf-8")
-            base = base_of(text)
-            if base is not None and base not in package.solution_sources:
-                print(f"error: {args.file} is an edit of solutions/{base}.py, which the package does not ship", file=sys.stderr)
-                return 2
-            base_code = package.reference_code if base is None else package.solution_code(base).decode("utf-8")
-            against = "the reference" if base is None else f"solutions/{base}.py"
-            code = apply_edit(base_code, text, origin=str(args.file), base=against).encode("utf-8")
+
+            def shipped(base: str) -> str:
+                if base not in package.solution_sources:
+                    raise PackageError(f"is an edit of solutions/{base}.py, which the package does not ship", path=str(args.file))
+                return package.solution_code(base).decode("utf-8")
+
+            code = materialise(code.decode("utf-8"), reference=package.reference_code, solution_code=shipped, origin=str(args.file)).encode("utf-8")
         result = grade_submission(package, code, public=getattr(args, "public", False))
     except AppError as exc:
         # A broken package, a missing image or an unknown backend is the operator's to fix: one line, no traceback.
@@ -186,8 +186,8 @@ def _solutions(args: argparse.Namespace) -> int:
     kept: dict[str, bytes] = {}
     bases: dict[str, str] = {}  # solution -> the solution its edit is made of, as decided in this run and before
     for solution in package.solutions:
-        edit = folder / "solutions" / f"{solution.name}.patch"
-        if edit.is_file() and (base := base_of(edit.read_text(encoding="utf-8"))) is not None:
+        edit = package.files.get(f"solutions/{solution.name}.patch")
+        if edit is not None and (base := base_of(edit.decode("utf-8"))) is not None:
             bases[solution.name] = base
     # Wrong solutions first: a wrong variant of a correct alternative becomes its edit, not the other way round.
     for solution in sorted(package.solutions, key=lambda s: s.verdict == Verdict.ACCEPTED.value):

@@ -29,7 +29,7 @@ from grader.package import (
     version_of,
 )
 from grader.probe_meta import parse_probe_file
-from grader.solution_edits import apply_edit, base_of
+from grader.solution_edits import materialise
 from grader.source_rules import SourceRules
 from sandbox.runner.profiles import PRELOADS, PROFILES
 from sandbox.warm import WARMABLE
@@ -238,18 +238,17 @@ def _solution_sources(files: dict[str, bytes], solutions: tuple[ExpectedVerdict,
         if edit not in files:
             sources[name] = files[f"solutions/{name}.py"]
             return sources[name]
+
+        def base_code(base: str) -> str:
+            if base not in names:
+                raise PackageError(f"is an edit of solutions/{base}.py, which is not a solution of expected.toml", path=edit)
+            if base in chain or base == name:
+                circle = " -> ".join(f"solutions/{n}.patch" for n in (*chain, name, base))
+                raise PackageError(f"edits that are edits of each other, in a circle: {circle}", path=edit)
+            return source(base, (*chain, name)).decode("utf-8")
+
         patch = _text(files, edit, origin)
-        base = base_of(patch)
-        if base is None:
-            text, against = reference, "the reference"
-        elif base not in names:
-            raise PackageError(f"is an edit of solutions/{base}.py, which is not a solution of expected.toml", path=edit)
-        elif base in chain or base == name:
-            circle = " -> ".join(f"solutions/{n}.patch" for n in (*chain, name, base))
-            raise PackageError(f"edits that are edits of each other, in a circle: {circle}", path=edit)
-        else:
-            text, against = source(base, (*chain, name)).decode("utf-8"), f"solutions/{base}.py"
-        sources[name] = apply_edit(text, patch, origin=f"{origin}/{edit}", base=against).encode("utf-8")
+        sources[name] = materialise(patch, reference=reference, solution_code=base_code, origin=f"{origin}/{edit}").encode("utf-8")
         return sources[name]
 
     for solution in solutions:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.errors import PackageError
@@ -58,6 +59,18 @@ def base_of(patch: str) -> str | None:
     """The shipped solution an edit was made against (its header ``--- solutions/<name>.py``); None: the reference."""
     found = _SOLUTION_BASE.fullmatch(patch.split("\n", 1)[0].rstrip())
     return found.group(1) if found else None
+
+
+def materialise(patch: str, *, reference: str, solution_code: Callable[[str], str], origin: str) -> str:
+    """The file an edit makes: ``patch`` applied to the reference, or to the shipped solution its header names.
+
+    ``solution_code(name)`` gives that solution's code, or raises PackageError
+    when the package has no such solution (or reaching it goes round a circle).
+    """
+    base = base_of(patch)
+    if base is None:
+        return apply_edit(reference, patch, origin=origin)
+    return apply_edit(solution_code(base), patch, origin=origin, base=f"solutions/{base}.py")
 
 
 def _hunks(patch: str, origin: str) -> list[_Hunk]:
@@ -98,13 +111,14 @@ def _hunks(patch: str, origin: str) -> list[_Hunk]:
     return hunks
 
 
-def apply_edit(reference: str, patch: str, *, origin: str, base: str = "the reference") -> str:
-    """``reference`` (or the solution ``base`` names) with ``patch`` applied, each hunk where its old lines are,
-    nearest the line it names.
+def apply_edit(reference: str, patch: str, *, origin: str, base: str | None = None) -> str:
+    """``reference`` (or the solution file ``base`` names, whose code it then is) with ``patch`` applied, each hunk
+    where its old lines are, nearest the line it names.
 
     PackageError naming the hunk when its old lines are found nowhere after
     the previous hunk: the base changed there, and the edit must too.
     """
+    against, line = ("the reference", "reference") if base is None else (base, "base")
     text = reference.splitlines(keepends=True)
     out: list[str] = []
     at = 0  # how much of ``text`` is already in ``out``
@@ -112,8 +126,8 @@ def apply_edit(reference: str, patch: str, *, origin: str, base: str = "the refe
         where = _find(text, hunk.old, at, max(at, hunk.start - 1))
         if where is None:
             raise PackageError(
-                f"hunk {number} (patch line {hunk.header_line}, {'reference' if base == 'the reference' else 'base'} line {hunk.start}) "
-                f"no longer applies: its lines are not in {base} any more; make the edit again against {base}",
+                f"hunk {number} (patch line {hunk.header_line}, {line} line {hunk.start}) "
+                f"no longer applies: its lines are not in {against} any more; make the edit again against {against}",
                 path=origin,
             )
         out += text[at:where] + hunk.new
