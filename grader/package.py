@@ -182,31 +182,36 @@ def version_without_mutants(files: dict[str, bytes]) -> str:
 
 
 # What grading never reads: the statement, the lesson, the starter, the shipped solutions (a mutation record is one)
-# and the coverage table. What is left, with challenge.toml's fields but its hints, decides every grade: its hash
-# (graded_version) keys a mutation record (grader/mutants.py) and tells the web whether a new version of a challenge
-# changed its tests or limits (web/submissions/services/drafts.py).
+# and the coverage table. What is left, with challenge.toml's fields but its hints and its catalogue prose, decides
+# every grade: its hash (graded_version) keys a mutation record (grader/mutants.py) and the signatures record
+# (grader/diagnose.py), and tells the web whether a new version of a challenge changed its tests or limits
+# (web/submissions/services/drafts.py).
 UNGRADED = ("statement.md", "learn.md", "starter/", "solutions/", "coverage.toml")
+# challenge.toml's fields that only the catalogue shows (no grading reads them): retitling a challenge or retagging
+# it keeps its records current. Its hints are left out too (a hint is text, unlocked by failures after grading).
+UNGRADED_FIELDS = ("hints", "title", "summary", "tags", "difficulty")
 
 
 def graded_part(files: dict[str, bytes], *, rules: bool = False) -> dict[str, Any]:
-    """What grading depends on: every file but the ungraded ones, challenge.toml as parsed, without its hints and,
-    unless ``rules``, without [rules] (a carried-over mutation record applies a rules change itself)."""
+    """What grading depends on: every file but the ungraded ones, challenge.toml as parsed, without its
+    ``UNGRADED_FIELDS`` and, unless ``rules``, without [rules] (a carried-over mutation record applies a rules change
+    itself)."""
     kept: dict[str, Any] = {path: data for path, data in files.items() if not path.startswith(UNGRADED)}
     try:
         meta = tomllib.loads(files["challenge.toml"].decode("utf-8"))
     except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PackageError(f"challenge.toml cannot be read ({type(exc).__name__})", path="challenge.toml") from None
-    dropped = ("hints",) if rules else ("rules", "hints")
+    dropped = UNGRADED_FIELDS if rules else (*UNGRADED_FIELDS, "rules")
     kept["challenge.toml"] = {key: value for key, value in meta.items() if key not in dropped}
     return kept
 
 
 def graded_version(files: dict[str, bytes]) -> str:
-    """A hash of what grading reads: every file but the ungraded ones, challenge.toml without its hints.
+    """A hash of what grading reads: every file but the ungraded ones, challenge.toml without its hints and prose.
 
     The ``[rules]`` table counts (it refuses code before it runs). A mutation
     record whose ``graded`` still matches is current whatever else changed:
-    an edit of the statement or a hint no longer asks for ``--carry-over``.
+    an edit of the statement, a hint, the title, summary, tags or difficulty no longer asks for ``--carry-over``.
     """
     part = graded_part(files, rules=True)
     canonical = {path: value if path == "challenge.toml" else hashlib.sha256(value).hexdigest() for path, value in part.items()}

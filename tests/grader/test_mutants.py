@@ -204,19 +204,29 @@ def test_carry_over_reads_its_base_from_git(folder: Path, capsys: pytest.Capture
         (lambda f: (f / "statement.md").write_text("Reworded.\n"), True),
         (lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("Keep the input's dtype.", "Mind the dtype.")), True),
         (lambda f: (f / "solutions" / "float64.py").write_text("def add(a, b):\n    return a\n"), True),
+        (lambda f: edit_toml(f, 'title = "Add numbers"', 'title = "Adding two arrays"'), True),
+        (lambda f: edit_toml(f, 'summary = "A tiny', 'summary = "A small'), True),
+        (lambda f: edit_toml(f, 'tags = ["fixture"]', 'tags = ["fixture", "numpy"]'), True),
+        (lambda f: edit_toml(f, 'difficulty = "warm-up"', 'difficulty = "medium"'), True),
         (lambda f: (f / "probes" / "hidden.py").write_text((f / "probes" / "hidden.py").read_text() + "\n# changed\n"), False),
         (lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("probe_seconds = 3", "probe_seconds = 4")), False),
         (lambda f: add_rules(f, 'forbidden = ["shape"]\nwhy = "no shapes"'), False),
     ],
-    ids=["statement", "hints", "solutions", "probes", "limits", "rules"],
+    ids=["statement", "hints", "solutions", "title", "summary", "tags", "difficulty", "probes", "limits", "rules"],
 )
 def test_a_record_with_its_graded_hash_stays_current_across_what_no_mutant_reads(folder: Path, change, still_current: bool) -> None:
-    """Keyed on the whole package, a statement or hint edit made the record stale and asked for --carry-over."""
+    """Keyed on the whole package, a statement, hint or title edit made the record stale and asked for --carry-over."""
     graded = graded_version(read_package_files(folder))
     (folder / MUTANTS_RECORD).write_text(record_text(folder).replace("\nscore =", f'\ngraded = "{graded}"\nscore =', 1))
     assert record_problems(folder) == []
     change(folder)
     assert (record_problems(folder) == []) is still_current, record_problems(folder)
+
+
+def edit_toml(folder: Path, old: str, new: str) -> None:
+    text = (folder / "challenge.toml").read_text()
+    assert old in text
+    (folder / "challenge.toml").write_text(text.replace(old, new, 1))
 
 
 def test_an_unreadable_record_is_named(folder: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,12 @@ def test_a_new_version_keeps_the_draft_and_the_page_says_what_changed(
     (package_dir / "learn.md").write_text("## The idea\n\nA lesson, written after.\n")
     assert challenge_sync_from_dir(package_root).ok
     assert 'id="draft-changed"' not in page(client)  # a new version, but nothing that grades it or is shown while solving
+    toml = (package_dir / "challenge.toml").read_text()
+    retitled = re.sub(r'(?m)^title = ".*"$', 'title = "Adding two arrays"', toml, count=1)
+    assert retitled != toml
+    (package_dir / "challenge.toml").write_text(retitled)
+    assert challenge_sync_from_dir(package_root).ok
+    assert 'id="draft-changed"' not in page(client)  # retitled: the catalogue's words, not what grades it
     (package_dir / "probes" / "hidden.py").write_text((package_dir / "probes" / "hidden.py").read_text() + "\n# reweighted\n")
     assert challenge_sync_from_dir(package_root).ok
     assert "its tests or limits)" in page(client)
