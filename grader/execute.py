@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.errors import GradingCancelled, HostLoadError, PlatformError
+from grader.interface import interface_violations, starter_interface
 from grader.package import Package
 from grader.probe_meta import ProbeSpec
 from grader.sandbox_profile import sandbox_profile
@@ -60,7 +61,8 @@ class Execution:
     """The result of running one probe file over one solution."""
 
     syntax_error: dict[str, Any] | None = None
-    # The package's source rules this code breaks: it was not run (grader/source_rules.py).
+    # The package's source rules this code breaks, and the starter's parameters it changes: it was not run
+    # (grader/source_rules.py, grader/interface.py).
     rule_violations: list[Violation] = field(default_factory=list)
     probes: dict[str, ProbeRun] = field(default_factory=dict)
     oom_killed: bool = False
@@ -99,6 +101,13 @@ def sandbox_limits(package: Package, public: bool) -> SandboxLimits:
     )
 
 
+def refusals(package: Package, code: str | bytes) -> list[Violation]:
+    """Why ``code`` is refused before it runs, in line order: the package's source rules it breaks, and the
+    definitions that change the starter's parameters. Empty when it may run."""
+    found = rule_violations(package.rules, code) + interface_violations(starter_interface(package.starter_code), code)
+    return sorted(found, key=lambda v: v.line)
+
+
 def execute(
     package: Package,
     code: bytes,
@@ -115,7 +124,7 @@ def execute(
     execution is decoded from the whole stream afterwards, as without it.
     ``stop``, set while the probes run, kills the sandbox: GradingCancelled.
     """
-    if (on_probe is None and stop is None) or rule_violations(package.rules, code):
+    if (on_probe is None and stop is None) or refusals(package, code):
         return execute_series(package, [code], public=public, backend=backend)[0]
     backend = backend or get_backend()
     names = {s.name for s in package.probes(public)}
@@ -168,7 +177,7 @@ def execute_runs(package: Package, runs: Sequence[Run], backend: Backend | None 
     wall clock of the two (each job keeps the clock to itself, and each probe
     its own time limit) and room for both streams.
     """
-    refused = {i: found for i, run in enumerate(runs) if run.rules and (found := rule_violations(package.rules, run.code))}
+    refused = {i: found for i, run in enumerate(runs) if run.rules and (found := refusals(package, run.code))}
     if refused:
         # Checked here, in the worker, so that no path to a sandbox skips it; the refused codes never start one.
         ran = iter(execute_runs(package, [run for i, run in enumerate(runs) if i not in refused], backend))

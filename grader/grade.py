@@ -152,7 +152,8 @@ def reference_failures(execution: Execution, package: Package, public: bool) -> 
     if execution.syntax_error:
         problems.append(f"the reference has a syntax error: {execution.syntax_error['message']}")
     if execution.rule_violations:
-        problems.append("the reference breaks the package's own [rules]: " + "; ".join(str(v) for v in execution.rule_violations))
+        refused = "; ".join(str(v) for v in execution.rule_violations)
+        problems.append(f"the reference is refused before it runs (the package's [rules], or the starter's parameters): {refused}")
         return problems
     for spec in package.probes(public):
         run = execution.probes.get(spec.name)

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import PackageError, PlatformError
+from grader.execute import refusals
 from grader.grade import expected_observations, grade_series, grade_submission
 from grader.mutant import Mutant
 from grader.mutate import make_mutants
 from grader.package import MUTANTS_RECORD, Package, graded_part, graded_version, version_without_mutants
 from grader.package_load import load_package_dir, read_package_files
 from grader.probe_additions import PROBE_PREFIX, probe_files_only_added
-from grader.source_rules import rule_violations
 from sandbox import Backend
 
 # The mutation score every package must reach (issue 12).
@@ -387,7 +387,7 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
     table = record.get("counts")
     counts: dict[str, Any] = table if isinstance(table, dict) else {}
     survivors = [(str(e["id"]), str(e.get("description", ""))) for kind in ("equivalent", "survivor") for e in record.get(kind, [])]
-    refused = [i for i, _ in survivors if i in sources and rule_violations(package.rules, sources[i])]
+    refused = [i for i, _ in survivors if i in sources and refusals(package, sources[i])]
     if added_probes and regrade is not None:
         unknown = [i for i, _ in survivors if i not in sources and i not in refused]
         if unknown:  # the mutator no longer makes them: nothing to grade them by

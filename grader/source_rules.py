@@ -95,6 +95,7 @@ class Violation:
     what: str  # the construct, as written: "torch.softmax", "import inspect"
     rule: str  # what is wrong with it, briefly
     sealed: bool = False  # refused by the seal (True) or as a forbidden name (False)
+    interface: bool = False  # a definition that changes the starter's parameters (grader/interface.py)
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.what}: {self.rule}"
@@ -122,7 +123,11 @@ def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
 def describe(violations: list[Violation], rules: SourceRules) -> str:
     """The message of a result whose code was refused: each line, then each rule's reason once."""
     lines = [f"- {v}" for v in violations]
-    if rules.why and any(not v.sealed for v in violations):
+    if all(v.interface for v in violations):
+        return "Your code changes the parameters the starter gives, so it was not run:\n" + "\n".join([*lines, INTERFACE_WHY])
+    if any(v.interface for v in violations):
+        lines.append(INTERFACE_WHY)
+    if rules.why and any(not v.sealed and not v.interface for v in violations):
         lines.append(f"Why: {rules.why}.")
     if any(v.sealed for v in violations):
         lines.append(
@@ -131,6 +136,14 @@ def describe(violations: list[Violation], rules: SourceRules) -> str:
             "eval, exec, open and attribute names computed at run time; introspection of frames, closures and modules."
         )
     return "Your code breaks this challenge's rules, so it was not run:\n" + "\n".join(lines)
+
+
+#: Why a changed parameter list is refused, for the message (grader/interface.py).
+INTERFACE_WHY = (
+    "The probes call your functions as the starter defines them, by position or by a parameter's name, and leave "
+    "out the parameters that have defaults: keep each parameter's name, position and default. You may add "
+    "parameters that have defaults."
+)
 
 
 def importable(rules: SourceRules) -> str:
