@@ -215,6 +215,194 @@ def roots_in_every_order(solution: ModuleType) -> dict[str, Any]:
     return out
 
 
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["zero-gradients", "accumulate"])
+def zero_and_empty_gradients(solution: ModuleType) -> dict[str, Any]:
+    """Gradients that are exactly zero, or empty, are delivered like any other: they reach .grad, carry a graph, and reach released nodes.
+
+    An engine that drops a gradient whose values are all zero ("it adds
+    nothing", red team round 2) leaves .grad None where it must be zeros (or
+    an empty array for an empty leaf), loses the graph a zero gradient carries
+    under create_graph (its derivative need not be zero), and never calls a
+    released node that only zeros reach, so a backward that must raise does not.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+
+    x = V([0.5, -1.5, 2.0], requires_grad=True)
+    (x**0).sum().backward()
+    out["x ** 0"] = {"x.grad is None": x.grad is None, "x.grad": _grad(x)}
+
+    y = V([1.0, -2.0], requires_grad=True)
+    e = y.exp()
+    (e * 2.0 - e - e).sum().backward()  # the paths cancel exactly at ExpBackward
+    out["paths that cancel"] = {"y.grad is None": y.grad is None, "y.grad": _grad(y)}
+
+    z = V([0.3, 0.6], requires_grad=True)
+    z.sin().cos().backward(V([0.0, 0.0]))
+    out["a zero gradient handed in"] = {"z.grad is None": z.grad is None, "z.grad": _grad(z)}
+
+    empty = V(np.zeros(0), requires_grad=True)
+    (empty.sin() * 2.0).sum().backward()
+    out["an empty leaf"] = {"empty.grad is None": empty.grad is None, "empty.grad": _grad(empty)}
+
+    # A zero gradient with a graph: d(sum(a * b))/db = a = 0 here, but it depends on a.
+    a = V([0.0, 0.0], requires_grad=True)
+    b = V([1.5, -0.5], requires_grad=True)
+    (a * b).sum().backward(create_graph=True)
+    g = b.grad
+    graph = {"b.grad is None": g is None, "b.grad": _grad(b)}
+    a.grad = b.grad = None
+    if g is not None and g.requires_grad:
+        g.sum().backward()
+        graph["a.grad of sum(b.grad)"] = _grad(a)
+    else:
+        graph["a.grad of sum(b.grad)"] = "b.grad carries no graph"
+    out["a zero gradient under create_graph"] = graph
+
+    # Only zeros reach a released node: it must still run, and raise.
+    u = V([0.4, 1.1], requires_grad=True)
+    s = u.sin()
+    s.grad_fn.release_variables()
+    out["zeros reaching a released node"] = {"backward": raises((s * 0.0).sum().backward), "u.grad is None": u.grad is None}
+    return out
+
+
+@probe(category="correctness", rtol=1e-9, atol=1e-12, hints=["roots"])
+def backward_of_no_outputs(solution: ModuleType) -> dict[str, Any]:
+    """backward([]) has no roots: as in PyTorch it does nothing, raises nothing and leaves grad mode and .grad alone."""
+    V = solution.Variable
+    x = V([0.5, -1.0], requires_grad=True)
+    (x * x).sum().backward()
+    out: dict[str, Any] = {
+        "backward([])": raises(solution.backward, []),
+        "backward([], [])": raises(solution.backward, [], []),
+        "backward((), create_graph=True)": raises(solution.backward, (), create_graph=True),
+    }
+    with solution.no_grad():
+        out["backward([], create_graph=True) under no_grad"] = raises(solution.backward, [], create_graph=True)
+        out["grad mode inside no_grad after it"] = bool(solution.is_grad_enabled())
+    out["grad mode after"] = bool(solution.is_grad_enabled())
+    out["x.grad after them"] = _grad(x)
+    x.sin().sum().backward()
+    out["x.grad after a backward that follows"] = _grad(x)
+    return out
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["input-buffer", "topo-order"])
+def split_pieces_complete_at_different_depths(solution: ModuleType) -> dict[str, Any]:
+    """The pieces of a split get their gradients at different depths: the split node waits for all of them.
+
+    A multi-output node is one node with num_inputs slots: it runs once, when
+    every edge pointing at it (whichever slot it names) has delivered. An
+    engine that counts dependencies per (node, input_nr) slot and runs the
+    node as soon as one slot is complete (red team round 2) runs it with zeros
+    for the pieces still on their way, and drops them when they arrive; when
+    the pieces are roots, as in roots_in_every_order, it may get it right.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+
+    x = V([0.4, -0.9, 1.3], requires_grad=True)
+    p, q = x.split([1, 2])
+    (p.sin().sum() + q.exp().cos().tanh().sin().sum()).backward()  # piece 0 one node below the loss, piece 1 five
+    out["piece 0 shallow, piece 1 deep"] = _grad(x)
+
+    x = V([0.4, -0.9, 1.3], requires_grad=True)
+    p, q = x.split([2, 1])
+    ((p.exp().cos().tanh().sin() * 0.5).sum() + (q * 3.0).sum()).backward()
+    out["piece 0 deep, piece 1 shallow"] = _grad(x)
+
+    # A split of an intermediate, its node feeding nodes below it; pieces at depths 1, 4 and 2, one used again deeper.
+    z = V(np.linspace(-1.0, 1.0, 6), requires_grad=True)
+    w = V([0.5, -1.5, 1.0, 2.0, -0.25, 0.75], requires_grad=True)
+    a, b, c = (z * w).tanh().split([1, 3, 2])
+    deep_b = b.sin().cos().tanh() * a.sum()  # a is used again, three nodes deeper
+    loss = (a * 2.0).sum() + deep_b.exp().sum() + (c.tanh() * 0.5).sum()
+    loss.backward()
+    out["an intermediate split into three"] = {"z.grad": _grad(z), "w.grad": _grad(w)}
+
+    # chunk of a matrix, the pieces going through a matmul at different depths, and a split of a piece.
+    m = V([[0.3, -1.2], [0.8, 0.5], [1.1, -0.4], [-0.7, 2.0], [0.2, 0.9], [-1.5, 0.6]], requires_grad=True)
+    k = V([[1.0, -0.5], [0.25, 2.0]], requires_grad=True)
+    top, mid, bottom = m.chunk(3)
+    r0, r1 = bottom.split([1, 1])
+    h = ((top @ k).tanh() @ k).sin()
+    loss = h.sum() + (mid * 2.0).sum() + (r0.cos().exp() * r1.sin().sin()).sum() + (r1 @ k).sum()
+    loss.backward()
+    out["chunk of a matrix, a split of a piece"] = {"m.grad": _grad(m), "k.grad": _grad(k)}
+
+    # With create_graph, then the second order.
+    x = V([0.7, -0.3, 1.1, 0.2], requires_grad=True)
+    p, q = x.chunk(2)
+    (p.sin().sum() * (q.cos().tanh() * q).sum()).backward(create_graph=True)
+    first = _grad(x)
+    g = x.grad
+    x.grad = None
+    g.sum().backward()
+    out["create_graph"] = {"x.grad": first, "x.grad of sum(x.grad)": _grad(x)}
+    return out
+
+
+def _random_graph_with_pieces(solution: ModuleType, seed: int, n_ops: int) -> tuple[list[Any], Any]:
+    """A random DAG like _random_graph's, with multi-output nodes: vectors of 6 are split or chunked,
+    each piece goes through its own number of ops (or is dropped), and the pieces are concatenated
+    again, one of them sometimes used once more at another depth. Returns (leaves, scalar loss).
+    """
+    rng = np.random.default_rng(seed)
+    V = solution.Variable
+    leaves = [V(rng.normal(size=6), requires_grad=True) for _ in range(3)]
+    pool = [*leaves, V(rng.normal(size=6))]
+    sizes_choices = ((3, 3), (1, 5), (2, 4), (1, 2, 3), (4, 1, 1), (2, 2, 2), (5, 1))
+
+    def pick() -> Any:
+        back = min(int(rng.geometric(0.35)) - 1, len(pool) - 1)
+        return pool[len(pool) - 1 - back]
+
+    def ops(v: Any, depth: int) -> Any:
+        for _ in range(depth):
+            kind = int(rng.integers(4))
+            v = v.sin() if kind == 0 else v.tanh() * 1.2 if kind == 1 else v.cos() * 0.7 if kind == 2 else v.tanh().exp()
+        return v
+
+    for _ in range(n_ops):
+        kind = int(rng.integers(8))
+        a, b = pick(), pick()
+        if kind == 0:
+            v = a + b
+        elif kind == 1:
+            v = a - b * 0.5
+        elif kind == 2:
+            v = (a * b).tanh()
+        elif kind == 3:
+            v = ops(a, 1 + int(rng.integers(3)))
+        elif kind == 4:
+            v = a * b.tanh().exp()
+        else:
+            sizes = sizes_choices[int(rng.integers(len(sizes_choices)))]
+            if len(set(sizes)) == 1 and rng.integers(2):
+                pieces = a.chunk(len(sizes))
+            else:
+                pieces = a.split(list(sizes))
+            kept = [V(np.zeros(piece.shape)) if rng.integers(5) == 0 else ops(piece, int(rng.integers(6))) for piece in pieces]
+            v = solution.cat(kept)
+            if rng.integers(2):
+                v = v + pieces[int(rng.integers(len(pieces)))].sum() * 0.3
+        pool.append(v)
+    loss = (pool[-1] * pool[-2]).sum() + pool[-3].sum() + (leaves[0] * leaves[1] * leaves[2]).sum() * 0.1
+    return leaves, loss
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["input-buffer", "topo-order", "accumulate"])
+def random_graphs_with_multi_output_nodes(solution: ModuleType) -> dict[str, Any]:
+    """Random graphs with shared subexpressions and split/chunk nodes whose pieces go through different numbers of ops."""
+    out = {}
+    for seed in (5, 31, 77, 103):
+        leaves, loss = _random_graph_with_pieces(solution, seed, n_ops=45)
+        loss.backward()
+        out[f"seed {seed}"] = [_grad(leaf) for leaf in leaves]
+    return out
+
+
 @probe(category="double-backward", weight=2, rtol=1e-9, atol=1e-12, hints=["create-graph", "roots"])
 def seed_gradients_follow_create_graph(solution: ModuleType) -> dict[str, Any]:
     """Gradients handed to backward that require grad: summing them is recorded exactly when create_graph is."""
@@ -324,6 +512,65 @@ def grad_belongs_to_its_leaf(solution: ModuleType) -> dict[str, Any]:
     y.backward(u)
     twice = {"c.grad": _grad(c), "d.grad": _grad(d), "u": np.array(u.data)}
     return {"through an addition": through_add, "a leaf as a root": leaf_root, "zeroed in place": zeroed, "two passes": twice}
+
+
+def _accumulate_grad_runs(solution: ModuleType, run: Callable[[], Any]) -> dict[str, Any]:
+    """What ``run`` raised and how many times AccumulateGrad.apply ran during it, seen by _watch_call_stack's hook."""
+    code = solution.AccumulateGrad.apply.__code__
+    seen = _watch_call_stack(run, (code,))
+    return {"raised": seen["error"], "AccumulateGrad runs": seen["calls"][code]}
+
+
+@probe(category="accumulation", weight=2, rtol=1e-9, atol=1e-12, hints=["topo-order", "accumulate"])
+def each_leaf_accumulates_once(solution: ModuleType) -> dict[str, Any]:
+    """A leaf's AccumulateGrad runs once per backward, with its complete gradient, however many uses the leaf has.
+
+    AccumulateGrad is a node like the others (statement, rule 1). An engine
+    that hands each gradient to a leaf as it arrives (red team round 2) gets
+    the same sums in a pass that succeeds, but runs the node once per use, and
+    when a pass raises partway it has already added part of a gradient into
+    a .grad whose other part never comes. The leaf x below is used directly by
+    the last node and through the node that raises, so in no valid order does
+    its AccumulateGrad run. The number of runs is counted by the profile hook
+    of call_stack_stays_shallow, which sees every node run on any thread a
+    backward starts.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+
+    x = V([0.3, -0.8, 1.4], requires_grad=True)
+    w = V([1.5, 0.5, -2.0], requires_grad=True)
+    f = (x * x + x.sin() + x.exp() * x * w + w * w).sum()
+    run = _accumulate_grad_runs(solution, lambda: f.backward(retain_graph=True))
+    out["x used five times, w three"] = {**run, "x.grad": _grad(x), "w.grad": _grad(w)}
+    x.grad = w.grad = None
+    out["the same with create_graph"] = _accumulate_grad_runs(solution, lambda: f.backward(create_graph=True))
+    gx = x.grad
+    x.grad = w.grad = None
+    out["second order"] = {**_accumulate_grad_runs(solution, lambda: (gx * gx).sum().backward()), "x.grad": _grad(x), "w.grad": _grad(w)}
+
+    y = V([0.5, 2.0], requires_grad=True)
+    t = y.tanh() * y
+    roots = [t, y, y, t.sum() + y.sum()]
+    seeds = [V([1.0, -1.0]), V([0.5, 0.5]), V([2.0, 1.0]), V(1.0)]
+    run = _accumulate_grad_runs(solution, lambda: solution.backward(roots, seeds))
+    out["a leaf among the roots, twice"] = {**run, "y.grad": _grad(y)}
+
+    # A pass that raises partway: x is reached directly from the last node and through the released SinBackward.
+    for label, kwargs in (("failed pass", {}), ("failed pass, create_graph=True", {"create_graph": True})):
+        x = V([0.5, 1.5], requires_grad=True)
+        (x * 2.0).sum().backward()
+        before = _grad(x)
+        s = x.sin()
+        loss = (x * s).sum() + (x * 3.0).sum()
+        s.grad_fn.release_variables()
+        out[label] = {"backward": raises(loss.backward, **kwargs), "x.grad unchanged": bool(np.array_equal(_grad(x), before))}
+        z = V([0.5, 1.5], requires_grad=True)
+        s = z.sin()
+        loss = (z * s).sum() + z.sum()
+        s.grad_fn.release_variables()
+        out[label]["z.grad, never set before"] = {"backward": raises(loss.backward, **kwargs), "z.grad is None": z.grad is None}
+    return out
 
 
 # ---------------------------------------------------------------- retain-graph
