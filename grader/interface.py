@@ -32,7 +32,8 @@ accepts binds to it the same way:
 - a parameter the submission adds has a default (or is ``*args``/``**kwargs``).
 
 The first parameter of a method (``self``, ``cls``) is matched by position
-only; a ``staticmethod`` has none. Variadic parameters of the starter are not
+only; a ``staticmethod`` has none. So are the parameters of ``__call__`` and
+``forward``, which ``module(x)`` passes by position. Variadic parameters of the starter are not
 compared (no caller can rely on more than that they exist).
 """
 
@@ -193,8 +194,22 @@ def starter_interface(starter: str | bytes) -> dict[str, Signature]:
             continue
         if owner in framework_classes or (not owner and name in callbacks):
             continue
+        if owner and name in CALLED_BY_POSITION:
+            sig = _names_free(sig)
         interface[qualname] = sig
     return interface
+
+
+#: Methods that callers reach through the object's call, ``module(x)``, which passes its arguments by position: their
+#: parameters' names are the candidate's own (``forward(self, input)`` for the starter's ``forward(self, x)``), their
+#: number and defaults are not.
+CALLED_BY_POSITION = ("__call__", "forward")
+
+
+def _names_free(sig: Signature) -> Signature:
+    """``sig`` with its positional parameters taken as positional-only: compared by position, count and default."""
+    kept = tuple(Parameter(p.name, p.positional, keyword=p.keyword and not p.positional, has_default=p.has_default) for p in sig.parameters)
+    return Signature(sig.qualname, kept, sig.var_positional, sig.var_keyword, sig.bound_first, sig.text, sig.line)
 
 
 def _terminal(node: ast.AST) -> str:

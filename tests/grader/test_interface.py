@@ -46,6 +46,14 @@ class Engine:
 
     def execute(self, roots, retain_graph=False):
         raise NotImplementedError
+
+
+class Scaler:
+    def forward(self, x, scale=1.0):
+        raise NotImplementedError
+
+    def __call__(self, images):
+        raise NotImplementedError
 '''
 
 
@@ -63,6 +71,7 @@ def problems(source: str, starter: str = STARTER) -> list[str]:
         "def power(a, b, /):\n    return a ** b\n",  # positional-only names are the candidate's own
         "def power(a, b):\n    return a ** b\n",
         "class Engine:\n    def __init__(me, seed, max_delta=0.1):\n        pass\n\n    def execute(me, roots, retain_graph=False):\n        pass\n",
+        "class Scaler:\n    def forward(self, input, factor=2.0):\n        pass\n\n    def __call__(self, batch):\n        pass\n",
         "layer_norm = lambda x, w, b, e=1e-5: x\n",  # bound another way: the probes judge what it does
         "from torch.nn.functional import layer_norm\n",
         "def layer_norm(x, w, b, e):\n    return x\n\n\ndef layer_norm(x, weight, bias, eps=1e-5):\n    return x\n",  # the last one binds
@@ -77,6 +86,7 @@ def problems(source: str, starter: str = STARTER) -> list[str]:
         "positional-only-renamed",
         "positional-only-relaxed",
         "self-renamed",
+        "called-by-position-renamed",
         "lambda",
         "import",
         "redefined",
@@ -104,6 +114,7 @@ def test_a_definition_every_caller_of_the_starter_can_still_call_is_kept(source:
         ("def power(a):\n    return a\n", "it takes no `exp`"),
         ("class Engine:\n    def execute(self, root_nodes, retain_graph=False):\n        pass\n", "`root_nodes` stands where"),
         ("class Engine:\n    def __init__(self, seed, *, max_delta=0.1):\n        pass\n", "`max_delta` cannot be passed by position"),
+        ("class Scaler:\n    def forward(self, input, factor):\n        pass\n", "`factor` has no default"),
     ],
     ids=[
         "renamed",
@@ -119,6 +130,7 @@ def test_a_definition_every_caller_of_the_starter_can_still_call_is_kept(source:
         "positional-dropped",
         "method-renamed",
         "constructor-keyword-only",
+        "called-by-position-default-dropped",
     ],
 )
 def test_a_definition_a_caller_of_the_starter_could_not_call_is_refused_with_what_to_change(source: str, problem: str) -> None:
