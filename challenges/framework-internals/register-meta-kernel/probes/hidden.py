@@ -318,6 +318,152 @@ def grads_noncontiguous_incoming_gradient(solution: Any) -> dict[str, Any]:
     return out
 
 
+# ---------------------------------------------------------------- blind red team round 2: what the statement allows
+
+
+def _grads_or_error(
+    outputs: tuple[torch.Tensor, ...], inputs: tuple[torch.Tensor, ...], grad_outputs: tuple[torch.Tensor, ...] | None
+) -> dict[str, Any]:
+    """torch.autograd.grad of outputs for (x, weight), or the error's class name; the same keys either way."""
+    try:
+        grad_x, grad_weight = torch.autograd.grad(outputs, inputs, grad_outputs)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "x.grad": None, "weight.grad": None}
+    return {"error": None, "x.grad": grad_x, "weight.grad": grad_weight}
+
+
+@probe(category="autograd", weight=2, rtol=2e-2, atol=2e-2, hints=["incoming-gradients"])
+def grads_incoming_gradient_left_unchanged(solution: Any) -> dict[str, Any]:
+    """float64 and float32: the incoming gradients are shared with another branch or held by the caller, and must come out unchanged."""
+    out: dict[str, Any] = {}
+    for i, dtype in enumerate((torch.float64, torch.float32)):
+        seed = 300 + 10 * i
+        # A residual: AddBackward hands one gradient tensor to both y and x.
+        x = randn(4, 6, dtype=dtype, seed=seed).requires_grad_()
+        weight = (1.5 + randn(6, dtype=torch.float64, seed=seed + 1)).to(dtype).requires_grad_()
+        y, _rstd = rms_norm(x, weight)
+        ((y + x) * randn(4, 6, dtype=dtype, seed=seed + 2)).sum().backward()
+        residual = {"x.grad": x.grad, "weight.grad": weight.grad}
+        # grad_outputs passed by the caller, through both outputs, also a 3-D x.
+        x = randn(2, 3, 5, dtype=dtype, seed=seed + 3).requires_grad_()
+        weight = (1.5 + randn(5, dtype=torch.float64, seed=seed + 4)).to(dtype).requires_grad_()
+        y, rstd = rms_norm(x, weight)
+        gy = randn(2, 3, 5, dtype=dtype, seed=seed + 5)
+        grstd = randn(2, 3, dtype=rstd.dtype, seed=seed + 6)
+        kept = (gy.clone(), grstd.clone())
+        grads = _grads_or_error((y, rstd), (x, weight), (gy, grstd))
+        out[str(dtype)] = {
+            "residual y + x": residual,
+            "grad_outputs": grads,
+            "grad_y unchanged": bool(torch.equal(gy, kept[0])),
+            "grad_rstd unchanged": bool(torch.equal(grstd, kept[1])),
+        }
+    return out
+
+
+@probe(category="autograd", weight=2, rtol=1e-9, atol=1e-12, hints=["state", "autograd-save"])
+def grads_several_calls_one_backward(solution: Any) -> dict[str, Any]:
+    """float64: several calls of the op wait for one backward (stacked layers; the same x with other weights and eps)."""
+    x = randn(3, 6, dtype=torch.float64, seed=320).requires_grad_()
+    w1 = randn(6, dtype=torch.float64, seed=321).requires_grad_()
+    w2 = randn(6, dtype=torch.float64, seed=322).requires_grad_()
+    h, r1 = rms_norm(x, w1)
+    y, r2 = rms_norm(torch.tanh(h), w2)
+    loss = (y * randn(3, 6, dtype=torch.float64, seed=323)).sum()
+    (loss + (r1 * randn(3, dtype=torch.float64, seed=324)).sum() + (r2 * r2).sum()).backward()
+    stacked = {"x.grad": x.grad, "weight 1 grad": w1.grad, "weight 2 grad": w2.grad}
+
+    x = randn(4, 5, dtype=torch.float64, seed=330).requires_grad_()
+    w1 = randn(5, dtype=torch.float64, seed=331).requires_grad_()
+    w2 = randn(5, dtype=torch.float64, seed=332).requires_grad_()
+    calls = [rms_norm(x, w1, 1e-5), rms_norm(x, w2, 1e-3), rms_norm(x, w1, 0.5)]
+    loss = sum(
+        (y * randn(4, 5, dtype=torch.float64, seed=333 + 2 * k)).sum()
+        + (rstd * randn(4, dtype=torch.float64, seed=334 + 2 * k)).sum()
+        for k, (y, rstd) in enumerate(calls)
+    )
+    loss.backward()
+    same_x = {"x.grad": x.grad, "weight 1 grad": w1.grad, "weight 2 grad": w2.grad}
+    return {"stacked layers": stacked, "the same x three times": same_x}
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["autograd-rstd"])
+def grads_rstd_through_a_transpose(solution: Any) -> dict[str, Any]:
+    """float64 ranks 3 and 4: the loss uses rstd through a transpose, so grad_rstd arrives non-contiguous."""
+    out: dict[str, Any] = {}
+    for i, shape in enumerate(((2, 3, 5), (2, 2, 3, 4))):
+        x = randn(*shape, dtype=torch.float64, seed=340 + 4 * i).requires_grad_()
+        weight = randn(shape[-1], dtype=torch.float64, seed=341 + 4 * i).requires_grad_()
+        y, rstd = rms_norm(x, weight)
+        rstd_t = rstd.transpose(-2, -1)
+        loss = (y * randn(*shape, dtype=torch.float64, seed=342 + 4 * i)).sum()
+        (loss + (rstd_t * randn(*rstd_t.shape, dtype=torch.float64, seed=343 + 4 * i)).sum()).backward()
+        out[str(list(shape))] = {"x.grad": x.grad, "weight.grad": weight.grad}
+    return out
+
+
+@probe(category="autograd", rtol=1e-9, atol=1e-12, hints=["zero-gradient"])
+def grads_loss_through_rstd_alone(solution: Any) -> dict[str, Any]:
+    """float64, a loss through rstd alone: the weight's gradient is zero, and it is asked for."""
+    x = randn(3, 5, dtype=torch.float64, seed=350).requires_grad_()
+    weight = randn(5, dtype=torch.float64, seed=351).requires_grad_()
+    _y, rstd = rms_norm(x, weight)
+    (rstd * randn(3, dtype=torch.float64, seed=352)).sum().backward()
+    backward = {"x.grad": x.grad, "weight.grad": weight.grad}
+    x = randn(4, 6, dtype=torch.float64, seed=353).requires_grad_()
+    weight = randn(6, dtype=torch.float64, seed=354).requires_grad_()
+    _y, rstd = rms_norm(x, weight)
+    grads = _grads_or_error(((rstd * rstd).sum(),), (x, weight), None)
+    frozen_x = randn(2, 4, dtype=torch.float64, seed=355)
+    weight = randn(4, dtype=torch.float64, seed=356).requires_grad_()
+    _y, rstd = rms_norm(frozen_x, weight)
+    rstd.sum().backward()
+    return {".backward()": backward, "torch.autograd.grad": grads, "x frozen: weight.grad": weight.grad}
+
+
+def _half_branches_cancel(dtype: torch.dtype, seed: int) -> dict[str, Any]:
+    """grad_rstd chosen so that the paths through y and through rstd nearly cancel in one element of each row."""
+    rows, dim = 16, 8
+    x = (3.0 * randn(rows, dim, dtype=torch.float64, seed=seed)).to(dtype)
+    weight = randn(dim, dtype=torch.float64, seed=seed + 1).to(dtype)
+    gy = (3000.0 * randn(rows, dim, dtype=torch.float64, seed=seed + 2)).to(dtype)
+    # The path through y, in float64 from the values as rounded, and the rstd gradient that brings grad_x[:, k] near 0.5.
+    xd, gd = x.double(), gy.double() * weight.double()
+    r = torch.rsqrt(xd.pow(2).mean(-1) + EPS)
+    x_hat = xd * r[:, None]
+    through_y = r[:, None] * (gd - x_hat * (gd * x_hat).mean(-1, keepdim=True))
+    k = torch.arange(rows) % dim
+    target = through_y[torch.arange(rows), k] - 0.5
+    grstd = (target * dim / (r.pow(3) * xd[torch.arange(rows), k])).float()
+    x.requires_grad_()
+    weight.requires_grad_()
+    y, rstd = rms_norm(x, weight)
+    return _grads_or_error((y, rstd), (x, weight), (gy, grstd))
+
+
+@probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula", "half-rounded-once"])
+def grads_half_precision_paths_cancel(solution: Any) -> dict[str, Any]:
+    """bfloat16 and float16: the paths into grad_x through y and through rstd are large and nearly cancel; right only if added in acc."""
+    return {str(dtype): _half_branches_cancel(dtype, seed=360 + 10 * i) for i, dtype in enumerate(HALF_DTYPES)}
+
+
+@probe(category="autograd", rtol=2e-2, atol=2e-2, hints=["autograd-formula", "half-rounded-once"])
+def grads_half_precision_weight_rows_cancel(solution: Any) -> dict[str, Any]:
+    """bfloat16 and float16, many rows: the rows' terms of the weight gradient are large and nearly cancel; right only if summed in acc."""
+    out: dict[str, Any] = {}
+    for i, dtype in enumerate(HALF_DTYPES):
+        seed = 380 + 10 * i
+        half_rows = randn(32, 8, dtype=torch.float64, seed=seed)
+        x = torch.cat([half_rows, half_rows]).to(dtype).requires_grad_()
+        weight = randn(8, dtype=torch.float64, seed=seed + 1).to(dtype).requires_grad_()
+        g0 = 3000.0 * randn(32, 8, dtype=torch.float64, seed=seed + 2)
+        gy = torch.cat([g0, -g0 + 40.0 * randn(32, 8, dtype=torch.float64, seed=seed + 3)]).to(dtype)
+        y, rstd = rms_norm(x, weight)
+        grstd = randn(64, dtype=torch.float32, seed=seed + 4)
+        out[str(dtype)] = _grads_or_error((y, rstd), (x, weight), (gy, grstd))
+    return out
+
+
 # ---------------------------------------------------------------- compile
 
 
