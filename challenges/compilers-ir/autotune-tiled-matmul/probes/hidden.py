@@ -563,3 +563,202 @@ def searches_same_shape_other_caches(solution: Any) -> Any:
     runs = [(48, 32, 40, 32, 30), (48, 32, 40, 256, 30), (48, 32, 40, 128, 30), (48, 32, 40, 32, 30),
             (16, 24, 16, 16, 72), (16, 24, 16, 64, 72), (16, 24, 16, 16, 72), (16, 24, 16, 64, 9)]  # fmt: skip
     return {"cases": [search_case(solution, M, N, K, lines, budget) for M, N, K, lines, budget in runs]}
+
+
+# ---------------------------------------------------------------- on_tile hooks that change an operand, on every kind of operand
+# A copy of an operand taken before a step's on_tile call (a cast to the result dtype, a contiguous copy of a view, a
+# copy of B when it is A, complex split into real planes, a packed tile reused along a run of steps) misses the change
+# a hook makes. The hooks below change an operand in place at a step in the MIDDLE of a run of steps that share a
+# tile of A or B (and elsewhere), on operands of mixed dtypes, complex ones, reversed, step-sliced, transposed and
+# Fortran-order views, and A and B that are the same array or overlapping views of one. Integer-valued data: every
+# result is exact in every dtype, so any difference is a step that read the wrong values.
+
+
+class StepRecorder(list):
+    """An on_tile callback that records its steps and changes ``targets`` in place (x -> 1 - 2x) when it is called
+    for the ``at``-th time. A list that starts empty, so it is falsy: "if on_tile:" never calls it; it is not None."""
+
+    def __init__(self, targets: tuple[np.ndarray, ...] = (), at: int = -1) -> None:
+        super().__init__()
+        self.targets, self.at = targets, at
+
+    def __call__(self, i0: int, j0: int, k0: int) -> None:
+        if len(self) == self.at:
+            for target in self.targets:
+                target *= -2
+                target += 1
+        self.append((int(i0), int(j0), int(k0)))
+
+
+class TruthyRecorder(StepRecorder):
+    """A StepRecorder that is truthy: the probes that test when an operand is read do not also test falsiness."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def mid_run_step(M: int, N: int, K: int, ti: int, tj: int, tk: int, order: str, run: int) -> int:
+    """The index of a step in the middle of a run of steps that differ only in the innermost axis (the steps that share
+    a tile of A when j is innermost, of B when i is): the run ``run`` (mod the number of runs), at its middle step."""
+    inner = len(range(0, {"i": M, "j": N, "k": K}[order[2]], {"i": ti, "j": tj, "k": tk}[order[2]]))
+    runs = len(tile_steps(M, N, K, ti, tj, tk, order)) // inner
+    return (run % runs) * inner + inner // 2
+
+
+def int_valued(rng: np.random.Generator, shape: tuple[int, int], dtype: str) -> np.ndarray:
+    """Small integer values in ``dtype`` (complex: integer real and imaginary parts): products and sums exact in all."""
+    X = rng.integers(-9, 9, shape)
+    if np.dtype(dtype).kind == "c":
+        X = X + 1j * rng.integers(-9, 9, shape)
+    return X.astype(dtype)
+
+
+def mutated_product(
+    solution: Any, A: np.ndarray, B: np.ndarray, tiles: tuple[int, int, int], order: str, targets: tuple[np.ndarray, ...], at: int,
+    falsy: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    hook = StepRecorder(targets, at) if falsy else TruthyRecorder(targets, at)
+    C = solution.tiled_matmul(A, B, *tiles, order, hook)
+    return {"C": C, "steps": np.array(list(hook), dtype=np.int64).reshape(-1, 3)}
+
+
+@probe(category="loop-nest", hints=["loop-order", "accumulate"])
+def on_tile_mid_run_every_order(solution: Any) -> Any:
+    """In each of the six orders, a hook changes A, then (another run) B, at a step in the middle of a run of steps
+    that share a tile of A (j innermost) or of B (i innermost), early and late in the nest: a tile reused along the
+    run instead of read at its step misses the change."""
+    out = {}
+    for n, order in enumerate(ORDERS):
+        for which, run in (("A", 1), ("B", 1), ("A", -2), ("B", -2), ("AB", 3)):
+            rng = np.random.default_rng(500 + 10 * n + len(out) % 10)
+            M, N, K = 7 + n % 2, 9 - n % 3, 8
+            tiles = (2, 2, 3) if n % 2 else (3, 2, 2)
+            A, B = int_valued(rng, (M, K), "float64"), int_valued(rng, (K, N), "float64")
+            targets = {"A": (A,), "B": (B,), "AB": (A, B)}[which]
+            at = mid_run_step(M, N, K, *tiles, order, run)
+            out[f"{order}_{which}_{run}"] = mutated_product(solution, A, B, tiles, order, targets, at)
+    return out
+
+
+# (dtype of A, dtype of B, layout of A, layout of B, which operand the hook changes): mixed dtypes (the operand cast to
+# the result dtype is the one changed), complex, every layout, in turn.
+MUTATED_OPERANDS = (
+    ("int32", "float64", "c", "c", "A"), ("float64", "int32", "c", "c", "B"), ("float32", "float64", "c", "c", "A"),
+    ("int64", "complex128", "c", "c", "B"), ("complex64", "float32", "c", "c", "A"), ("int32", "int64", "c", "c", "A"),
+    ("complex128", "complex128", "c", "c", "A"), ("complex128", "complex128", "c", "c", "B"),
+    ("complex64", "complex64", "c", "c", "B"), ("float64", "complex128", "c", "c", "A"),
+    ("float64", "float64", "step", "c", "A"), ("float64", "float64", "c", "step", "B"),
+    ("float64", "float64", "rows-reversed", "cols-reversed", "A"), ("float64", "float64", "cols-reversed", "rows-reversed", "B"),
+    ("float64", "float64", "fortran", "transposed", "A"), ("float64", "float64", "transposed", "fortran", "B"),
+    ("int64", "int64", "step", "rows-reversed", "B"), ("float32", "float32", "fortran", "step", "A"),
+    ("complex128", "complex128", "step", "transposed", "B"), ("int32", "float64", "rows-reversed", "step", "A"),
+)
+
+
+@probe(category="loop-nest", hints=["loop-order", "accumulate"])
+def on_tile_changes_any_operand(solution: Any) -> Any:
+    """Hooks that change A or B at a step in the middle of a run, on operands of two dtypes, complex operands,
+    reversed, step-sliced, transposed and Fortran-order views, and A and B that are one array (A is B, B is A.T) or
+    overlapping views of one array: every step from the hook's on reads the new values, whatever the operands are."""
+    out = {}
+    for n, (da, db, la, lb, which) in enumerate(MUTATED_OPERANDS):
+        rng = np.random.default_rng(600 + n)
+        order = ORDERS[n % 6]
+        M, N, K = 7, 8 - n % 2, 6 + n % 3
+        tiles = ((2, 3, 2), (3, 2, 2), (2, 2, 3))[n % 3]
+        A, B = layout(int_valued(rng, (M, K), da), la), layout(int_valued(rng, (K, N), db), lb)
+        at = mid_run_step(M, N, K, *tiles, order, 1 + n % 3)
+        out[f"{n}_{da}_{db}_{la}_{lb}_{which}"] = mutated_product(solution, A, B, tiles, order, (A if which == "A" else B,), at)
+    for n, order in enumerate(ORDERS):  # A and B share memory: a change to one is a change to the other
+        rng = np.random.default_rng(700 + n)
+        dtype = ("float64", "int64", "complex128", "int32", "float32", "complex64")[n]
+        X = int_valued(rng, (7, 7), dtype)
+        tiles = ((2, 3, 2), (3, 2, 2), (2, 2, 3))[n % 3]
+        at = mid_run_step(7, 7, 7, *tiles, order, 1 + n)
+        out[f"same_{order}"] = mutated_product(solution, X, X, tiles, order, (X,), at)
+        Y = int_valued(rng, (7, 7), dtype)
+        out[f"transposed_{order}"] = mutated_product(solution, Y, Y.T, tiles, order, (Y,), at)
+        Z = int_valued(rng, (9, 9), dtype)
+        A, B = Z[1:8, 2:9], Z[:7, 1:8][::-1]
+        out[f"overlapping_{order}"] = mutated_product(solution, A, B, tiles, order, (A if n % 2 else B,), at)
+    return out
+
+
+@probe(category="loop-nest", weight=1, hints=["loop-order"])
+def on_tile_falsy_callable(solution: Any) -> Any:
+    """on_tile objects that are callable but falsy (an empty list with a __call__, an object whose __bool__ is
+    False): "If on_tile is given" means "is not None", so each is called once per tile step, in order."""
+
+    class Quiet:
+        def __init__(self) -> None:
+            self.seen: list[tuple[int, int, int]] = []
+
+        def __bool__(self) -> bool:
+            return False
+
+        def __call__(self, i0: int, j0: int, k0: int) -> None:
+            self.seen.append((int(i0), int(j0), int(k0)))
+
+    out = {}
+    for n, order in enumerate(("kij", "jik", "ikj")):
+        rng = np.random.default_rng(800 + n)
+        A, B = int_valued(rng, (5, 7), "float64"), int_valued(rng, (7, 6), "float64")
+        recorder, quiet = StepRecorder(), Quiet()
+        C1 = solution.tiled_matmul(A, B, 2, 4, 3, order, recorder)
+        C2 = solution.tiled_matmul(A, B, 3, 2, 2, order, quiet)
+        out[order] = {"C": [C1, C2], "steps": [[list(s) for s in recorder], [list(s) for s in quiet.seen]]}
+    return out
+
+
+# A generated family: dtype pair (all 36, mixes included) x layout (A is B included) x shape x tiles x order x the step
+# and operand a hook changes (most often the middle of a run), from a fixed seed; the hook is a StepRecorder (falsy).
+def generated_mutations(solution: Any, seed: int, count: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    pairs = [(a, b) for a in ALL_DTYPES for b in ALL_DTYPES]
+    cases = []
+    for n in range(count):
+        da, db = pairs[(n * 7) % len(pairs)]
+        M, N, K = (int(rng.integers(2, 10)) for _ in range(3))
+        if n % 6 == 5:  # A is B: one square array
+            N = K = M
+        ti, tj, tk = (int(rng.choice([1, 2, 3, 4, 5, 2**20])) for _ in range(3))
+        order = ORDERS[int(rng.integers(6))]
+        steps = len(tile_steps(M, N, K, ti, tj, tk, order))
+        at = mid_run_step(M, N, K, ti, tj, tk, order, int(rng.integers(steps))) if rng.random() < 0.75 else int(rng.integers(steps))
+        if n % 6 == 5:
+            X = int_valued(rng, (M, M), da)
+            cases.append(mutated_product(solution, X, X, (ti, tj, tk), order, (X,), at, falsy=n % 4 == 1))
+            continue
+        A = layout(int_valued(rng, (M, K), da), LAYOUTS[int(rng.integers(len(LAYOUTS)))])
+        B = layout(int_valued(rng, (K, N), db), LAYOUTS[int(rng.integers(len(LAYOUTS)))])
+        targets = ((A,), (B,), (A, B))[int(rng.integers(3))]
+        cases.append(mutated_product(solution, A, B, (ti, tj, tk), order, targets, at, falsy=n % 4 == 1))
+    return {"cases": cases}
+
+
+@probe(category="loop-nest", hints=["loop-order", "accumulate"])
+def generated_on_tile_changes(solution: Any) -> Any:
+    """48 generated products (every dtype pair, every layout, A is B, huge tiles) whose on_tile hook (a falsy callable in one case of
+    four) changes A, B or both at a chosen step, most often in the middle of a run: values, dtype and steps."""
+    return generated_mutations(solution, 3104, 48)
+
+
+@probe(category="loop-nest", rtol=1e-12, atol=1e-12, hints=["accumulate"])
+def float64_result_from_single_operand(solution: Any) -> Any:
+    """float64 and complex128 results with a float32, complex64 or int operand (float32 @ float64, int64 @ float32,
+    int32 @ float32, complex64 @ float64, float32 @ complex128): the result dtype's precision, to rtol=atol=1e-12, not
+    the single-precision operand's."""
+    rng = np.random.default_rng(900)
+
+    def cplx(shape: tuple[int, int], dtype: str) -> np.ndarray:
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    return {
+        "float32@float64": solution.tiled_matmul(randn(901, 9, 11).astype(np.float32), randn(902, 11, 6), 4, 2, 4, "ikj"),
+        "int64@float32": solution.tiled_matmul(rng.integers(-1000, 1000, (7, 10)), randn(903, 10, 5).astype(np.float32), 3, 3, 4, "kji"),
+        "int32@float32": solution.tiled_matmul(
+            rng.integers(-1000, 1000, (6, 9)).astype(np.int32), randn(904, 9, 7).astype(np.float32), 2, 4, 3, "jik"
+        ),
+        "complex64@float64": solution.tiled_matmul(cplx((5, 8), "complex64"), randn(905, 8, 6), 2, 3, 3, "kij"),
+        "float32@complex128": solution.tiled_matmul(randn(906, 6, 7).astype(np.float32), cplx((7, 5), "complex128"), 4, 2, 2, "jki"),
+    }

@@ -24,7 +24,7 @@ def tiled_matmul(A, B, ti, tj, tk, order="ijk", on_tile=None):
     for starts in itertools.product(*loops):
         s = {a: v for a, v in zip(order, starts)}
         i, j, k = s["i"], s["j"], s["k"]
-        if on_tile:
+        if on_tile is not None:
             on_tile(i, j, k)
         i1, j1, k1 = min(i + ti, M), min(j + tj, N), min(k + tk, K)
         C[i:i1, j:j1] += A[i:i1, k:k1] @ B[k:k1, j:j1]
