@@ -56,6 +56,19 @@ freed and rebuilt at the freed ids (the reference's run must show that the
 ids were taken). A memo keyed on ids, names, shapes, the inputs' bytes or
 the objects themselves, and a report reused by the next call, fail it.
 
+Red team round 3 added inputs the statement allows that no probe built:
+stages in a collections.deque and in a sequence that takes integer
+positions only, no slices (``stages_in_sequences_without_slices``; the
+reference sliced ``stages[1:]`` until then), a pipeline of the reference
+alone (``pipeline_of_the_reference_alone``), a stage named by the empty
+string (``stage_named_by_the_empty_string``), a call by keyword
+(``called_with_keyword_arguments``), batches whose inputs and outputs
+differ in shape (``batches_of_different_shapes``) or hold the same bytes in
+other shapes (``batches_with_the_same_bytes``), and finite outputs whose sum
+overflows their dtype, of stages of the probes' own and of a real pipeline
+whose outputs sit near 100 (``finite_outputs_whose_sum_overflows``,
+``report_healthy_outputs_near_100``).
+
 The drift mechanisms (all real, none is added noise):
 
 - fx: the decomposition table maps ``aten.gelu`` to the tanh approximation,
@@ -73,8 +86,10 @@ The drift mechanisms (all real, none is added noise):
   at 50, 0.0625 at 100), and LayerNorm amplifies what is lost.
 """
 
+import collections
 import gc
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -1917,3 +1932,229 @@ def repeated_calls(solution: Any) -> Any:
         # of the freed ones in some round (the other kinds are ids a candidate might key on, not required)
         "freed ids taken": all(any(t[kind] for t in taken) for kind in ("input arrays", "stages", "lists")),
     }
+
+
+# ---------------------------------------------------------------- red team round 3
+#
+# Inputs the statement allows that no probe above builds: a sequence of
+# stages that takes no slices, a pipeline of the reference alone, a stage
+# whose name is the empty string, a call by keyword, batches whose inputs
+# and outputs differ in shape from one batch to the next (two of them with
+# the same bytes), and finite outputs whose sum overflows their dtype.
+
+
+class IndexOnlyChain(Sequence[Any]):
+    """A read-only sequence of stages that takes integer positions only, no slices (as collections.deque)."""
+
+    def __init__(self, stages: Any) -> None:
+        self._stages = tuple(stages)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            raise TypeError("sequence index must be integer, not 'slice'")
+        return self._stages[operator.index(i)]
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+
+def four_stage_case(seed: int, names: tuple[str, ...] = ("eager", "fx", "onnx", "fp16")) -> Case:
+    """Two batches of one output; the second stage is out (at one element of the second batch), the others within."""
+    rng = np.random.default_rng(seed)
+    inputs = token_batches(seed, (2, 3), (3, 3))
+    refs = [rng.normal(0.0, 2.0, size=(5,)).astype(F32) for _ in inputs]
+    signs = [rng.choice([-1.0, 1.0], size=(5,)) for _ in inputs]
+    out = [nudged(r, 0.5 * s) for r, s in zip(refs, signs, strict=True)]
+    out[1][3] = nudged(refs[1][3], -2.25)
+    return (
+        [
+            table_stage(names[0], inputs, one_output(*refs), 0.0, 0.0),
+            table_stage(names[1], inputs, one_output(*(nudged(r, 0.25 * s) for r, s in zip(refs, signs, strict=True)))),
+            table_stage(names[2], inputs, one_output(*out), rtol=1e-5, atol=1e-5),
+            table_stage(names[3], inputs, one_output(*(r.astype(F16) for r in refs)), rtol=1e-2, atol=2e-3),
+        ],
+        inputs,
+    )
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["stage-objects"])
+def stages_in_sequences_without_slices(solution: Any) -> Any:
+    """Stages handed over in a collections.deque and in a sequence that takes integer positions only, left as they were."""
+    # Both are collections.abc.Sequence: len, integer positions and
+    # iteration, but no slices (``stages[1:]`` raises TypeError).
+    wrapped: list[tuple[Any, list[tuple[np.ndarray, ...]]]] = []
+    stages, inputs = four_stage_case(160)
+    wrapped.append((collections.deque(stages), inputs))
+    stages, inputs = four_stage_case(161, ("golden", "eager", "ort", "fp16"))
+    wrapped.append((IndexOnlyChain(SimpleNamespace(name=s.name, run=s.run, rtol=s.rtol, atol=s.atol) for s in stages), inputs))
+    truth = [exact_report(list(stages), inputs) for stages, inputs in wrapped]
+    return {"reports": [observe_keeping(solution, stages, inputs) for stages, inputs in wrapped], "truth": truth}
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["reference-first", "report-definition"])
+def pipeline_of_the_reference_alone(solution: Any) -> Any:
+    """Stage sequences that hold the reference only (a list, a tuple, another sequence): no stage after it, so no entry and no first."""
+    # Every one of them takes slices: a sequence that does not is stages_in_sequences_without_slices' business.
+    cases: list[tuple[Any, list[tuple[np.ndarray, ...]]]] = []
+    for seed, wrap in ((170, list), (171, tuple), (172, StageChain)):
+        stages, inputs = four_stage_case(seed)
+        cases.append((wrap(stages[:1]), inputs))
+    truth = [exact_report(list(stages), inputs) for stages, inputs in cases]
+    return {"reports": [observe_keeping(solution, stages, inputs) for stages, inputs in cases], "truth": truth}
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["reference-first", "report-definition"])
+def stage_named_by_the_empty_string(solution: Any) -> Any:
+    """A stage whose unique name is the empty string: out of tolerance before another stage is, or within it."""
+    cases = []
+    stages, inputs = four_stage_case(180, ("eager", "fx", "", "fp16"))  # "" is the first out, and a later stage is out too
+    stages.append(table_stage("ort", inputs, [stages[2].run(*b) for b in inputs]))
+    cases.append((stages, inputs))
+    cases.append(four_stage_case(181, ("", "fx", "onnx", "fp16")))  # the reference is called ""
+    cases.append(four_stage_case(182, ("eager", "", "onnx", "fp16")))  # "" within, then onnx out
+    stages, inputs = four_stage_case(183, ("eager", "onnx", "", "fx"))  # onnx out, "" out after it
+    stages[1] = table_stage("onnx", inputs, [tuple(o + 1.0 for o in stages[0].run(*b)) for b in inputs])
+    cases.append((stages, inputs))
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["signature"])
+def called_with_keyword_arguments(solution: Any) -> Any:
+    """find_drifting_stage called by keyword, find_drifting_stage(stages=..., inputs=...), as the statement writes it."""
+    cases = [four_stage_case(190), four_stage_case(191, ("ref", "fx", "onnx", "eager"))]
+    truth = [exact_report(stages, inputs) for stages, inputs in cases]
+    reports = [plain_report(solution.find_drifting_stage(stages=stages, inputs=inputs)) for stages, inputs in cases[:1]]
+    reports += [plain_report(solution.find_drifting_stage(inputs=inputs, stages=stages)) for stages, inputs in cases[1:]]
+    return {"reports": reports, "truth": truth}
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["any-shape", "every-batch"])
+def batches_of_different_shapes(solution: Any) -> Any:
+    """Batches whose inputs and outputs differ in shape from one batch to the next: other lengths, other numbers of dimensions."""
+    rng = np.random.default_rng(200)
+    cases: list[Case] = []
+    for seed, drifted in ((200, 1), (201, 2), (202, 0)):
+        inputs = token_batches(seed, (2, 3), (2, 5), (4,))
+        # per batch, two outputs: the input's shape, and a shape of its own ((3,), (5, 1), 0-d)
+        ref = [
+            (np.array(rng.normal(size=x.shape), dtype=F32), np.array(rng.normal(size=tail), dtype=F32))
+            for (x,), tail in zip(inputs, ((3,), (5, 1), ()), strict=True)
+        ]
+        signs = [tuple(np.array(rng.choice([-1.0, 1.0], size=r.shape)) for r in outs) for outs in ref]
+        within = [tuple(np.array(nudged(r, 0.5 * s), dtype=F64) for r, s in zip(outs, ss, strict=True)) for outs, ss in zip(ref, signs, strict=True)]
+        out = [tuple(o.copy() for o in outs) for outs in within]
+        j = int(rng.integers(2))
+        out[drifted][j].reshape(-1)[-1] = nudged(ref[drifted][j].reshape(-1)[-1], 3.5)
+        cases.append(
+            (
+                [
+                    table_stage("eager", inputs, ref, 0.0, 0.0),
+                    table_stage("fx", inputs, within),
+                    table_stage("onnx", inputs, [tuple(o.astype(F32) for o in outs) for outs in out], rtol=1e-4, atol=1e-4),
+                    table_stage("ort", inputs, out),
+                    table_stage("fp16", inputs, [tuple(r.astype(F16) for r in outs) for outs in ref], rtol=1e-2, atol=2e-3),
+                ],
+                inputs,
+            )
+        )
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["every-batch", "state"])
+def batches_with_the_same_bytes(solution: Any) -> Any:
+    """Batches alike in bytes but not in shape: zeros of (2, 3) and (3, 2), one array reshaped, two inputs split differently."""
+    rng = np.random.default_rng(210)
+    grid = np.arange(6, dtype=F32)
+    batch_sets = [
+        [(np.zeros((2, 3), F32),), (np.zeros((3, 2), F32),)],
+        [(grid.reshape(2, 3),), (grid.reshape(6),), (grid.reshape(3, 2).copy(),)],
+        [(grid[:2].copy(), grid[2:].copy()), (grid[:4].copy(), grid[4:].copy())],
+    ]
+    cases: list[Case] = []
+    for inputs in batch_sets:
+        ref = [(rng.normal(size=(len(b[0]),)).astype(F32),) for b in inputs]
+        signs = [rng.choice([-1.0, 1.0], size=r.shape) for (r,) in ref]
+        within = [(nudged(r, 0.5 * s),) for (r,), s in zip(ref, signs, strict=True)]
+        out = [(y.copy(),) for (y,) in within]
+        out[-1][0][0] = nudged(ref[-1][0][0], -4.0)  # only the last batch shows the drift
+        cases.append(
+            (
+                [
+                    table_stage("eager", inputs, ref, 0.0, 0.0),
+                    table_stage("fx", inputs, within),
+                    table_stage("onnx", inputs, out),
+                    table_stage("fp16", inputs, [(r.astype(F16),) for (r,) in ref], rtol=1e-2, atol=2e-3),
+                ],
+                inputs,
+            )
+        )
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["finite-values", "report-definition"])
+def finite_outputs_whose_sum_overflows(solution: Any) -> Any:
+    """Finite outputs near the top of their dtype's range, whose sum (in that dtype, or in float64) overflows: they are not NaN or inf."""
+    rng = np.random.default_rng(220)
+    inputs = token_batches(220, (2, 3), (3, 3))
+    cases: list[Case] = []
+    # float16 values near 40000: each finite and within its tolerance, their float16 sum is inf
+    refs = [rng.uniform(30000.0, 60000.0, size=(8,)).astype(F32) for _ in inputs]
+    drifted = [r.astype(F16) for r in refs]
+    drifted[1][5] = np.float16(refs[1][5] * 1.03)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fp16", inputs, one_output(*(r.astype(F16) for r in refs)), rtol=1e-2, atol=2e-3),
+                table_stage("fp16-drift", inputs, one_output(*drifted), rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+    # float32 values near 3e38: within 1e-5 of the reference, their float32 sum is inf
+    refs = [(rng.uniform(2.0, 3.3, size=(6,)) * 1e38).astype(F32) for _ in inputs]
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fx", inputs, one_output(*(nudged(r, 0.5).astype(F32) for r in refs))),
+                table_stage("onnx", inputs, one_output(*(r.copy() for r in refs))),
+            ],
+            inputs,
+        )
+    )
+    # float64 values near 1e308, far out but finite: so are |y - r| and the ratio, while their float64 sum is inf
+    refs = [(rng.uniform(1.0, 3.0, size=(4,)) * 1e38).astype(F32) for _ in inputs]
+    far = [np.array([1.2e308, 1.5e308, 1.1e308, 1.6e308]) for _ in refs]
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fx", inputs, one_output(*(nudged(r, 0.25).astype(F32) for r in refs))),
+                table_stage("onnx", inputs, one_output(*far), rtol=1e-2, atol=2e-3),
+                table_stage("fp16", inputs, one_output(*(np.full(r.shape, 6e4, F16) for r in refs)), rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+    return judged_exactly(solution, cases)
+
+
+class OffsetHead(nn.Module):
+    """LayerNorm then Linear whose bias sits near 100: every output near 100, healthy in float16 (spacing 0.0625)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(D)
+        self.proj = nn.Linear(D, D)
+        with torch.no_grad():
+            self.proj.bias.add_(100.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(self.norm(x))
+
+
+@probe(category="report", weight=2, check="report_matches", hints=["finite-values", "own-tolerance"])
+def report_healthy_outputs_near_100(solution: Any) -> Any:
+    """A healthy pipeline whose outputs sit near 100: the float16 stage is finite and within, though its outputs' float16 sum overflows."""
+    return case(solution, OffsetHead, 230, PLAIN)

@@ -38,7 +38,8 @@ def _errors(got: Sequence[Any], want: Sequence[np.ndarray], rtol: float, atol: f
 
 
 def find_drifting_stage(stages: Sequence[Any], inputs: Sequence[tuple[np.ndarray, ...]]) -> dict[str, Any]:
-    reference, rest = stages[0], stages[1:]
+    # Iterate, do not slice: a sequence need not take slices (a collections.deque does not).
+    reference, *rest = stages
     want = [[np.asarray(o, dtype=np.float64) for o in reference.run(*batch)] for batch in inputs]
     errors: dict[str, dict[str, float]] = {}
     first = None

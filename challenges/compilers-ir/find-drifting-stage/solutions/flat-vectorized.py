@@ -21,7 +21,7 @@ def find_drifting_stage(stages, inputs):
     r = np.concatenate([_flat(ref.run(*b)) for b in inputs]) if inputs else np.zeros(0)
     errors = {}
     first = None
-    for st in stages[1:]:
+    for st in list(stages)[1:]:  # a sequence need not take slices (a deque does not)
         y = np.concatenate([_flat(st.run(*b)) for b in inputs]) if inputs else np.zeros(0)
         if y.shape != r.shape:
             raise ValueError("stage output size differs from the reference")

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-
 # A stage may return the same array object again (a cached result): convert each array to float64 once.
 _AS_FLOAT64: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 

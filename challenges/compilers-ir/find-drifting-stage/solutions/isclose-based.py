@@ -14,7 +14,7 @@ import numpy as np
 def find_drifting_stage(stages, inputs):
     ref = [tuple(o.astype(np.float64) for o in stages[0].run(*b)) for b in inputs]
     first, errors = None, {}
-    for st in stages[1:]:
+    for st in list(stages)[1:]:  # a sequence need not take slices (a deque does not)
         worst_abs, worst_ratio, bad = 0.0, 0.0, False
         for b, want in zip(inputs, ref, strict=False):
             for y, r in zip(st.run(*b), want, strict=True):
