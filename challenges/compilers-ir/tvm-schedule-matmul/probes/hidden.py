@@ -27,11 +27,12 @@ the tiles are looked up by axis name, so a schedule that unpacks
 round 2). ``annotations_small_and_wide`` holds a fixed list of small
 problems with several i tiles and j tiles of 72 to 300: rule 2 applies
 whatever the size. ``FAR_TILES`` (red team round 3) has i, j and k tiles far
-above any dimension (300 to 4096; the statement puts no bound on a tile): a
-schedule that clamps a tile to 256 or 512, or vectorizes only up to 512
-lanes, passed every probe before. The nest and annotation probes over it only
-read the scheduled TIR (a 4096-wide loop compiles slowly on some correct
-schedules); ``products_tiles_far_above_matrix`` compiles two cheap ones.
+above any dimension (300 to 4096, and since round 4 up to 2**24, the largest
+tile the statement allows): a schedule that clamps a tile to 256, 512 or
+4096, or vectorizes only up to 512 lanes, passed every probe before. The nest
+and annotation probes over it only read the scheduled TIR (the kernel's run
+time grows with ti * tk * tj, not with the matrix: a tile of 10**6 would
+never finish); ``products_tiles_far_above_matrix`` compiles two cheap ones.
 ``annotations_unit_copy`` has 1 x 1 tiles and 1 x 1 matrices: the copy of
 such a tile has no loop of its own (TVM drops unit loops), so a schedule that
 vectorizes "the copy's innermost loop" unguarded vectorizes the outer j loop
@@ -40,12 +41,20 @@ vectorizes "the copy's innermost loop" unguarded vectorizes the outer j loop
 Below the hand-written probes, ``generated_cases`` draws shapes and tiles
 from a fixed seed: every axis 1, a prime or any size up to 256, every tile
 1, a divisor, a non-divisor, the dimension itself or larger than it, and in
-the structural families (which build nothing) also far above 256 and 512. One
+the structural families (which build nothing) also far above 256 and 512,
+and 6 more cases of their own seed (``huge_cases``) with tiles above 4096, up
+to 2**24. One
 probe per rule runs the reference's check on each generated case
 (``generated_ok``), and ``memory_stays_in_bounds`` reads each scheduled
 PrimFunc for a block iterator that can leave its domain or an access that
 can leave its buffer (``memory_problems``, TVM's own OOB checker plus a
-proof over the loop ranges and the block predicates).
+proof over the loop ranges and the block predicates; when the OOB checker
+refuses, each access is proven again under the conditions it is evaluated
+in, the taken branch of a T.if_then_else included, which the OOB checker
+ignores: red team round 4's B packed with transform_layout(pad_value=0.0)).
+``check="memory_ok"`` names the rule and the first case that fails.
+Loops of extent 1 may feed no block iterator (``preserve_unit_iters=False``):
+the checks count such a loop as the one rule 1 puts at its place.
 """
 
 import random
@@ -191,17 +200,22 @@ SMALL_AND_WIDE = (
     (24, 256, 12, {"k": 3, "i": 8, "j": 256}),
     (9, 200, 5, {"i": 4, "k": 5, "j": 300}),
     (3, 256, 256, {"j": 72, "i": 1, "k": 64}),
+    # The outer i loop runs ceil(M / ti) times: two i tiles although M // ti is 1, three although it is 2 (red team
+    # round 4: a schedule that parallelized i0 only when M // ti >= 2 was caught by one generated case alone).
+    (20, 37, 29, {"j": 8, "i": 16, "k": 4}),
+    (5, 12, 3, {"i": 3, "k": 2, "j": 4}),
+    (250, 40, 8, {"k": 8, "j": 16, "i": 100}),
 )
 
 
 @probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
 def annotations_small_and_wide(solution: Any) -> Any:
-    """Small products with one or several i tiles, and j tiles of 72, 128, 256 and 300: the outer i loop parallel, the inner j loop vectorized, no other loop parallel."""
+    """Small products with one or several i tiles (two where M // ti is 1: the outer extent is a ceiling), j tiles of 72 to 300: rule 2."""
     return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in SMALL_AND_WIDE]}
 
 
-# Tiles far above every dimension (M, N, K <= 256; a tile has no upper bound): i, j and k tiles above 256 and above
-# 512, up to 4096, with one and with several i tiles. A schedule that clamps a tile to 256 or 512 ("no axis is
+# Tiles far above every dimension (M, N, K <= 256; a tile goes up to 2**24): i, j and k tiles above 256 and above
+# 512, up to 4096 and above, with one and with several i tiles. A schedule that clamps a tile to 256 or 512 ("no axis is
 # longer") gets an inner loop shorter than the tile; one that vectorizes only up to 512 lanes leaves j_1 serial
 # (red team round 3). Read from the scheduled TIR only: nothing is built.
 FAR_TILES = (
@@ -212,18 +226,24 @@ FAR_TILES = (
     (256, 20, 9, {"j": 4096, "i": 257, "k": 2}),
     (7, 200, 256, {"k": 4096, "i": 4096, "j": 4096}),
     (1, 1, 1, {"j": 4096, "k": 4096, "i": 4096}),
+    # Above 4096 (red team round 4: a clamp at 4096, where the probes used to stop, passed them all): any fixed cap
+    # is wrong, up to the largest tile the statement allows (2**24).
+    (2, 2, 2, {"i": 5000, "j": 8192, "k": 10000}),
+    (45, 37, 29, {"j": 65536, "k": 4097, "i": 1_000_000}),
+    (3, 5, 2, {"k": 2**24, "i": 9000, "j": 100_000}),
+    (20, 256, 9, {"i": 2**24, "j": 2**24, "k": 123_457}),
 )
 
 
-@probe(category="loop-nest", check="generated_ok", hints=["tails", "loop-order"])
+@probe(category="loop-nest", check="generated_ok", hints=["tails", "loop-order"], timeout=45)
 def nest_tiles_far_above_matrix(solution: Any) -> Any:
-    """The six tile loops with i, j and k tiles of 257 to 4096, far above every dimension: the inner extents are the tiles."""
+    """Rule 1 with i, j and k tiles of 257 to 2**24, far above every dimension: the inner extents are the tiles, however large."""
     return {"check": "nest_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in FAR_TILES]}
 
 
-@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
+@probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"], timeout=45)
 def annotations_tiles_far_above_matrix(solution: Any) -> Any:
-    """j tiles of 600 to 4096 lanes (and i and k tiles far above the matrix): the inner j loop vectorized whatever its width, the outer i loop parallel."""
+    """Rule 2 with j tiles of 600 to 2**24 lanes (i and k tiles far above the matrix too): j_1 vectorized whatever its width, i_0 parallel."""
     return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in FAR_TILES]}
 
 
@@ -288,6 +308,8 @@ def _tile(rng: random.Random, n: int, kind: str) -> int:
         return rng.randint(n + 1, 2 * n + 8)
     if kind == "far":  # above the largest dimension (256), above 512, or far above any
         return rng.choice((rng.randint(257, 512), rng.randint(513, 1100), 4096))
+    if kind == "huge":  # above 4096, log-uniform up to 2**24, the largest tile the statement allows
+        return min(round(2 ** rng.uniform(12.01, 24)), 2**24)
     return 1
 
 
@@ -313,6 +335,26 @@ def generated_cases(seed: int, count: int, largest: int, far: bool = False) -> l
     return cases
 
 
+def huge_cases(seed: int, count: int) -> list[tuple[int, int, int, dict[str, int]]]:
+    """Shapes as in ``generated_cases`` with tiles above 4096 up to 2**24 (red team round 4: a clamp at 4096 passed):
+    each case has one or more huge tiles, the others of any kind. From a seed of their own, so that adding them left
+    the cases ``generated_cases`` draws unchanged."""
+    rng = random.Random(seed)
+    cases = []
+    for n in range(count):
+        M, N, K = (_dimension(rng, 256) for _ in range(3))
+        kinds = [rng.choice(("huge", "far", "tail", "one", "larger")) for _ in range(3)]
+        kinds[n % 3] = "huge"
+        tiles = {axis: _tile(rng, dim, kind) for axis, dim, kind in zip("ijk", (M, N, K), kinds, strict=True)}
+        cases.append((M, N, K, {axis: tiles[axis] for axis in KEY_ORDERS[(n + 3) % len(KEY_ORDERS)]}))
+    return cases
+
+
+def far_cases() -> list[tuple[int, int, int, dict[str, int]]]:
+    """The structural families' cases: 24 generated ones with tiles up to 4096, and 6 with tiles up to 2**24."""
+    return generated_cases(LARGE_SEED, 24, 256, far=True) + huge_cases(HUGE_SEED, 6)
+
+
 def _conjuncts(condition: Any, out: list[Any]) -> None:
     if isinstance(condition, tvm.tirx.And):
         _conjuncts(condition.a, out)
@@ -335,13 +377,145 @@ def _within(analyzer: Any, value: Any, low: Any, high: Any, bounds: list[Any]) -
     )
 
 
+# Red team round 4: TVM's OOBChecker does not look at the condition of a T.if_then_else, so it refused the statement's
+# own "going further" step, B packed by cache_read + transform_layout(..., pad_value=0.0), whose padding reads
+# B[k, j0 * tj + j2] only in the branch where that index is below N (the other branch, never evaluated, yields the
+# pad). When the OOBChecker refuses, every access is proven again, under the conditions it is evaluated in.
+MAX_CASES = 64
+
+
+def _cases(condition: Any, negate: bool = False) -> list[list[Any]] | None:
+    """``condition`` (or its negation) as a disjunction of conjunctions of comparisons: a list of cases, each a list
+    of conditions that all hold in it (a != b split into a < b and a > b), or None if there are over MAX_CASES."""
+    tirx = tvm.tirx
+    if isinstance(condition, tirx.Not):
+        return _cases(condition.a, not negate)
+    if isinstance(condition, tirx.And | tirx.Or):
+        left, right = _cases(condition.a, negate), _cases(condition.b, negate)
+        if left is None or right is None:
+            return None
+        if isinstance(condition, tirx.And) != negate:  # a conjunction: every pair of cases
+            out = [[*x, *y] for x in left for y in right]
+        else:  # a disjunction: the cases of either side
+            out = [*left, *right]
+        return out if len(out) <= MAX_CASES else None
+    if (isinstance(condition, tirx.EQ) and negate) or (isinstance(condition, tirx.NE) and not negate):
+        return [[tirx.LT(condition.a, condition.b)], [tirx.GT(condition.a, condition.b)]]
+    if negate:
+        flipped = {tirx.LT: tirx.GE, tirx.GE: tirx.LT, tirx.LE: tirx.GT, tirx.GT: tirx.LE, tirx.NE: tirx.EQ}
+        kind = flipped.get(type(condition))
+        return [[kind(condition.a, condition.b)]] if kind else [[tirx.Not(condition)]]
+    return [[condition]]
+
+
+def _in_buffer(analyzer: Any, value: Any, extent: Any, conditions: list[Any]) -> bool:
+    """Whether 0 <= value < extent holds in every case the conditions allow."""
+    cases: list[list[Any]] | None = [[]]
+    for c in conditions:
+        more = _cases(c)
+        cases = None if cases is None or more is None else [[*x, *y] for x in cases for y in more]
+        if cases is None or len(cases) > MAX_CASES:
+            return False
+    for case in cases:
+        condition = tvm.tirx.const(True, "bool")
+        for c in case:
+            condition = tvm.tirx.And(condition, c)
+        if analyzer.can_prove(tvm.tirx.Not(condition)):
+            continue  # a case no iteration is in (v > 2 for a v over 0..2)
+        with analyzer.constraint_scope(condition):
+            low = analyzer.can_prove(value >= 0) or analyzer.can_prove(analyzer.canonical_simplify(value >= 0))
+            high = analyzer.can_prove(value < extent) or analyzer.can_prove(analyzer.canonical_simplify(value < extent))
+            if not (low and high):
+                return False
+    return True
+
+
+def guarded_access_problems(func: Any) -> list[str]:
+    """The accesses of a PrimFunc's blocks that cannot be proven inside their buffers, given the block iterators'
+    domains (the iterators themselves are checked apart) and the conditions each access is evaluated under: an
+    IfThenElse statement's, and the taken branch's of a T.if_then_else, which unlike T.Select never evaluates the
+    other branch (tvm.tirx.if_then_else's documentation)."""
+    tirx = tvm.tirx
+    problems: list[str] = []
+    if_then_else = tvm.ir.Op.get("prim.if_then_else")
+
+    def access(analyzer: Any, block: str, buffer: Any, indices: Any, conditions: list[Any]) -> None:
+        values = []
+        for index in indices:
+            if isinstance(index, tirx.Ramp):  # lanes base, base + stride, ...: the first and the last
+                values.append([index.base, index.base + index.stride * (int(index.lanes) - 1)])
+            else:
+                values.append([index])
+        ok = len(indices) == len(buffer.shape) and all(
+            _in_buffer(analyzer, value, extent, conditions) for group, extent in zip(values, buffer.shape, strict=True) for value in group
+        )
+        if not ok:
+            problems.append(f"block {block}: an access to {buffer.name} can leave its buffer")
+
+    def expr(analyzer: Any, block: str, node: Any, conditions: list[Any]) -> None:
+        if isinstance(node, tvm.ir.TensorLoad):
+            for index in node.indices:
+                expr(analyzer, block, index, conditions)
+            access(analyzer, block, node.source, node.indices, conditions)
+        elif isinstance(node, tvm.ir.Call) and node.op.same_as(if_then_else):
+            condition, then, other = node.args
+            expr(analyzer, block, condition, conditions)
+            expr(analyzer, block, then, [*conditions, condition])
+            expr(analyzer, block, other, [*conditions, tirx.Not(condition)])
+        elif isinstance(node, tvm.ir.Call):
+            for arg in node.args:
+                expr(analyzer, block, arg, conditions)
+        elif isinstance(node, tirx.Let):
+            problems.append(f"block {block}: a Let binding (not proven)")
+        elif isinstance(node, tvm.ir.Expr):
+            for attr in ("a", "b", "value", "condition", "true_value", "false_value", "base", "stride"):
+                child = getattr(node, attr, None)
+                if isinstance(child, tvm.ir.Expr):
+                    expr(analyzer, block, child, conditions)
+
+    def stmt(analyzer: Any, block: str, node: Any, conditions: list[Any]) -> None:
+        if node is None:
+            return
+        if isinstance(node, tirx.BufferStore):
+            for index in node.indices:
+                expr(analyzer, block, index, conditions)
+            expr(analyzer, block, node.value, conditions)
+            access(analyzer, block, node.buffer, node.indices, conditions)
+        elif isinstance(node, tirx.IfThenElse):
+            expr(analyzer, block, node.condition, conditions)
+            stmt(analyzer, block, node.then_case, [*conditions, node.condition])
+            stmt(analyzer, block, node.else_case, [*conditions, tirx.Not(node.condition)])
+        elif isinstance(node, tirx.SeqStmt):
+            for child in node.seq:
+                stmt(analyzer, block, child, conditions)
+        elif isinstance(node, tirx.For):
+            analyzer.bind(node.loop_var, tvm.ir.Range.from_min_extent(node.min, node.extent))
+            stmt(analyzer, block, node.body, conditions)
+        elif isinstance(node, tvm.s_tir.SBlockRealize):
+            inner = tvm.sym.Analyzer()  # a block's body sees only its own iterators, over their domains
+            for iv in node.block.iter_vars:
+                inner.bind(iv.var, iv.dom)
+            stmt(inner, str(node.block.name_hint), node.block.init, [])
+            stmt(inner, str(node.block.name_hint), node.block.body, [])
+        elif isinstance(node, tirx.Evaluate):
+            expr(analyzer, block, node.value, conditions)
+        else:  # AllocBuffer, DeclBuffer, AttrStmt, ...: follow the body
+            child = getattr(node, "body", None)
+            if isinstance(child, tirx.Stmt):
+                stmt(analyzer, block, child, conditions)
+
+    stmt(tvm.sym.Analyzer(), "root", func.body, [])
+    return problems
+
+
 def memory_problems(func: Any) -> list[str]:
     """Where a scheduled PrimFunc can step outside a block iterator's domain or outside a buffer."""
     problems = []
     try:
         tvm.s_tir.analysis.OOBChecker()(tvm.IRModule({"main": func}))
     except Exception:  # noqa: BLE001 - TVM reports an access outside its buffer with a ScheduleError
-        problems.append("an access can leave its buffer")
+        # It ignores the condition of a T.if_then_else: prove every access again under its conditions.
+        problems += guarded_access_problems(func) or []
 
     def visit(node: Any, loops: list[Any], conditions: list[Any]) -> None:
         if node is None:
@@ -381,7 +555,7 @@ def memory_problems(func: Any) -> list[str]:
     return sorted(set(problems))
 
 
-SMALL_SEED, LARGE_SEED = 2711, 2712
+SMALL_SEED, LARGE_SEED, HUGE_SEED = 2711, 2712, 2713
 
 
 @probe(category="correctness", check="generated_ok", hints=["tails"], timeout=45)
@@ -391,26 +565,29 @@ def generated_products(solution: Any) -> Any:
     return {"check": "product_ok", "cases": [run_product(solution, M, N, K, t, seed=40 + n) for n, (M, N, K, t) in enumerate(cases)]}
 
 
-@probe(category="correctness", hints=["tails"], timeout=45)
+@probe(category="correctness", check="memory_ok", hints=["tails"], timeout=45)
 def memory_stays_in_bounds(solution: Any) -> Any:
-    """Generated shapes and tiles: no block iterator leaves its domain and no access leaves its buffer."""
-    cases = generated_cases(SMALL_SEED, 12, 64) + generated_cases(LARGE_SEED, 24, 256, far=True)
-    return [memory_problems(scheduled(solution, M, N, K, t).mod["main"]) for M, N, K, t in cases]
+    """Rule 4 on generated shapes and tiles, read off the scheduled TIR: no block iterator leaves its domain and no access leaves its buffer."""
+    cases = generated_cases(SMALL_SEED, 12, 64) + far_cases()
+    return {"cases": [
+        {"shape": [M, N, K], "tiles": dict(t), "problems": memory_problems(scheduled(solution, M, N, K, t).mod["main"])}
+        for M, N, K, t in cases
+    ]}  # fmt: skip
 
 
 @probe(category="loop-nest", check="generated_ok", hints=["tails", "loop-order"], timeout=45)
 def generated_nests(solution: Any) -> Any:
     """Generated shapes and tiles: the six tile loops around the update, with the tiles' extents."""
-    return {"check": "nest_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}
+    return {"check": "nest_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in far_cases()]}
 
 
 @probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"], timeout=45)
 def generated_annotations(solution: Any) -> Any:
     """Generated shapes and tiles: the outer i loop parallel, the inner j loop vectorized, no other."""
-    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}
+    return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in far_cases()]}
 
 
 @probe(category="cache", check="generated_ok", hints=["cache"], timeout=45)
 def generated_caches(solution: Any) -> Any:
     """Generated shapes and tiles: one copy of the accumulator tile into C per (i outer, j outer) tile."""
-    return {"check": "cache_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in generated_cases(LARGE_SEED, 24, 256, far=True)]}
+    return {"check": "cache_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in far_cases()]}
