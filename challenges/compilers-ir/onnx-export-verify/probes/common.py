@@ -309,16 +309,18 @@ def report_of(solution: Any, model: nn.Module, path: str, inputs: tuple[torch.Te
 
 
 def read_report(report: Any) -> Any:
-    """What a value ``verify`` returned says: {"max_abs", "max_rel"} as floats, or what is wrong with it."""
+    """What a value ``verify`` returned says: {"max_abs", "max_rel"} as floats, or what is wrong with it.
+
+    The statement asks for Python floats: an ``int`` (even 0), a tensor or a
+    NumPy scalar that is not a ``float`` subclass is refused, whatever its value.
+    """
     if not isinstance(report, dict):
         return f"verify() returned a {type(report).__name__}, not a dict"
     out: dict[str, Any] = {}
     for key in ("max_abs", "max_rel"):
         value = report.get(key)
-        if isinstance(value, torch.Tensor | np.ndarray | np.generic) and np.size(value) == 1:
-            value = float(value)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"verify()[{key!r}] is {value!r}, not a number"
+        if not isinstance(value, float):
+            return f"verify()[{key!r}] is of type {type(value).__name__}, not a Python float"
         out[key] = float(value)
     return out
 
