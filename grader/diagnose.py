@@ -324,16 +324,18 @@ def compare(package: Package, name: str, result: Mapping[str, Any]) -> str | Non
     on a loaded host). A probe that passes where the record says it fails, or the reverse, means the record no
     longer describes the package. Except a time limit: on a loaded host a probe of a slow wrong solution runs out of
     time where it passed on a quiet one (and the probes after a time limit share what is left), so a probe that ran
-    out of time in one grading and passed in the other tells nothing about the record."""
+    out of time in one grading and passed in the other tells nothing about the record. Nor do the probes its
+    expected.toml entry lists as ``varying`` (a mistake keyed on id() fails where Python happens to reuse one)."""
     record = read_record(package)
     if record is None or record.get("graded") != graded_version(package.files):
         return None
     entry = record.get("solution", {}).get(name)
     if not isinstance(entry, dict) or entry.get("source") != source_hash(package.solution_sources.get(name, b"")):
         return None
+    varying = next((set(s.varying) for s in package.solutions if s.name == name), set())
     recorded = {str(k): str(v) for k, v in (entry.get("failed") or {}).items()}
     fresh = signature(result) or {}
-    differ = sorted(p for p in set(recorded) ^ set(fresh) if recorded.get(p, fresh.get(p)) not in _TIMING_KINDS)
+    differ = sorted(p for p in set(recorded) ^ set(fresh) if recorded.get(p, fresh.get(p)) not in _TIMING_KINDS and p not in varying)
     if not differ:
         return None
     shown = ", ".join(f"{p}: recorded {recorded.get(p, 'passed')}, now {fresh.get(p, 'passed')}" for p in differ[:4])

@@ -73,6 +73,10 @@ class ExpectedVerdict:
     diagnosis: str = ""
     # Wrong solutions that make one mistake in different code share a family (default: each its own).
     family: str = ""
+    # Hidden probes this wrong solution fails on some gradings and passes on others, by the nature of its mistake
+    # (state keyed on id(), which Python hands to new objects as allocation allows): the signatures record's
+    # comparison leaves them out (grader/diagnose.py: compare). Its verdict and score range still hold.
+    varying: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -421,9 +421,16 @@ def _parse_solutions(files: dict[str, bytes], origin: str) -> tuple[ExpectedVerd
                 why=str(entry.get("why", "")),
                 diagnosis=ef.text("diagnosis").strip() if "diagnosis" in entry else "",
                 family=ef.text("family").strip() if "family" in entry else "",
+                varying=_probe_names(entry.get("varying", []), path, f"{name}.varying"),
             )
         )
     return tuple(out)
 
 
-_SOLUTION_KEYS = ("verdict", "score", "score_below", "score_at_least", "why", "diagnosis", "family")
+def _probe_names(value: Any, path: str, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise PackageError("must be a list of probe names", path=path, field=field)
+    return tuple(value)
+
+
+_SOLUTION_KEYS = ("verdict", "score", "score_below", "score_at_least", "why", "diagnosis", "family", "varying")

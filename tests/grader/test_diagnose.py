@@ -237,3 +237,22 @@ def test_validation_compares_a_fresh_grading_with_the_record(folder: Path) -> No
     more = result(probe("floats", "wrong_answer", failure="float", path=[]), probe("integers", "wrong_answer", failure="elements", path=[]))
     drift = compare(package, "off-by-one", more)
     assert drift is not None and "integers: recorded passed, now wrong:elements" in drift and "write the record again" in drift
+
+
+def test_a_probe_listed_as_varying_is_left_out_of_the_comparison_and_a_bad_list_is_named(folder: Path) -> None:
+    """A mistake keyed on id() fails a many-graph probe only where Python reuses an id: that probe tells nothing
+    about the record, every other probe still does."""
+    expected = folder / "solutions" / "expected.toml"
+    expected.write_text(expected.read_text().replace("[off-by-one]\n", '[off-by-one]\nvarying = ["integers"]\n', 1))
+    package = load_package_dir(folder)
+    assert {s.name: s for s in package.solutions}["off-by-one"].varying == ("integers",)
+    (folder / SIGNATURES_RECORD).write_text(record_text(package, {"off-by-one": result(probe("floats", "wrong_answer", failure="float", path=[]))}))
+    package = load_package_dir(folder)
+    reused = result(probe("floats", "wrong_answer", failure="float", path=[]), probe("integers", "runtime_error"))
+    assert compare(package, "off-by-one", reused) is None
+    drift = compare(package, "off-by-one", result(probe("keeps_float16", "wrong_answer", failure="dtype", path=[])))
+    assert drift is not None and "floats: recorded wrong:float, now passed" in drift
+    files = read_package_files(folder)
+    files["solutions/expected.toml"] = files["solutions/expected.toml"].replace(b'varying = ["integers"]', b'varying = "integers"')
+    with pytest.raises(PackageError, match=r"must be a list of probe names"):
+        package_from_files(files, origin=str(folder))
