@@ -91,6 +91,20 @@ def _is_target(node: onnx.NodeProto) -> bool:
     return node.domain in DEFAULT_DOMAINS and node.op_type in TARGETS
 
 
+def _walk_ours(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    """Like _walk, but not into the graphs a node of another domain holds: those are part of that node, left as they are."""
+    for node in graph.node:
+        yield node
+        if node.domain not in DEFAULT_DOMAINS:
+            continue
+        for attr in node.attribute:
+            if attr.type == AttributeProto.GRAPH:
+                yield from _walk_ours(attr.g)
+            elif attr.type == AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from _walk_ours(sub)
+
+
 def _as_is(graph: onnx.GraphProto) -> Counter[tuple[Any, ...]]:
     """The nodes decompose leaves as they are, each as (domain, op type, inputs, outputs, attributes).
 
@@ -203,12 +217,12 @@ def _bytes(proto: Any) -> bytes:
 
 
 def _holds_target(node: onnx.NodeProto) -> bool:
-    """Whether one of the node's subgraphs, at any depth, holds a node to rewrite."""
-    return any(
+    """Whether one of the node's subgraphs, at any depth, holds a node to rewrite (never one a node of another domain holds)."""
+    return node.domain in DEFAULT_DOMAINS and any(
         _is_target(n)
         for a in node.attribute
         for sub in ([a.g] if a.type == AttributeProto.GRAPH else list(a.graphs) if a.type == AttributeProto.GRAPHS else [])
-        for n in _walk(sub)
+        for n in _walk_ours(sub)
     )
 
 
@@ -288,9 +302,46 @@ def _graph_untouched(old: onnx.GraphProto, new: onnx.GraphProto, where: str) -> 
     return problems
 
 
+GRAPH_PARTS = ("node", "initializer", "sparse_initializer", "input", "output", "value_info")
+
+
+def _model_fields(model: onnx.ModelProto) -> dict[str, bytes]:
+    """Every field of the model but its graph's parts, each serialized: ir_version, opset_import as written
+    (order and spelling), producer, doc strings, metadata_props, functions, the graph's own name and doc_string."""
+    fields: dict[str, bytes] = {}
+    for desc, value in model.ListFields():
+        if desc.name == "graph":
+            bare = onnx.GraphProto()
+            bare.CopyFrom(value)
+            for part in GRAPH_PARTS:
+                bare.ClearField(part)
+            for gdesc, gvalue in bare.ListFields():
+                if gvalue not in ("", 0, b""):  # a field set to its default is no change
+                    fields[f"graph.{gdesc.name}"] = _field_bytes(gdesc, gvalue)
+        elif value not in ("", 0, b""):
+            fields[desc.name] = _field_bytes(desc, value)
+    return fields
+
+
+def _field_bytes(desc: Any, value: Any) -> bytes:
+    repeated = desc.is_repeated if hasattr(desc, "is_repeated") else desc.label == desc.LABEL_REPEATED
+    if repeated:
+        return b"|".join(_field_bytes_one(desc, v) for v in value)
+    return _field_bytes_one(desc, value)
+
+
+def _field_bytes_one(desc: Any, value: Any) -> bytes:
+    return _bytes(value) if desc.type == desc.TYPE_MESSAGE else repr(value).encode()
+
+
 def untouched_problems(model: onnx.ModelProto, new: onnx.ModelProto) -> list[str]:
-    """What ``new`` changed of what decompose must leave as it was (see _graph_untouched)."""
-    return _graph_untouched(model.graph, new.graph, "the main graph")
+    """What ``new`` changed of what decompose must leave as it was (see _graph_untouched), the model's own fields too."""
+    problems = []
+    old_fields, new_fields = _model_fields(model), _model_fields(new)
+    for name in sorted(set(old_fields) | set(new_fields)):
+        if old_fields.get(name) != new_fields.get(name):
+            problems.append(f"the model's field {name} was changed")
+    return problems + _graph_untouched(model.graph, new.graph, "the main graph")
 
 
 def _short(exc: BaseException) -> str:
@@ -345,7 +396,7 @@ def decompose_case(
     # rewrite: the ones the model had must still be there, unchanged, and are
     # not counted as left.
     given, kept = _as_is(model.graph), _as_is(new.graph)
-    left = {n.op_type for n in _walk(new.graph) if _is_target(n)}
+    left = {n.op_type for n in _walk_ours(new.graph) if _is_target(n)}
     left.update(key[1] if key[0] in DEFAULT_DOMAINS else f"{key[0]}::{key[1]}" for key in kept - given)
     obs["unsupported_left"] = sorted(left)
     obs["foreign_nodes_changed"] = sum((given - kept).values())

@@ -1204,11 +1204,56 @@ def gen_decompose(rng: np.random.Generator, family: str) -> tuple[onnx.ModelProt
     """One valid model with one to three ops to decompose, drawn for ``family``; its LayerNormalizations' optional slots drawn too."""
     # The optional slots come from a second generator seeded by the first one's
     # state, which it does not advance: the models drawn before they were added stay the same.
-    side = np.random.default_rng([GEN_SEED, int(rng.bit_generator.state["state"]["state"] % (1 << 62))])
+    state = int(rng.bit_generator.state["state"]["state"] % (1 << 62))
+    side = np.random.default_rng([GEN_SEED, state])
     model, feeds = _draw_decompose(rng, family)
     optional_slots(side, model)
     untouched_extras(side, model, family)
+    whole_model_extras(np.random.default_rng([GEN_SEED, state, 6]), model)  # red team round 6: a third generator, same reason
     return model, feeds
+
+
+OTHER_DEFAULT_OPS = ("LogSoftmax", "Softplus", "Sin", "Elu", "LeakyRelu", "HardSigmoid", "Softsign", "Selu")
+
+
+def whole_model_extras(rng: np.random.Generator, model: onnx.ModelProto) -> None:
+    """What a pass that rebuilds the model, or rewrites more than the four ops, would lose.
+
+    Default-domain ops that are unsupported but not among the four (read or
+    not), the statistics of a LayerNormalization declared in value_info with
+    the type shape inference gives them (stash_type's, float for a float64
+    X), and the model's own fields: producer, doc strings, metadata, the
+    graph's name, the model version.
+    """
+    g = model.graph
+    taken = names_in_use(model)
+    floats = [i for i in g.input if i.type.tensor_type.elem_type == F32 and len(i.type.tensor_type.shape.dim) >= 1]
+    for _ in range(int(rng.choice([0, 0, 1, 2]))):
+        if not floats:
+            break
+        x = floats[int(rng.integers(0, len(floats)))]
+        op = str(rng.choice(OTHER_DEFAULT_OPS))
+        y = _unused(taken, "other")
+        node = helper.make_node(op, [x.name], [y], name=_unused(taken, op.lower()) if rng.random() < 0.5 else "",
+                                **({"axis": -1} if op == "LogSoftmax" else {}))  # fmt: skip
+        g.node.insert(int(rng.integers(0, len(g.node) + 1)), node)
+        if rng.random() < 0.5:  # a graph output, so that onnxruntime computes it too
+            out = onnx.ValueInfoProto()
+            out.CopyFrom(x)
+            out.name = y
+            g.output.append(out)
+    stats = {v for n in g.node if n.op_type == "LayerNormalization" and n.domain in DEFAULT_DOMAINS for v in n.output[1:] if v}
+    if stats and rng.random() < 0.6:
+        declared = {v.name for v in g.value_info}
+        inferred = onnx.shape_inference.infer_shapes(model).graph.value_info
+        g.value_info.extend(v for v in inferred if v.name in stats and v.name not in declared)
+    if rng.random() < 0.5:
+        model.producer_name, model.producer_version = "pytorch", "2.9.0"
+        model.doc_string = "exported"
+        model.model_version = int(rng.integers(1, 100))
+        g.name = str(rng.choice(["main_graph", "torch_jit", "g"]))
+        g.doc_string = "the graph"
+        helper.set_model_props(model, {"source": "generated", "seed": str(int(rng.integers(0, 1000)))})
 
 
 def untouched_extras(rng: np.random.Generator, model: onnx.ModelProto, family: str) -> None:
@@ -2024,7 +2069,12 @@ def plant(
         g.value_info.append(vi(scanned, [1, 1], TensorProto.FLOAT))  # control flow's outputs come with value_info
     elif kind == "foreign_graph_nodes":  # a graph held by a node of another domain (onnxruntime cannot run it)
         inner_out = _unused(taken, "planted:inner")
-        decoder = helper.make_graph(chain(names, [*names[1:], *names[:1]], inner_out), "planted_decoder", [], [vi(inner_out, shape, elem)])
+        decoder_nodes, typed = chain(names, [*names[1:], *names[:1]], inner_out), []
+        if shape:  # a Softmax in the held graph: part of the BeamSearch, which stays byte for byte (red team round 6)
+            held = _unused(taken, "planted:held")
+            decoder_nodes.append(helper.make_node("Softmax", [inner_out], [held], name=_unused(taken, "planted:softmax"), axis=-1))
+            typed, inner_out = [vi(inner_out, shape, elem)], held
+        decoder = helper.make_graph(decoder_nodes, "planted_decoder", [], [vi(inner_out, shape, elem)], value_info=typed)
         nodes = [helper.make_node("BeamSearch", [src.name], [PLANTED_OUT], name=_unused(taken, "planted:search"),
                                   domain="com.microsoft", decoder=decoder)]  # fmt: skip
         if not any(o.domain == "com.microsoft" for o in m.opset_import):
@@ -2316,3 +2366,152 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
         "results changed after later calls": [step for step, value, then in returned if snapshot(value) != then],
         "a rebuilt model took a freed id": any(ids_taken),
     }
+
+
+# ---------------------------------------------------------------- red team round 6: the whole model stays
+#
+# "Everything you do not replace stays exactly as it was" covers the model, not
+# only its graph (probe_common.untouched_problems compares every ModelProto
+# field but the graph's parts: ir_version, opset_import as written, producer,
+# doc strings, metadata_props, model-local functions, the graph's name). And
+# "leave the other nodes as they are" covers the default domain's other
+# unsupported ops and the graphs a node of another domain holds.
+
+
+def _model_with_fields(opset: int, spelled: str = "ai.onnx") -> onnx.ModelProto:
+    """A model that carries every model-level field a rebuild loses, and a model-local function whose body holds a Softmax.
+
+    ``local.fns::Scaled`` is a node of another domain: the report counts it,
+    decompose leaves it and the function as they are (their bodies are
+    neither counted nor rewritten), and onnxruntime runs it.
+    """
+    body = [
+        helper.make_node("Constant", [], ["k"], value=helper.make_tensor("k", F32, [], [2.0])),
+        helper.make_node("Mul", ["a", "k"], ["m"]),
+        helper.make_node("Softmax", ["m"], ["b"], axis=-1),
+    ]
+    fn = helper.make_function("local.fns", "Scaled", ["a"], ["b"], body, opset_imports=[helper.make_opsetid("", opset)],
+                              doc_string="scaled softmax")  # fmt: skip
+    nodes = [
+        helper.make_node("Scaled", ["x"], ["t"], name="scaled", domain="local.fns"),
+        helper.make_node("Gelu", ["t"], ["g"], name="gelu", approximate="tanh"),
+        helper.make_node("LayerNormalization", ["g", "scale", "bias"], ["n"], name="ln"),
+        helper.make_node("Softmax", ["n"], ["s"], name="sm"),
+        helper.make_node("HardSwish", ["s"], ["y"], name="hs"),
+    ]
+    graph = helper.make_graph(nodes, "main_graph", [vi("x", [2, 3, 8])], [vi("y", [2, 3, 8])],
+                              initializer=[init("scale", randn(9601, 8)), init("bias", randn(9602, 8))],
+                              value_info=[vi("t", [2, 3, 8])], doc_string="the block")  # fmt: skip
+    opsets = [helper.make_opsetid("local.fns", 1), helper.make_opsetid(spelled, opset)]
+    m = helper.make_model(graph, opset_imports=opsets, functions=[fn], ir_version=9,
+                          producer_name="pytorch", producer_version="2.9.0", doc_string="exported for the NPU",
+                          domain="com.example.models", model_version=7)  # fmt: skip
+    helper.set_model_props(m, {"author": "deploy team", "checkpoint": "step-120000"})
+    return m
+
+
+@probe(category="decompose", check="decomposition_ok", weight=2, hints=["leave-alone"])
+def model_fields_and_functions_kept(solution: Any) -> dict[str, Any]:
+    """Opset 20, its domain written "ai.onnx" after a function's domain, ir_version 9: a model-local function, producer, metadata, doc strings."""
+    m = _model_with_fields(20)
+    return decompose_case(solution, m, {"x": randn(9603, 2, 3, 8, scale=2.0)})
+
+
+@probe(category="report", hints=["report-domains"])
+def report_model_local_function(solution: Any) -> Any:
+    """A node that calls a model-local function is a node of the function's domain; the function's body is not walked."""
+    return report_of(solution, _model_with_fields(20, spelled=""))
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["decompose-domains"])
+def targets_in_other_domain_graphs_stay(solution: Any) -> dict[str, Any]:
+    """Opset 20: nodes of another domain hold graphs with a Softmax, a Gelu, a LayerNormalization and a HardSwish in them; the same ops run outside.
+
+    Those graphs are part of the nodes that hold them, which stay byte for
+    byte; only the top-level ops are rewritten. onnxruntime cannot run the
+    vendor's node: judged by what is left, the names and the checker.
+    """
+    inner = helper.make_graph([helper.make_node("HardSwish", ["w0"], ["w1"], name="inner_hs")], "inner",
+                              [vi("w0", [2, 6])], [vi("w1", [2, 6])])  # fmt: skip
+    body = helper.make_graph(
+        [helper.make_node("Softmax", ["a"], ["b"], name="body_sm"),
+         helper.make_node("Gelu", ["b"], ["c"]),
+         helper.make_node("LayerNormalization", ["c", "body_scale"], ["d"], name="body_ln"),
+         helper.make_node("If", ["flag"], ["e"], then_branch=helper.make_graph(
+             [helper.make_node("Softmax", ["d"], ["e_then"])], "then", [], [vi("e_then", [2, 6])]),
+             else_branch=helper.make_graph([helper.make_node("Gelu", ["d"], ["e_else"])], "else", [], [vi("e_else", [2, 6])]))],
+        "body", [vi("a", [2, 6])], [vi("e", [2, 6])], initializer=[init("body_scale", randn(9611, 6))],
+        value_info=[vi("b", [2, 6]), vi("c", [2, 6]), vi("d", [2, 6])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["s"], name="sm"),
+        helper.make_node("Wrapper", ["s"], ["w"], name="wrapper", domain="my.vendor", body=body, inner=inner),
+        helper.make_node("Gelu", ["w"], ["g"], name="gelu"),
+        helper.make_node("LayerNormalization", ["g", "scale"], ["n"], name="ln"),
+        helper.make_node("HardSwish", ["n"], ["y"], name="hs"),
+        helper.make_node("BeamSearch", ["x"], ["z"], domain="com.microsoft",
+                         decoder=helper.make_graph([helper.make_node("Softmax", ["x"], ["dz"])], "decoder", [], [vi("dz", [2, 6])])),
+    ]  # fmt: skip
+    m = make(nodes, [vi("x", [2, 6]), vi("flag", [], TensorProto.BOOL)], [vi("y", [2, 6]), vi("z", [2, 6])], 20,
+             [init("scale", randn(9612, 6))], [("my.vendor", 1), ("com.microsoft", 1)])  # fmt: skip
+    m.graph.value_info.extend([vi("w", [2, 6])])
+    return decompose_case(solution, m, {"x": randn(9613, 2, 6), "flag": np.array(True)}, runs=False)
+
+
+def _other_default_ops(opset: int, seed: int) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """Default-domain ops the accelerator does not support either, not among the four: they stay as they are, among the ones rewritten."""
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["s"], name="sm", axis=-1),
+        helper.make_node("LogSoftmax", ["x"], ["ls"], name="log_sm", axis=-1),
+        helper.make_node("Softplus", ["s"], ["sp"]),
+        helper.make_node("HardSigmoid", ["ls"], ["hsig"], name="hard_sigmoid"),
+        helper.make_node("Add", ["sp", "hsig"], ["u"], name="add"),
+        helper.make_node("LeakyRelu", ["u"], ["lr"], alpha=0.2),
+        helper.make_node("Sin", ["x"], ["unread_sin"], name="sin_nobody_reads"),
+    ]
+    if opset >= 14:
+        nodes.append(helper.make_node("HardSwish", ["lr"], ["h"], name="hs"))
+    else:
+        nodes.append(helper.make_node("Identity", ["lr"], ["h"], name="hs"))
+    if opset >= 17:
+        nodes.append(helper.make_node("LayerNormalization", ["h", "scale"], ["y"], name="ln"))
+        inits = [init("scale", randn(seed, 5))]
+    else:
+        nodes.append(helper.make_node("Softmax", ["h"], ["y"], name="sm2", axis=1))
+        inits = []
+    nodes.append(helper.make_node("Elu", ["y"], ["y_elu"], alpha=0.5))
+    m = make(nodes, [vi("x", [3, 5])], [vi("y", [3, 5]), vi("y_elu", [3, 5]), vi("ls", [3, 5])], opset, inits)
+    return m, {"x": randn(seed + 1, 3, 5, scale=3.0)}
+
+
+@probe(category="decompose", check="decomposition_ok", weight=2, hints=["decompose-domains", "leave-alone"])
+def other_default_domain_ops_stay(solution: Any) -> dict[str, Any]:
+    """Opset 17: LogSoftmax, Softplus, HardSigmoid, LeakyRelu, Sin and Elu (unsupported, not among the four) around three of the four."""
+    m, feeds = _other_default_ops(17, 9621)
+    return decompose_case(solution, m, feeds)
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["decompose-domains", "softmax-legacy"])
+def other_default_domain_ops_stay_opset11(solution: Any) -> dict[str, Any]:
+    """Opset 11: LogSoftmax, Softplus, HardSigmoid, LeakyRelu, Sin and Elu around two Softmaxes."""
+    m, feeds = _other_default_ops(11, 9631)
+    return decompose_case(solution, m, feeds)
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["optional-slots", "constant-dtype"])
+def float64_layernorm_statistics_declared(solution: Any) -> dict[str, Any]:
+    """Opset 17, float64: LayerNormalizations whose named, unread Mean and InvStdDev are declared in value_info as shape inference types them."""
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y", "ln_mean", "ln_inv_std_dev"], name="ln"),
+        helper.make_node("LayerNormalization", ["x", "scale2"], ["y2", "ln2_mean", "ln2_inv_std_dev"], name="ln2",
+                         axis=1, stash_type=1, epsilon=1e-3),
+        helper.make_node("Cast", ["x"], ["x32"], name="narrow", to=F32),
+        helper.make_node("LayerNormalization", ["x32", "scale32"], ["y32", "", "ln32_inv_std_dev"], name="ln32", axis=-2),
+    ]  # fmt: skip
+    m = make(nodes, [vi("x", [2, 3, 4], F64)], [vi("y", [2, 3, 4], F64), vi("y2", [2, 3, 4], F64), vi("y32", [2, 3, 4])], 17,
+             [init("scale", randn(9641, 4, dtype=np.float64)), init("bias", randn(9642, 4, dtype=np.float64)),
+              init("scale2", randn(9643, 3, 4, dtype=np.float64)), init("scale32", randn(9644, 3, 4))])  # fmt: skip
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    stats = {"ln_mean", "ln_inv_std_dev", "ln2_mean", "ln2_inv_std_dev", "ln32_inv_std_dev"}
+    m.graph.value_info.extend(v for v in inferred.graph.value_info if v.name in stats)
+    return decompose_case(solution, m, {"x": randn(9645, 2, 3, 4, scale=2.0, dtype=np.float64) + 1.5})
