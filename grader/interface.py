@@ -44,8 +44,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grader.source_rules import Violation
-from sandbox.runner.codec import AST_LOCK
+from grader.source_rules import Violation, parse_source
 
 
 @dataclass(frozen=True)
@@ -86,9 +85,17 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, meth
         var_positional=args.vararg is not None,
         var_keyword=args.kwarg is not None,
         bound_first=bound_first,
-        text=ast.unparse(args),
+        text=_written(args),
         line=node.lineno,
     )
+
+
+def _written(args: ast.arguments) -> str:
+    """The parameter list as written, for a message; a default nested too deep to print is elided."""
+    try:
+        return ast.unparse(args)
+    except (RecursionError, MemoryError):
+        return ", ".join(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]) + ", ..."
 
 
 def _definitions(tree: ast.Module) -> dict[str, Signature | None]:
@@ -159,14 +166,6 @@ def _problems(starter: Signature, mine: Signature) -> Iterator[str]:
             yield f"it adds `{extra.name}` without a default, which no caller passes"
 
 
-def _parse(source: str | bytes) -> ast.Module | None:
-    try:
-        with AST_LOCK:
-            return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None  # the compile step names a syntax error; nothing to compare here
-
-
 @functools.lru_cache(maxsize=64)  # a package's starter, parsed once per worker instead of once per code
 def starter_interface(starter: str | bytes) -> dict[str, Signature]:
     """The functions and methods of the starter that callers call by name, by qualified name (``Engine.execute``).
@@ -178,7 +177,7 @@ def starter_interface(starter: str | bytes) -> dict[str, Signature]:
     hands to a call (``register_autograd(op, backward, setup_context=setup_context)``) or registers with a
     ``register_*`` decorator (``@op.register_fake``).
     """
-    tree = _parse(starter)
+    tree = parse_source(starter)
     if tree is None:
         return {}
     callbacks = _callbacks(tree)
@@ -241,7 +240,7 @@ def interface_violations(interface: dict[str, Signature], source: str | bytes) -
     does not parse: the compile step says why)."""
     if not interface:
         return []
-    tree = _parse(source)
+    tree = parse_source(source)
     if tree is None:
         return []
     defined = _definitions(tree)

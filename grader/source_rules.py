@@ -101,6 +101,16 @@ class Violation:
         return f"line {self.line}: {self.what}: {self.rule}"
 
 
+def parse_source(source: str | bytes) -> ast.Module | None:
+    """The submitter's code as a syntax tree, or None when it does not parse: a syntax error (the sandbox reports
+    it), or nesting deep enough to exhaust the parser (hostile code must not crash the worker that reads it)."""
+    try:
+        with AST_LOCK:
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
     """The places where ``source`` breaks ``rules``, in line order (at most MAX_VIOLATIONS).
 
@@ -109,10 +119,8 @@ def rule_violations(rules: SourceRules, source: str | bytes) -> list[Violation]:
     """
     if not rules.active:
         return []
-    try:
-        with AST_LOCK:
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_source(source)
+    if tree is None:
         return []
     found: dict[tuple[int, str], Violation] = {}
     for violation in _Walk(rules).violations(tree):

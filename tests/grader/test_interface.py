@@ -139,6 +139,20 @@ def test_a_definition_a_caller_of_the_starter_could_not_call_is_refused_with_wha
     assert "the starter's is `" in found  # both parameter lists are quoted: the candidate sees what to write
 
 
+@pytest.mark.parametrize(
+    ("depth", "judged"), [(1000, True), (5000, False), (100_000, False)], ids=["prints-too-deep", "parses-too-deep", "exhausts-memory"]
+)
+def test_hostile_nesting_never_crashes_the_check(depth: int, judged: bool) -> None:
+    """A default nested too deep to print, to parse, or to fit in memory: the worker reading it must not crash. One
+    that parses is still judged (its default elided in the message); one that does not is the sandbox's to report."""
+    found = problems(f"def layer_norm(x, weight, bias, epsilon={'-' * depth}1):\n    return x\n")
+    if judged:
+        (message,) = found
+        assert message.startswith("line 1: `layer_norm(x, weight, bias, epsilon, ...)`") and "`epsilon` stands where" in message
+    else:
+        assert found == []
+
+
 def test_the_message_names_the_line_and_quotes_both_parameter_lists() -> None:
     (found,) = problems("import math\n\n\ndef layer_norm(x, weight, bias, epsilon=1e-5):\n    return x\n")
     assert found == (
