@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.errors import PackageError
-from grader.package import SIGNATURES_RECORD, Package, graded_version
+from grader.package import SIGNATURES_RECORD, Package, hidden_graded_version
 from grader.verdicts import Verdict
 
 #: Below this similarity no known mistake is named: a wrong name teaches less than none. Measured on the catalogue's
@@ -275,7 +275,7 @@ def record_problems(package: Package, record: Mapping[str, Any] | None = None) -
     if record is None:
         return [f"no {SIGNATURES_RECORD}: run python -m grader signatures PACKAGE --write"]
     problems = []
-    if record.get("graded") != graded_version(package.files):
+    if record.get("graded") != hidden_graded_version(package.files):
         problems.append("the probes, reference or limits changed since it was written")
     entries = record.get("solution", {})
     wrong = {s.name for s in package.solutions if s.verdict != Verdict.ACCEPTED.value}
@@ -298,7 +298,7 @@ def record_text(package: Package, results: Mapping[str, Mapping[str, Any]]) -> s
         "# `python -m grader signatures PACKAGE --write` (grader/diagnose.py). A failing Submit is matched",
         "# against these to name the known mistake it looks like (expected.toml's `diagnosis`).",
         "# `graded` is the hash of what a grading reads; `source` each solution's hash: the record holds while both do.",
-        f'graded = "{graded_version(package.files)}"',
+        f'graded = "{hidden_graded_version(package.files)}"',
     ]
     for solution in package.solutions:
         if solution.name not in results:
@@ -327,7 +327,7 @@ def compare(package: Package, name: str, result: Mapping[str, Any]) -> str | Non
     out of time in one grading and passed in the other tells nothing about the record. Nor do the probes its
     expected.toml entry lists as ``varying`` (a mistake keyed on id() fails where Python happens to reuse one)."""
     record = read_record(package)
-    if record is None or record.get("graded") != graded_version(package.files):
+    if record is None or record.get("graded") != hidden_graded_version(package.files):
         return None
     entry = record.get("solution", {}).get(name)
     if not isinstance(entry, dict) or entry.get("source") != source_hash(package.solution_sources.get(name, b"")):

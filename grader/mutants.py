@@ -34,7 +34,7 @@ from grader.execute import refusals
 from grader.grade import expected_observations, grade_series, grade_submission
 from grader.mutant import Mutant
 from grader.mutate import make_mutants
-from grader.package import MUTANTS_RECORD, Package, graded_part, graded_version, version_without_mutants
+from grader.package import MUTANTS_RECORD, Package, graded_part, hidden_graded_version, version_without_mutants
 from grader.package_load import load_package_dir, read_package_files
 from grader.probe_additions import PROBE_PREFIX, probe_files_only_added
 from sandbox import Backend
@@ -74,7 +74,7 @@ class MutationRun:
     generated: int  # mutants made; more than graded with --limit
     outcomes: list[Outcome]
     whys: dict[str, str] = field(default_factory=dict)  # equivalent survivors: id -> reason
-    graded: str = ""  # graded_version: the part of the package a mutant's grading reads
+    graded: str = ""  # hidden_graded_version: the part of the package a mutant's grading reads
 
     @property
     def killed(self) -> list[Outcome]:
@@ -187,7 +187,7 @@ def run_mutants(
         generated=len(mutants),
         outcomes=outcomes,
         whys=recorded_whys(package.files),
-        graded=graded_version(package.files),
+        graded=hidden_graded_version(package.files),
     )
 
 
@@ -258,7 +258,7 @@ class Tally:
     total: int
     killed: int
     survivors: tuple[tuple[str, str], ...]
-    graded: str = ""  # graded_version of the package the record is for
+    graded: str = ""  # hidden_graded_version of the package the record is for
 
     @staticmethod
     def of(run: MutationRun) -> Tally:
@@ -327,7 +327,7 @@ def recount_record(folder: Path) -> Path:
             (str(entry["id"]), str(entry.get("description", ""))) for table in ("equivalent", "survivor") for entry in record.get(table, [])
         )
         generated, total, killed = int(counts["generated"]), int(counts["total"]), int(counts["killed"])
-        tally = Tally(version_without_mutants(files), generated, total, killed, survivors, graded_version(files))
+        tally = Tally(version_without_mutants(files), generated, total, killed, survivors, hidden_graded_version(files))
     except (KeyError, TypeError, ValueError) as exc:
         raise PackageError(f"cannot read the record's counts and entries ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
     path = folder / MUTANTS_RECORD
@@ -339,7 +339,7 @@ def record_is_current(record: dict[str, Any], files: dict[str, bytes]) -> bool:
     """Whether a record belongs to the package as it is: its ``graded`` hash matches (or, in a record written before
     there was one, its whole version does)."""
     if record.get("graded"):
-        return bool(record["graded"] == graded_version(files))
+        return bool(record["graded"] == hidden_graded_version(files))
     return bool(record.get("version") == version_without_mutants(files))
 
 
@@ -352,7 +352,8 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
 
     ``base`` is the package's files as they were when the record was written
     (its version must be the record's). Since then, only the statement, the
-    starter, the shipped solutions, the coverage table, the hints and the ``[rules]`` table may
+    starter, the shipped solutions, the coverage table, the hints, the public
+    probes and the ``[rules]`` table may
     have changed: a mutant's grading reads none of them, except the rules,
     which only refuse code before it runs (grader/source_rules.py). So a
     killed mutant stays killed, and a survivor stays one unless the rules now
@@ -370,7 +371,7 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
     if not record_is_current(record, base):  # its graded hash (or, in an older record, its whole version) is the base's
         raise PackageError("the base is not the package the record was written for", path=str(folder / MUTANTS_RECORD))
     added_probes = False
-    now, then = graded_part(files), graded_part(base)
+    now, then = graded_part(files, hidden_only=True), graded_part(base, hidden_only=True)
     if now != then:
         changed = sorted(p for p in set(now) | set(then) if now.get(p) != then.get(p))  # challenge.toml as parsed, without hints
         others = [p for p in changed if not p.startswith(PROBE_PREFIX)] or probe_files_only_added(base, files)
@@ -400,7 +401,7 @@ def carry_over_record(folder: Path, base: dict[str, bytes], regrade: Regrade | N
     kept = tuple((i, d) for i, d in survivors if i not in refused)
     try:
         killed = int(counts["killed"]) + len(refused)
-        tally = Tally(version_without_mutants(files), int(counts["generated"]), int(counts["total"]), killed, kept, graded_version(files))
+        tally = Tally(version_without_mutants(files), int(counts["generated"]), int(counts["total"]), killed, kept, hidden_graded_version(files))
     except (KeyError, TypeError, ValueError) as exc:
         raise PackageError(f"cannot read the record's counts ({type(exc).__name__}: {exc})", path=str(folder / MUTANTS_RECORD)) from None
     path = folder / MUTANTS_RECORD

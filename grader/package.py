@@ -187,20 +187,24 @@ def version_without_mutants(files: dict[str, bytes]) -> str:
 
 # What grading never reads: the statement, the lesson, the starter, the shipped solutions (a mutation record is one)
 # and the coverage table. What is left, with challenge.toml's fields but its hints and its catalogue prose, decides
-# every grade: its hash (graded_version) keys a mutation record (grader/mutants.py) and the signatures record
-# (grader/diagnose.py), and tells the web whether a new version of a challenge changed its tests or limits
-# (web/submissions/services/drafts.py).
+# every grade: its hash (graded_version) tells the web whether a new version of a challenge changed its tests or
+# limits (web/submissions/services/drafts.py). Records of hidden gradings (a mutation record, grader/mutants.py; the
+# signatures record, grader/diagnose.py) are keyed on hidden_graded_version: the same without the public probes.
 UNGRADED = ("statement.md", "learn.md", "starter/", "solutions/", "coverage.toml")
+# What a grading of the hidden probes never receives: the public probe file (grader/execute.probes_job sends the
+# run's own probe file, common.py and given/; the checks judge outside). A public probe's edit keeps those records.
+PUBLIC_ONLY = ("probes/public.py",)
 # challenge.toml's fields that only the catalogue shows (no grading reads them): retitling a challenge or retagging
 # it keeps its records current. Its hints are left out too (a hint is text, unlocked by failures after grading).
 UNGRADED_FIELDS = ("hints", "title", "summary", "tags", "difficulty")
 
 
-def graded_part(files: dict[str, bytes], *, rules: bool = False) -> dict[str, Any]:
+def graded_part(files: dict[str, bytes], *, rules: bool = False, hidden_only: bool = False) -> dict[str, Any]:
     """What grading depends on: every file but the ungraded ones, challenge.toml as parsed, without its
     ``UNGRADED_FIELDS`` and, unless ``rules``, without [rules] (a carried-over mutation record applies a rules change
-    itself)."""
-    kept: dict[str, Any] = {path: data for path, data in files.items() if not path.startswith(UNGRADED)}
+    itself) and, with ``hidden_only``, without the public probes (``PUBLIC_ONLY``)."""
+    skipped = (*UNGRADED, *PUBLIC_ONLY) if hidden_only else UNGRADED
+    kept: dict[str, Any] = {path: data for path, data in files.items() if not path.startswith(skipped)}
     try:
         meta = tomllib.loads(files["challenge.toml"].decode("utf-8"))
     except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -210,13 +214,21 @@ def graded_part(files: dict[str, bytes], *, rules: bool = False) -> dict[str, An
     return kept
 
 
-def graded_version(files: dict[str, bytes]) -> str:
+def graded_version(files: dict[str, bytes], *, hidden_only: bool = False) -> str:
     """A hash of what grading reads: every file but the ungraded ones, challenge.toml without its hints and prose.
 
-    The ``[rules]`` table counts (it refuses code before it runs). A mutation
-    record whose ``graded`` still matches is current whatever else changed:
-    an edit of the statement, a hint, the title, summary, tags or difficulty no longer asks for ``--carry-over``.
+    The ``[rules]`` table counts (it refuses code before it runs). With
+    ``hidden_only``, what a grading of the hidden probes reads, the public
+    probes left out: the key of the records of hidden gradings, so a mutation
+    or signatures record whose ``graded`` still matches is current whatever
+    else changed: an edit of the statement, a hint, the title, summary, tags,
+    difficulty or a public probe no longer asks for ``--carry-over``.
     """
-    part = graded_part(files, rules=True)
+    part = graded_part(files, rules=True, hidden_only=hidden_only)
     canonical = {path: value if path == "challenge.toml" else hashlib.sha256(value).hexdigest() for path, value in part.items()}
     return hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def hidden_graded_version(files: dict[str, bytes]) -> str:
+    """What keys the records of hidden gradings (mutants, signatures): ``graded_version`` without the public probes."""
+    return graded_version(files, hidden_only=True)

@@ -15,9 +15,9 @@ import pytest
 
 from grader.__main__ import main
 from grader.errors import PackageError
-from grader.mutants import carry_over_record, files_at, graded_version, mutation_score, record_problems, recount_record, spread
+from grader.mutants import carry_over_record, files_at, mutation_score, record_problems, recount_record, spread
 from grader.mutate import make_mutants
-from grader.package import MUTANTS_RECORD, version_of, version_without_mutants
+from grader.package import MUTANTS_RECORD, graded_version, hidden_graded_version, version_of, version_without_mutants
 from grader.package_load import load_package_dir, read_package_files
 from tests.helpers import ADD_NUMBERS
 
@@ -208,15 +208,17 @@ def test_carry_over_reads_its_base_from_git(folder: Path, capsys: pytest.Capture
         (lambda f: edit_toml(f, 'summary = "A tiny', 'summary = "A small'), True),
         (lambda f: edit_toml(f, 'tags = ["fixture"]', 'tags = ["fixture", "numpy"]'), True),
         (lambda f: edit_toml(f, 'difficulty = "warm-up"', 'difficulty = "medium"'), True),
+        # A hidden grading never receives the public probes (grader/execute.probes_job).
+        (lambda f: (f / "probes" / "public.py").write_text((f / "probes" / "public.py").read_text() + "\n# changed\n"), True),
         (lambda f: (f / "probes" / "hidden.py").write_text((f / "probes" / "hidden.py").read_text() + "\n# changed\n"), False),
         (lambda f: (f / "challenge.toml").write_text((f / "challenge.toml").read_text().replace("probe_seconds = 3", "probe_seconds = 4")), False),
         (lambda f: add_rules(f, 'forbidden = ["shape"]\nwhy = "no shapes"'), False),
     ],
-    ids=["statement", "hints", "solutions", "title", "summary", "tags", "difficulty", "probes", "limits", "rules"],
+    ids=["statement", "hints", "solutions", "title", "summary", "tags", "difficulty", "public-probes", "probes", "limits", "rules"],
 )
 def test_a_record_with_its_graded_hash_stays_current_across_what_no_mutant_reads(folder: Path, change, still_current: bool) -> None:
     """Keyed on the whole package, a statement, hint or title edit made the record stale and asked for --carry-over."""
-    graded = graded_version(read_package_files(folder))
+    graded = hidden_graded_version(read_package_files(folder))
     (folder / MUTANTS_RECORD).write_text(record_text(folder).replace("\nscore =", f'\ngraded = "{graded}"\nscore =', 1))
     assert record_problems(folder) == []
     change(folder)
@@ -299,8 +301,21 @@ def test_carry_over_across_added_probes_grades_only_the_survivors_again(
 def test_carry_over_takes_a_base_whose_record_is_current_by_its_graded_hash(folder: Path) -> None:
     """A record carried over a statement edit keeps its graded hash, not the whole version: still the base's record."""
     text = record_text(folder).replace('version = "', 'version = "from-an-earlier-statement-', 1)
-    (folder / MUTANTS_RECORD).write_text(text.replace("score = ", f'graded = "{graded_version(read_package_files(folder))}"\nscore = ', 1))
+    (folder / MUTANTS_RECORD).write_text(text.replace("score = ", f'graded = "{hidden_graded_version(read_package_files(folder))}"\nscore = ', 1))
     base = read_package_files(folder)
     (folder / "statement.md").write_text("Reworded again.\n")
     _, refused = carry_over_record(folder, base)
     assert refused == [] and record_problems(folder) == []
+
+
+def test_the_public_probes_count_for_what_a_candidate_is_graded_on_but_not_for_hidden_records(folder: Path) -> None:
+    """A public probe's edit is a change of the tests for a candidate (drafts say so) but not for a hidden grading."""
+    before = read_package_files(folder)
+    public = folder / "probes" / "public.py"
+    public.write_text(public.read_text() + "\n# changed\n")
+    after = read_package_files(folder)
+    assert graded_version(after) != graded_version(before)
+    assert hidden_graded_version(after) == hidden_graded_version(before)
+    hidden = folder / "probes" / "hidden.py"
+    hidden.write_text(hidden.read_text() + "\n# changed\n")
+    assert hidden_graded_version(read_package_files(folder)) != hidden_graded_version(before)
