@@ -31,8 +31,10 @@ def visit_order_ikj(solution: Any) -> Any:
 
 @probe(category="search", check="search_ok", hints=["measure", "full-space"])
 def search_cube(solution: Any) -> Any:
-    """M=N=K=64, a cache of 64 lines, budget 96."""
-    return search_case(solution, 64, 64, 64, 64, 96)
+    """M=N=K=64, a cache of 64 lines, budget 192 (half the space)."""
+    # Half the space: with a quarter (96), the reference's method (a random sample, then the neighbours of the
+    # best) misses the 5% bar on 4 of 300 seeds of its sample, so a correct search could show a red public probe.
+    return search_case(solution, 64, 64, 64, 64, 192)
 
 
 @probe(category="search", check="search_ok", hints=["measure", "full-space"])
