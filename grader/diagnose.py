@@ -315,6 +315,19 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def recorded_failures(package: Package, name: str) -> tuple[str, ...] | None:
+    """The hidden probes a current record says wrong solution ``name`` fails, in the package's order; None when no
+    current record describes it (the package or the solution changed since it was written)."""
+    record = read_record(package)
+    if record is None or record.get("graded") != hidden_graded_version(package.files):
+        return None
+    entry = record.get("solution", {}).get(name)
+    if not isinstance(entry, dict) or entry.get("source") != source_hash(package.solution_sources.get(name, b"")):
+        return None
+    failed = {str(k) for k in (entry.get("failed") or {})}
+    return tuple(spec.name for spec in package.hidden_probes if spec.name in failed)
+
+
 def compare(package: Package, name: str, result: Mapping[str, Any]) -> str | None:
     """How a fresh grading of wrong solution ``name`` differs from its recorded signature; None when it agrees or
     nothing is recorded to agree with (validation's check that the record still holds).

@@ -17,11 +17,23 @@ backend or another), one run graded against them proves the same.
 
 Validating on several backends (``make test``: bwrap and docker) can share
 the work out (:class:`Share`) instead of repeating all of it on each.
+
+A wrong solution can be graded by its record (``by_record``, what ``make
+test`` does): on the hidden probes ``solutions/signatures.toml`` says it
+fails, and a few it passes, instead of on all of them. The record is written
+from a whole grading of this very package and solution (``grader check
+--fresh --write-signatures``; it is current only while neither changed), so
+the re-grading shows that the platform, runtime and backend still reject it
+for the same reasons; its verdict and score are then those of the whole
+set, each probe not graded counted as the record has it (passed). A solution
+whose focused grading differs from its record in any way is graded again on
+every probe and judged on that, as without ``by_record``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,14 +46,16 @@ from grader import validation_cache
 from grader.cheats import Cheat, cheat_sources
 from grader.coverage import COVERAGE_TABLE, coverage_problems, package_coverage
 from grader.diagnose import compare as compare_signature
+from grader.diagnose import recorded_failures
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
 from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures
 from grader.package import SIGNATURES_RECORD, Package
 from grader.package_load import load_package_dir
+from grader.scoring import Scored, score
 from grader.seal import check_seal, leaker_source
 from grader.signatures import write_signatures
-from grader.verdicts import Verdict
+from grader.verdicts import Verdict, most_severe
 from sandbox import Backend, get_backend
 
 
@@ -125,6 +139,9 @@ WHOLE = Share(0, 1)
 
 # How many hidden probes (the first ones) screen the starter and the cheats.
 SCREEN_PROBES = 3
+# How many probes a wrong solution graded by its record passes besides the ones it fails: picked by its name, so that
+# over a package's solutions most probes also run on code the record says passes them (a drift shows either way).
+RECORD_WITNESSES = 2
 
 
 def validate_package(
@@ -136,6 +153,7 @@ def validate_package(
     share: Share = WHOLE,
     require_coverage: bool = False,
     record_signatures: bool = False,
+    by_record: bool = False,
 ) -> Report:
     """Run every check on the package in ``folder`` and report.
 
@@ -152,9 +170,11 @@ def validate_package(
     this validation when it passes, instead of comparing them with the record
     it replaces: ``python -m grader check --fresh --write-signatures`` after a
     probe changed, one grading of each wrong solution instead of two.
+    ``by_record`` grades each wrong solution that signatures.toml describes
+    by its record (the module's docstring says how); the others whole.
     """
-    if record_signatures and (share != WHOLE or remember):
-        raise ValueError("record_signatures needs a whole validation that is run, not looked up: share=WHOLE, remember=False")
+    if record_signatures and (share != WHOLE or remember or by_record):
+        raise ValueError("record_signatures needs a whole validation that is run, not looked up: share=WHOLE, remember=False, by_record=False")
     report = Report(str(folder))
     try:
         package = load_package_dir(folder)
@@ -170,14 +190,15 @@ def validate_package(
     cache_key = None
     if remember and validation_cache.enabled():
         backend = backend or get_backend()
-        cache_key = validation_cache.key(package.version, backend, checks_in_sandbox=package.checks_in_sandbox, share=str(share))
+        how = f"{share}; wrong solutions by their record" if by_record else str(share)
+        cache_key = validation_cache.key(package.version, backend, checks_in_sandbox=package.checks_in_sandbox, share=how)
         recorded = validation_cache.lookup(cache_key)
         if recorded is not None:
             when = recorded.get("recorded_at", "?")
             report.lines = [*recorded["lines"], f"  ok passed before on this version, platform code, runtime and backend ({when}); not run again"]
             return report
     try:
-        _validate_loaded(package, report, backend, share, record_signatures=record_signatures)
+        _validate_loaded(package, report, backend, share, record_signatures=record_signatures, by_record=by_record)
     except GraderError as exc:
         report.fail(f"{type(exc).__name__}: {exc}")
     if record_signatures and report.hard_failures == 0:
@@ -227,10 +248,12 @@ class Deal:
     screen: tuple[str, ...]
     screened: frozenset[str]
     leaker: bool
+    # Wrong solutions graded by their record: the probes each is graded on (its recorded failures and witnesses).
+    focus: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def only(self, name: str) -> tuple[str, ...] | None:
-        """The hidden probes ``name`` is graded on: the screening ones, or None for all."""
-        return self.screen if name in self.screened else None
+        """The hidden probes ``name`` is graded on: the screening ones, its record's, or None for all."""
+        return self.screen if name in self.screened else self.focus.get(name)
 
     def ruled(self, name: str) -> bool:
         """Whether ``name``'s source rules are checked: not for the platform's cheats and leaker (``Run.rules``)."""
@@ -240,7 +263,7 @@ class Deal:
         return Run(code, False, self.only(name), self.ruled(name))
 
 
-def _deal(package: Package, share: Share) -> Deal:
+def _deal(package: Package, share: Share, *, by_record: bool = False) -> Deal:
     def source(solution: Any) -> tuple[str, bytes | str]:
         return f"solutions/{solution.name}.py", package.solution_code(solution.name)
 
@@ -275,7 +298,37 @@ def _deal(package: Package, share: Share) -> Deal:
         screen=tuple(s.name for s in package.hidden_probes[:SCREEN_PROBES]),
         screened=frozenset({"starter", *cheats}),
         leaker=leaker,
+        focus=_focus(package) if by_record else {},
     )
+
+
+def _focus(package: Package) -> dict[str, tuple[str, ...]]:
+    """The probes each wrong solution with a current record is graded on: those it fails and ``RECORD_WITNESSES``
+    it passes, in the package's order. A solution failing none (refused before it ran) or all is graded whole."""
+    focus = {}
+    names = [spec.name for spec in package.hidden_probes]
+    for solution in package.solutions:
+        if solution.verdict == Verdict.ACCEPTED.value:
+            continue
+        failed = recorded_failures(package, solution.name)
+        if not failed or len(failed) == len(names):
+            continue
+        passing = sorted((n for n in names if n not in failed), key=lambda n: hashlib.sha256(f"{solution.name}\0{n}".encode()).hexdigest())
+        chosen = {*failed, *passing[:RECORD_WITNESSES]}
+        focus[f"solutions/{solution.name}.py"] = tuple(n for n in names if n in chosen)
+    return focus
+
+
+def _as_whole(package: Package, result: GradeResult) -> tuple[Verdict, float]:
+    """The verdict and score of a grading by the record over the whole set: each probe not graded counted passed,
+    as the record has it (grade.judge_run's rules)."""
+    graded = {p.name: p for p in result.probes}
+    scored = [Scored(s.category, s.weight, graded[s.name].passed if s.name in graded else True) for s in package.hidden_probes]
+    total, _ = score(scored)
+    failing = [Verdict(p.status) for p in result.probes if not p.passed]
+    if not failing:
+        return Verdict.ACCEPTED, total
+    return (Verdict.PARTIAL if any(s.passed for s in scored) else most_severe(failing)), total
 
 
 def _record_signatures(folder: Path, package: Package, report: Report) -> None:
@@ -290,7 +343,9 @@ def _record_signatures(folder: Path, package: Package, report: Report) -> None:
         report.detail("the check failed only on wrong solutions' scores or verdicts: move them in expected.toml and the record holds")
 
 
-def _validate_loaded(package: Package, report: Report, backend: Backend | None, share: Share, *, record_signatures: bool = False) -> None:
+def _validate_loaded(
+    package: Package, report: Report, backend: Backend | None, share: Share, *, record_signatures: bool = False, by_record: bool = False
+) -> None:
     """The reference's runs, then the codes dealt to this part; with one lane, all in one sandbox.
 
     The reference is trusted code and so are the starter, the solutions and
@@ -305,7 +360,7 @@ def _validate_loaded(package: Package, report: Report, backend: Backend | None, 
     if share != WHOLE:
         report.info(f"{share} of a validation shared out over backends (grader/validate.py: Share)")
     backend = backend or get_backend()
-    deal = _deal(package, share)
+    deal = _deal(package, share, by_record=by_record)
     # The public probes are what Run grades; the first part runs them and
     # records them. A later part's hidden run, on the same probe machinery,
     # is what shows that its backend grades the package.
@@ -406,6 +461,16 @@ def _validate_submissions(
         whole = grade_series(package, [code for _, code in unsettled], public=False, backend=backend, rules=rules)
         results.update(zip((name for name, _ in unsettled), whole, strict=True))
         screened -= {name for name, _ in unsettled}
+    # Wrong solutions graded by their record: one whose grading differs from the record is graded again whole, and
+    # judged on that, so a failure's report is the one a whole validation would give.
+    focused = {name for name in results if name in deal.focus}
+    drifted = [
+        (name, code) for name, code in shipped if name in focused and compare_signature(package, _solution_name(name), results[name].to_dict())
+    ]
+    if drifted:
+        whole = grade_series(package, [code for _, code in drifted], public=False, backend=backend)
+        results.update(zip((name for name, _ in drifted), whole, strict=True))
+        focused -= {name for name, _ in drifted}
 
     def on(name: str) -> str:
         return f"the first {len(screen)} hidden probes (a screening: below 100 there is below 100 on all)" if name in screened else "hidden probes"
@@ -433,22 +498,26 @@ def _validate_submissions(
         report.info("seal: put to the test by another backend's part")
 
     for solution in package.solutions:
-        result = results.get(f"solutions/{solution.name}.py")
+        key = f"solutions/{solution.name}.py"
+        result = results.get(key)
         if result is None:
             continue  # dealt to another backend's part
         problems = []
-        if result.verdict.value != solution.verdict:
-            problems.append(f"verdict {result.verdict.value}, expected {solution.verdict}")
-        if solution.score is not None and abs(result.score - solution.score) > 0.01:
-            problems.append(f"score {result.score:g}, expected {solution.score:g}")
-        if solution.score_below is not None and not result.score < solution.score_below:
-            problems.append(f"score {result.score:g}, expected below {solution.score_below:g}")
-        if solution.score_at_least is not None and not result.score >= solution.score_at_least:
-            problems.append(f"score {result.score:g}, expected at least {solution.score_at_least:g}")
+        verdict, scored = _as_whole(package, result) if key in focused else (result.verdict, result.score)
+        if verdict.value != solution.verdict:
+            problems.append(f"verdict {verdict.value}, expected {solution.verdict}")
+        if solution.score is not None and abs(scored - solution.score) > 0.01:
+            problems.append(f"score {scored:g}, expected {solution.score:g}")
+        if solution.score_below is not None and not scored < solution.score_below:
+            problems.append(f"score {scored:g}, expected below {solution.score_below:g}")
+        if solution.score_at_least is not None and not scored >= solution.score_at_least:
+            problems.append(f"score {scored:g}, expected at least {solution.score_at_least:g}")
         if result.verdict == Verdict.INTERNAL_ERROR:
             problems.append("the platform failed")
         elif solution.verdict != Verdict.ACCEPTED.value and record_signatures:
             report.wrong_results[solution.name] = result.to_dict()  # the record is written from this grading
+        elif key in focused:
+            pass  # its grading agreed with the record (above)
         elif solution.verdict != Verdict.ACCEPTED.value:
             # The diagnosis library must say how this solution fails today (grader/diagnose.py).
             drift = compare_signature(package, solution.name, result.to_dict())
@@ -468,7 +537,13 @@ def _validate_submissions(
                 # broke under it: the first failure's own words can.
                 report.detail(f"first failure, '{failures[0].name}': {_gist(failures[0].message)}")
         else:
-            report.info(f"solutions/{solution.name}.py: {result.verdict.value}, {result.score:g}% as expected{_took(result)}")
+            how = f", by its record ({len(result.probes)} of {len(package.hidden_probes)} probes graded)" if key in focused else ""
+            report.info(f"solutions/{solution.name}.py: {verdict.value}, {scored:g}% as expected{how}{_took(result)}")
+
+
+def _solution_name(key: str) -> str:
+    """``solutions/<name>.py`` -> ``<name>``."""
+    return key.removeprefix("solutions/").removesuffix(".py")
 
 
 def _took(result: GradeResult) -> str:

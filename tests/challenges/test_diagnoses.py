@@ -4,7 +4,8 @@ No grading here: each wrong solution of ``solutions/expected.toml`` has its
 author's words and a family, and ``solutions/signatures.toml`` still
 describes the package (its probes and solution files are what it was
 recorded on). Validation (test_packages_validate) grades every wrong
-solution and fails when a fresh signature differs from the record.
+solution, on the probes this record says it fails and two it passes, and
+grades it again whole when its fresh signature differs from the record.
 """
 
 from __future__ import annotations

@@ -20,6 +20,15 @@ group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so the
 two parts ran side by side on two workers and the second, finding no
 record yet, ran the reference twice.)
 
+Each wrong solution that ``solutions/signatures.toml`` describes is graded by
+its record (grader/validate.py, ``by_record``): on the probes a whole grading
+of this very package and solution failed (``grader check --fresh
+--write-signatures`` wrote it; tests/challenges/test_diagnoses.py fails a
+record that is not current) and two it passed, on the backend it was dealt
+to. So the suite shows that each is still rejected for the same reasons, in
+a third of the probe runs; one whose grading differs is graded again whole
+and judged on that. ``grader check`` grades every solution on every probe.
+
 A package that passed before on the same version, platform code, runtime and
 backend is not validated again (grader/validation_cache.py; its key is tested
 in tests/grader/test_validation_cache.py): a second ``make test`` re-validates
@@ -56,7 +65,9 @@ def test_package_is_valid(folder: Path) -> None:
     failures = []
     for index, backend in enumerate(backends):
         # The later part runs even when the first failed: its report says whether the other backend agrees.
-        report = validate_package(folder, get_backend(backend), remember=True, share=Share(index, len(backends)), require_coverage=required)
+        report = validate_package(
+            folder, get_backend(backend), remember=True, share=Share(index, len(backends)), require_coverage=required, by_record=True
+        )
         if not report.ok:
             failures.append("\n".join([report.name, f"backend: {backend}", *report.lines]))
     assert not failures, "\n\n".join(failures)

@@ -293,3 +293,67 @@ def test_writing_signatures_needs_a_whole_validation_that_runs() -> None:
         validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, share=Share(0, 2))
     with pytest.raises(ValueError, match="record_signatures needs a whole validation"):
         validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, remember=True)
+    with pytest.raises(ValueError, match="record_signatures needs a whole validation"):
+        validate_package(ADD_NUMBERS, get_backend("bwrap"), record_signatures=True, by_record=True)
+
+
+MORE_PROBES = (
+    LISTS_PROBE
+    + '''
+
+@probe(category="values")
+def more_floats(solution):
+    """Other float64 sums."""
+    rng = np.random.default_rng(2)
+    return solution.add(rng.normal(size=(4, 2)), rng.normal(size=(4, 2)))
+
+
+@probe(category="values")
+def a_row_of_floats(solution):
+    """A row of float64 sums."""
+    return solution.add(np.linspace(0.0, 1.0, 7), np.linspace(1.0, 2.0, 7))
+'''
+)
+
+
+@pytest.fixture
+def recorded_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """add-numbers with six hidden probes, of which the wrong float64 fails two, and its signatures record written."""
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "expected"))
+    monkeypatch.setenv("GRADER_VALIDATE_JOBS", "1")
+    folder = tmp_path / "demo" / "add-numbers"
+    shutil.copytree(ADD_NUMBERS, folder)
+    with (folder / "probes" / "hidden.py").open("a") as fh:
+        fh.write(MORE_PROBES)
+    written = validate_package(folder, get_backend("bwrap"), record_signatures=True)
+    assert written.ok, written.lines
+    return folder
+
+
+def _line_of(report_lines: list[str], name: str) -> str:
+    [line] = [line for line in report_lines if f" {name}:" in line]
+    return line
+
+
+def test_a_wrong_solution_graded_by_its_record_runs_its_failures_and_two_passes_and_gets_its_whole_verdict(recorded_package: Path) -> None:
+    """make test grades a recorded wrong solution on the probes it fails and two it passes: 4 of 6 here."""
+    whole = validate_package(recorded_package, get_backend("bwrap"))
+    by_record = validate_package(recorded_package, get_backend("bwrap"), by_record=True)
+    assert whole.ok and by_record.ok, (whole.lines, by_record.lines)
+    line = _line_of(by_record.lines, "solutions/float64.py")
+    assert "by its record (4 of 6 probes graded)" in line, line
+    # The verdict and score over the whole set: the probes not graded count as the record has them (passed).
+    assert line.split(", by its record")[0] == _line_of(whole.lines, "solutions/float64.py").split(" as expected")[0] + " as expected"
+    assert "partial, 71.43% as expected" in line, line  # 5 of 7 weight: floats (2) and the three new probes pass
+
+
+def test_a_wrong_solution_whose_graded_probes_differ_from_its_record_is_graded_again_whole(recorded_package: Path) -> None:
+    """A recorded failure that passes now: the solution is graded on every probe and judged as without a record."""
+    record = recorded_package / SIGNATURES_RECORD
+    text = record.read_text()
+    record.write_text(text.replace('"integers" = "wrong:value"\n', '"integers" = "wrong:value"\n"lists" = "wrong:value"\n'))
+    report = validate_package(recorded_package, get_backend("bwrap"), by_record=True)
+    assert not report.ok
+    line = _line_of(report.lines, "solutions/float64.py")
+    assert line.startswith("FAIL solutions/float64.py: its failures differ from solutions/signatures.toml (lists: recorded wrong:value, now passed)")
+    assert "by its record" not in line

@@ -30,7 +30,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Stand-in for the real validation (sandboxes are tested elsewhere): records each run, passes or fails on demand."""
     calls: list[str] = []
 
-    def fake(package: Any, report: Report, backend: Any, share: Any, *, record_signatures: bool = False) -> None:
+    def fake(package: Any, report: Report, backend: Any, share: Any, *, record_signatures: bool = False, by_record: bool = False) -> None:
         calls.append(package.version)
         if "FAIL" in package.files["probes/hidden.py"].decode():
             report.fail("reference, hidden: probe 'x' fails")
@@ -150,3 +150,13 @@ def test_each_part_of_a_shared_validation_is_remembered_on_its_own(package_copy:
     validate_package(package_copy, BWRAP, remember=True, share=Share(1, 2))  # type: ignore[arg-type]
     validate_package(package_copy, BWRAP, remember=True)  # type: ignore[arg-type]
     assert len(runs) == 3  # part 2 again is remembered; the whole validation is not a part
+
+
+def test_a_validation_by_record_does_not_stand_for_a_whole_one(package_copy: Path, runs: list[str]) -> None:
+    """make test grades wrong solutions by their record; grader check's whole validation must not find that pass."""
+    validate_package(package_copy, BWRAP, remember=True, by_record=True)  # type: ignore[arg-type]
+    whole = validate_package(package_copy, BWRAP, remember=True)  # type: ignore[arg-type]
+    again = validate_package(package_copy, BWRAP, remember=True, by_record=True)  # type: ignore[arg-type]
+    assert len(runs) == 2
+    assert not any("not run again" in line for line in whole.lines)
+    assert "not run again" in again.lines[-1]
