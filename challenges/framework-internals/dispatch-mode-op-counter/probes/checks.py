@@ -9,6 +9,7 @@ the reference's.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 
@@ -51,7 +52,7 @@ def _check_parts(actual: Any, expected: Any, inputs: tuple[str, ...], truths: di
 def mlp_flops(actual: Any, expected: Any) -> tuple[bool, str]:
     """Forward: one addmm per layer. Backward: one mm for each weight, one more for each layer whose input needs grad."""
     sizes, batch = expected["sizes"], expected["batch"]
-    layer_flops = [2 * batch * fan_in * fan_out for fan_in, fan_out in zip(sizes, sizes[1:])]
+    layer_flops = [2 * batch * fan_in * fan_out for fan_in, fan_out in pairwise(sizes)]
     forward = {"aten.addmm": sum(layer_flops)}
     # The first layer's input (the data) needs no grad: only its weight gradient is computed.
     backward = {"aten.mm": sum(layer_flops) + sum(layer_flops[1:])}
@@ -75,30 +76,43 @@ def _conv_out(size: int, kernel: int, stride: int, padding: int, dilation: int) 
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
-    """Forward: 2 * outputs * cin * kh * kw per layer. Backward: that again for the weight grad of
-    a trainable layer, and again for the input grad where the layer's input needs grad (some
-    earlier layer is trainable; the data needs none). Last weight only: one weight grad.
-    Sizes, kernels, strides, paddings and dilations are [height, width] pairs."""
-    batch, size = expected["batch"], list(expected["size"])
+def _conv_stack_flops(layers: list[dict[str, Any]], batch: int, size: list[int]) -> tuple[int, int, int]:
+    """Forward, backward and last-weight-only FLOPs of a Conv2d stack whose data needs no grad.
+
+    ``trainable`` is True (weight and bias train), False (frozen) or "bias" (frozen weight, trainable
+    bias). Backward charges F for the weight grad of a layer whose weight trains, and F for the input
+    grad where the layer's input needs grad (some earlier layer has a trainable parameter); the bias
+    grad costs nothing."""
     forward_total, backward_total, last = 0, 0, 0
     input_needs_grad = False
-    for layer in expected["layers"]:
+    for layer in layers:
         pairs = zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"], strict=True)
         out = [_conv_out(side, kernel, stride, padding, dilation) for side, kernel, stride, padding, dilation in pairs]
         flops = 2 * batch * layer["cout"] * out[0] * out[1] * layer["cin"] * layer["kernel"][0] * layer["kernel"][1]
         forward_total += flops
-        backward_total += flops * (int(input_needs_grad) + int(layer["trainable"]))
-        input_needs_grad = input_needs_grad or layer["trainable"]
+        backward_total += flops * (int(input_needs_grad) + int(layer["trainable"] is True))
+        input_needs_grad = input_needs_grad or bool(layer["trainable"])
         size, last = out, flops
+    return forward_total, backward_total, last
+
+
+def conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Forward: 2 * outputs * cin * kh * kw per layer. Backward: that again for the weight grad of
+    a trainable layer, and again for the input grad where the layer's input needs grad (some
+    earlier layer is trainable; the data needs none). Last weight only: one weight grad.
+    Sizes, kernels, strides, paddings and dilations are [height, width] pairs. Then a stack whose
+    weights are frozen and whose biases train, forward and backward in one counter."""
+    forward, backward, last = _conv_stack_flops(expected["layers"], expected["batch"], list(expected["size"]))
+    bias_forward, bias_backward, _ = _conv_stack_flops(expected["bias layers"], expected["bias batch"], list(expected["bias size"]))
     return _check_parts(
         actual,
         expected,
-        ("layers", "batch", "size"),
+        ("layers", "batch", "size", "bias layers", "bias batch", "bias size"),
         {
-            "forward": {"aten.convolution": forward_total},
-            "backward": {"aten.convolution_backward": backward_total},
+            "forward": {"aten.convolution": forward},
+            "backward": {"aten.convolution_backward": backward},
             "last weight only": {"aten.convolution_backward": last},
+            "biases only, forward and backward": {"aten.convolution": bias_forward, "aten.convolution_backward": bias_backward},
         },
     )
 
@@ -130,14 +144,23 @@ def explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
 def more_explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
     """Five baddbmm on [B, M, K] @ [B, K, N] (added tensors [M, N], [1, 1, N], [N], [1, M, N], then [M, N]
     with out=) and two addmm on [M, K] @ [K, N] (added [1, N], then [M, N] with out=); convolution.out
-    and convolution_backward.out (every gradient requested: 2 F); meta-tensor mm, bmm and convolution
-    whose FLOPs pass 2**53."""
+    and convolution_backward.out (every gradient requested: 2 F), then convolution_backward with the masks
+    [False, False, True] (0) and [True, False, True] (F); a convolution with one-element stride, padding and
+    dilation lists, forward and backward (the weight gradient alone: F), and called directly; meta-tensor mm,
+    bmm and convolution whose FLOPs pass 2**53."""
     truths: dict[str, dict[str, int]] = {}
     batch, m, k, n = expected["sizes"]
     truths["added tensor broadcasts"] = {"aten.baddbmm": 5 * 2 * batch * m * k * n, "aten.addmm": 2 * 2 * m * k * n}
     (x_n, _, x_h, x_w), (c_out, c_in, k_h, k_w) = expected["convolution"]["input"], expected["convolution"]["weight"]
     conv = 2 * x_n * c_out * _conv_out(x_h, k_h, 1, 0, 1) * _conv_out(x_w, k_w, 1, 0, 1) * c_in * k_h * k_w
-    truths["convolution overloads"] = {"aten.convolution": conv, "aten.convolution_backward": 2 * conv}
+    truths["convolution overloads"] = {"aten.convolution": conv, "aten.convolution_backward": 3 * conv}
+    short = expected["short"]
+    (s_n, _, s_h, s_w), (s_out, s_in, s_kh, s_kw) = short["input"], short["weight"]
+    stride, padding, dilation = short["stride"], short["padding"], short["dilation"]
+    outputs = _conv_out(s_h, s_kh, stride, padding, dilation) * _conv_out(s_w, s_kw, stride, padding, dilation)
+    short_conv = 2 * s_n * s_out * outputs * s_in * s_kh * s_kw
+    # Forward twice (F.conv2d, then aten.convolution directly); backward: the weight gradient only, as the input needs none.
+    truths["short lists"] = {"aten.convolution": 2 * short_conv, "aten.convolution_backward": short_conv}
     big = expected["big"]
     (mm_m, mm_k), (_, mm_n) = big["mm"]
     (bmm_b, bmm_m, bmm_k), (_, _, bmm_n) = big["bmm"]
@@ -147,11 +170,12 @@ def more_explicit_calls_flops(actual: Any, expected: Any) -> tuple[bool, str]:
         "aten.bmm": 2 * bmm_b * bmm_m * bmm_k * bmm_n,
         "aten.convolution": 2 * b_n * b_out * _conv_out(b_h, b_kh, 1, 0, 1) * _conv_out(b_w, b_kw, 1, 0, 1) * b_in * b_kh * b_kw,
     }
-    return _check_parts(actual, expected, ("sizes", "added", "convolution", "big"), truths)
+    return _check_parts(actual, expected, ("sizes", "added", "convolution", "short", "big"), truths)
 
 
 def ops_outside_table_flops(actual: Any, expected: Any) -> tuple[bool, str]:
-    """mv, dot, vdot, addmv, addbmm and the fused attention ops are not in the table: the one mm is all."""
+    """mv, dot, vdot, addmv, addbmm, the in-place addmm_ and baddbmm_, the custom operators opcount::mm and
+    opcount::bmm, and the fused attention ops are not in the table: the one mm is all."""
     if not isinstance(actual, dict) or actual.get("mm") != expected["mm"]:
         return False, "the probe's input 'mm' differs from the reference's"
     (m, k), (_, n) = expected["mm"]

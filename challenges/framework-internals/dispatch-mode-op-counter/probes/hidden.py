@@ -17,12 +17,15 @@ parameter initialisation is not counted.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import torch
 from probekit import probe
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+from torch.nn import functional as F
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode, _get_current_dispatch_mode_stack
+from torch.utils._pytree import tree_map
 
 
 def randn(*shape: int, seed: int = 0, requires_grad: bool = False) -> torch.Tensor:
@@ -35,7 +38,7 @@ def mlp(sizes: list[int], seed: int) -> nn.Sequential:
     """Linear layers of the given sizes with ReLUs between them."""
     torch.manual_seed(seed)
     layers: list[nn.Module] = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:])):
+    for i, (fan_in, fan_out) in enumerate(pairwise(sizes)):
         if i:
             layers.append(nn.ReLU())
         layers.append(nn.Linear(fan_in, fan_out))
@@ -63,6 +66,63 @@ class Recorder(TorchDispatchMode):
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
         self.names.append(str(func.overloadpacket))
         return func(*args, **(kwargs or {}))
+
+
+class Boxed(torch.Tensor):
+    """A tensor subclass handled by a mode of its own, as FakeTensor is by FakeTensorMode: it holds a plain tensor."""
+
+    inner: torch.Tensor
+
+    @staticmethod
+    def __new__(cls, inner: torch.Tensor) -> Boxed:
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype, strides=inner.stride())  # type: ignore[attr-defined]
+
+    def __init__(self, inner: torch.Tensor) -> None:
+        self.inner = inner
+
+    @classmethod
+    def __torch_dispatch__(cls, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        # As FakeTensor does: while its own mode is active, leave the call to that mode.
+        if any(isinstance(mode, BoxMode) for mode in _get_current_dispatch_mode_stack()):
+            return NotImplemented
+        with BoxMode():
+            return func(*args, **(kwargs or {}))
+
+
+class BoxMode(TorchDispatchMode):
+    """Runs every call on the plain tensors inside Boxed ones, and boxes the results."""
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        def unbox(t: Any) -> Any:
+            return t.inner if isinstance(t, Boxed) else t
+
+        def box(t: Any) -> Any:
+            return Boxed(t) if isinstance(t, torch.Tensor) and not isinstance(t, Boxed) else t
+
+        return tree_map(box, func(*tree_map(unbox, args), **tree_map(unbox, kwargs or {})))
+
+
+def conv_stack(layers: list[dict[str, Any]], seed: int) -> nn.Sequential:
+    """Conv2d layers of the given specs. ``trainable``: True (weight and bias), False (frozen), "bias" (frozen weight)."""
+    torch.manual_seed(seed)
+    model = nn.Sequential(
+        *(
+            nn.Conv2d(
+                spec["cin"],
+                spec["cout"],
+                tuple(spec["kernel"]),
+                stride=tuple(spec["stride"]),
+                padding=tuple(spec["padding"]),
+                dilation=tuple(spec["dilation"]),
+            )
+            for spec in layers
+        )
+    )
+    for spec, conv in zip(layers, model, strict=True):
+        conv.requires_grad_(bool(spec["trainable"]))
+        if spec["trainable"] == "bias":
+            conv.weight.requires_grad_(False)
+    return model
 
 
 # ---------------------------------------------------------------- ops-forward
@@ -187,7 +247,8 @@ def attention_flops(solution: Any) -> dict[str, Any]:
 
 @probe(category="flops", weight=2, check="conv_flops", hints=["flop-table", "conv-backward"])
 def conv_flops(solution: Any) -> dict[str, Any]:
-    """Three Conv2d layers, the middle one frozen, on a non-square input; the input needs no grad; forward, backward, one weight's gradient."""
+    """Three Conv2d layers, the middle one frozen, on a non-square input; the input needs no grad; forward, backward, one weight's gradient.
+    Then two layers whose weights are frozen and whose biases train, on a batch of 3."""
     # [height, width] for every size: a formula that reads one side and squares it is wrong here.
     layers = [
         {"cin": 3, "cout": 6, "kernel": [3, 3], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "trainable": True},
@@ -195,22 +256,8 @@ def conv_flops(solution: Any) -> dict[str, Any]:
         {"cin": 5, "cout": 4, "kernel": [3, 2], "stride": [1, 1], "padding": [0, 1], "dilation": [2, 1], "trainable": True},
     ]
     batch, size = 2, [13, 10]
-    torch.manual_seed(25)
-    model = nn.Sequential(
-        *(
-            nn.Conv2d(
-                spec["cin"],
-                spec["cout"],
-                tuple(spec["kernel"]),
-                stride=tuple(spec["stride"]),
-                padding=tuple(spec["padding"]),
-                dilation=tuple(spec["dilation"]),
-            )
-            for spec in layers
-        )
-    )
-    for layer, conv in zip(layers, model, strict=True):
-        conv.requires_grad_(layer["trainable"])  # a frozen layer: its input still needs a gradient, its weight none
+    # A frozen layer: its input still needs a gradient, its weight none.
+    model = conv_stack(layers, seed=25)
     x = randn(batch, 3, *size, seed=26)
     with solution.OpCounter() as forward:
         loss = model(x).sum()
@@ -219,6 +266,17 @@ def conv_flops(solution: Any) -> dict[str, Any]:
     # Only the last weight's gradient: output_mask asks for no input gradient there, though the input requires grad.
     with solution.OpCounter() as last_weight:
         torch.autograd.grad(loss, [model[-1].weight])
+    # Frozen weights, trainable biases: output_mask asks for the bias gradient alone ([False, False, True]) in
+    # the first layer and for the input and bias gradients in the second; on CPU with a batch above 1 the
+    # kernel returns a weight gradient anyway, which nothing asked for and which costs nothing here.
+    bias_layers = [
+        {"cin": 2, "cout": 5, "kernel": [3, 2], "stride": [1, 1], "padding": [1, 0], "dilation": [1, 1], "trainable": "bias"},
+        {"cin": 5, "cout": 3, "kernel": [2, 3], "stride": [2, 1], "padding": [0, 1], "dilation": [1, 1], "trainable": "bias"},
+    ]
+    bias_batch, bias_size = 3, [8, 7]
+    bias_model, image = conv_stack(bias_layers, seed=27), randn(bias_batch, 2, *bias_size, seed=28)
+    with solution.OpCounter() as bias_only:
+        bias_model(image).sum().backward()
     return {
         "layers": layers,
         "batch": batch,
@@ -226,6 +284,10 @@ def conv_flops(solution: Any) -> dict[str, Any]:
         "forward": counted(forward),
         "backward": counted(backward),
         "last weight only": counted(last_weight),
+        "bias layers": bias_layers,
+        "bias batch": bias_batch,
+        "bias size": bias_size,
+        "biases only, forward and backward": counted(bias_only),
     }
 
 
@@ -256,8 +318,9 @@ def explicit_calls_flops(solution: Any) -> dict[str, Any]:
 
 @probe(category="flops", weight=2, check="more_explicit_calls_flops", hints=["flop-table", "addmm-args", "overloads"])
 def more_explicit_calls_flops(solution: Any) -> dict[str, Any]:
-    """baddbmm and addmm whose added tensor broadcasts; convolution.out and convolution_backward.out;
-    meta-tensor mm, bmm and convolution whose FLOPs pass 2**53."""
+    """baddbmm and addmm whose added tensor broadcasts; convolution.out and convolution_backward.out, and
+    convolution_backward with masks that ask for the bias gradient; convolutions whose stride, padding and
+    dilation are one-element lists; meta-tensor mm, bmm and convolution whose FLOPs pass 2**53."""
     # The added tensor broadcasts: [M, N], [1, 1, N] and [N] for baddbmm, [1, N] and [M, N] for addmm.
     # B, M, K and N all differ, so no size can be read off the added tensor.
     batch, m, k, n = 4, 3, 5, 6
@@ -280,6 +343,17 @@ def more_explicit_calls_flops(solution: Any) -> dict[str, Any]:
             grad_output, x, weight, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, True],
             out0=grad_input, out1=grad_weight, out2=grad_bias,
         )
+        # The bias gradient alone, then with the input gradient: the CPU kernel also returns a weight gradient.
+        for mask in ([False, False, True], [True, False, True]):
+            torch.ops.aten.convolution_backward.default(grad_output, x, weight, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, mask)
+    # One-element stride, padding and dilation lists: F.conv2d passes them to aten.convolution as they are
+    # ([2], [1]), and so does its backward; aten.convolution accepts them for both spatial dimensions.
+    short = {"input": [2, 3, 9, 8], "weight": [4, 3, 3, 2], "stride": 2, "padding": 1, "dilation": 2}
+    image_s = randn(*short["input"], seed=84)
+    kernel_s = randn(*short["weight"], seed=85, requires_grad=True)
+    with solution.OpCounter() as short_lists:
+        F.conv2d(image_s, kernel_s, stride=(2,), padding=(1,), dilation=(2,)).sum().backward()
+        torch.ops.aten.convolution.default(image_s, kernel_s.detach(), None, [2], [1], [2], False, [0], 1)
     # Meta tensors (sizes, no memory): FLOP counts past 2**53 that are not powers of two, which a
     # value that went through a float gets wrong, even when it is turned back into an int.
     big = {
@@ -301,19 +375,37 @@ def more_explicit_calls_flops(solution: Any) -> dict[str, Any]:
         "big": big,
         "added tensor broadcasts": counted(broadcast),
         "convolution overloads": counted(overloads),
+        "short": short,
+        "short lists": counted(short_lists),
         "past 2**53": counted(past),
     }
 
 
 @probe(category="flops", weight=2, check="ops_outside_table_flops", hints=["flop-table"])
 def ops_outside_table_flops(solution: Any) -> dict[str, Any]:
-    """mv, dot, vdot, addmv, addbmm and F.scaled_dot_product_attention (forward and backward) are not in
-    the table: no FLOPs, no flops_by_op entry. One mm among them is."""
+    """mv, dot, vdot, addmv, addbmm, the in-place addmm_ and baddbmm_, custom operators opcount::mm and
+    opcount::bmm, and F.scaled_dot_product_attention (forward and backward) are not in the table: no FLOPs,
+    no flops_by_op entry. One mm among them is."""
+
+    # Custom operators of another namespace that share a table operator's name; they multiply without mm or bmm.
+    @torch.library.custom_op("opcount::mm", mutates_args=())
+    def custom_mm(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return (x.unsqueeze(-1) * y.unsqueeze(-3)).sum(-2)
+
+    @torch.library.custom_op("opcount::bmm", mutates_args=())
+    def custom_bmm(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return (x.unsqueeze(-1) * y.unsqueeze(-3)).sum(-2)
+
     a, v, w = randn(3, 4, seed=90), randn(4, seed=91), randn(3, seed=92)
     base, p, r = randn(3, 5, seed=93), randn(2, 3, 4, seed=94), randn(2, 4, 5, seed=95)
     q, k, values = (randn(2, 3, 5, 8, seed=s, requires_grad=True) for s in (96, 97, 98))
     b = randn(4, 6, seed=99)
+    into, into_batched = randn(3, 5, seed=100), randn(2, 3, 5, seed=101)
     with solution.OpCounter() as counter:
+        into.addmm_(a, b[:, :5])
+        into_batched.baddbmm_(p, r)
+        custom_mm(a, b)
+        torch.ops.opcount.bmm(p, r)
         torch.mv(a, v)
         torch.dot(v, v)
         torch.vdot(w, w)
@@ -329,7 +421,8 @@ def ops_outside_table_flops(solution: Any) -> dict[str, Any]:
 
 @probe(category="nesting", weight=2, hints=["reset-on-enter"])
 def reuse_resets(solution: Any) -> dict[str, Any]:
-    """One counter entered twice: the second use counts only its own block."""
+    """One counter entered four times: each use counts only its own block, an empty one nothing; the
+    results read during a block hold the calls made so far."""
     a, b = randn(3, 4, seed=40), randn(4, 2, seed=41)
     counter = solution.OpCounter()
     with counter:
@@ -338,7 +431,22 @@ def reuse_resets(solution: Any) -> dict[str, Any]:
     first = counted(counter)
     with counter:
         torch.mm(a, b)
-    return {"first": first, "second": counted(counter), "mode after": _get_current_dispatch_mode() is None}
+    second = counted(counter)
+    with counter:
+        pass
+    empty = counted(counter)
+    with counter:
+        torch.bmm(a[None], b[None])
+        during = counted(counter)
+        torch.mm(a, b)
+    return {
+        "first": first,
+        "second": second,
+        "empty block": empty,
+        "read during the block": during,
+        "after it": counted(counter),
+        "mode after": _get_current_dispatch_mode() is None,
+    }
 
 
 @probe(category="nesting", weight=2, hints=["independent-state", "no-tensor-ops"])
@@ -356,13 +464,15 @@ def nested_counters(solution: Any) -> dict[str, Any]:
             torch.bmm(p, r)
             torch.baddbmm(base, p, r)
             conv(image).sum().backward()
+        outer_so_far = counted(outer)
         torch.mm(a, b).sum()
-    return {"outer": counted(outer), "inner": counted(inner)}
+    return {"outer": counted(outer), "inner": counted(inner), "outer, read once the inner exits": outer_so_far}
 
 
 @probe(category="nesting", weight=2, hints=["no-tensor-ops", "kwargs"])
 def under_other_modes(solution: Any) -> dict[str, Any]:
-    """Under a recording mode and under FlopCounterMode: they see what they see without the counter."""
+    """Under a recording mode and under FlopCounterMode: they see what they see without the counter.
+    Under a mode that handles a tensor subclass of its own, as FakeTensorMode does: the calls are counted."""
     from torch.utils.flop_counter import FlopCounterMode
 
     model, x = mlp([6, 8, 3], seed=44), randn(4, 6, seed=45)
@@ -379,7 +489,12 @@ def under_other_modes(solution: Any) -> dict[str, Any]:
         step()
     with FlopCounterMode(display=False) as flop_counter, solution.OpCounter() as second:
         step()
+    boxed_a, boxed_b = Boxed(randn(3, 4, seed=56)), Boxed(randn(4, 5, seed=57))
+    with BoxMode(), solution.OpCounter() as boxed:
+        boxed_out = torch.relu(torch.mm(boxed_a, boxed_b)).sum(dim=0)
     return {
+        "counter under a subclass mode": counted(boxed),
+        "its result": boxed_out.inner if isinstance(boxed_out, Boxed) else None,
         "recorder sees the same ops": recorder.names == alone.names,
         "FlopCounterMode sees the same FLOPs": flop_counter.get_total_flops() == flops_alone.get_total_flops(),
         "counter": counted(counter),

@@ -27,14 +27,25 @@ def _conv_forward(x: torch.Tensor, w: torch.Tensor, stride: list[int], padding: 
     flops = 2 * x.shape[0] * w.shape[0]
     for d in w.shape[1:]:
         flops *= d
-    for size, k, s, p, dl in zip(x.shape[2:], w.shape[2:], stride, padding, dilation):
+    for size, k, s, p, dl in zip(x.shape[2:], w.shape[2:], stride, padding, dilation, strict=False):
         flops *= (size + 2 * p - dl * (k - 1) - 1) // s + 1
     return flops
 
 
 def _conv_backward(grad: Any, x: Any, w: Any, _bias: Any, stride: Any, padding: Any, dilation: Any, *rest: Any) -> int:
     output_mask = rest[-1]
+    stride, padding, dilation = (_per_dim(values, x.dim() - 2) for values in (stride, padding, dilation))
     return _conv_forward(x, w, stride, padding, dilation) * sum(1 for wanted in output_mask[:2] if wanted)
+
+
+def _per_dim(values: Any, dims: int) -> list[int]:
+    """aten.convolution takes one value for every spatial dimension as well: stride [2] means [2, 2]."""
+    return list(values) * dims if len(values) == 1 else list(values)
+
+
+def _conv(x: Any, w: Any, _b: Any, stride: Any, padding: Any, dilation: Any, *_: Any) -> int:
+    dims = x.dim() - 2
+    return _conv_forward(x, w, _per_dim(stride, dims), _per_dim(padding, dims), _per_dim(dilation, dims))
 
 
 FLOPS: dict[Any, Callable[..., int]] = {
@@ -42,7 +53,7 @@ FLOPS: dict[Any, Callable[..., int]] = {
     aten.bmm: lambda a, b, *_: _matmul(a, b),
     aten.addmm: lambda _c, a, b, *_: _matmul(a, b),
     aten.baddbmm: lambda _c, a, b, *_: _matmul(a, b),
-    aten.convolution: lambda x, w, _b, stride, padding, dilation, *_: _conv_forward(x, w, stride, padding, dilation),
+    aten.convolution: _conv,
     aten.convolution_backward: _conv_backward,
 }
 
