@@ -181,14 +181,24 @@ def forward_1d(solution: Any) -> dict[str, Any]:
     return {"1-D": solution.LogSumExp.apply(v, 0, False), "1-D keepdim": solution.LogSumExp.apply(v, 0, True)}
 
 
-@probe(category="forward", rtol=1e-9, atol=1e-12, hints=["protocol", "backward-shape"])
+@probe(category="forward", rtol=1e-9, atol=1e-12, hints=["protocol", "backward-shape", "any-layout"])
 def size_one_dimensions(solution: Any) -> dict[str, Any]:
-    """Inputs with size-1 dimensions beside the reduced one, or reduced: shapes, values and gradients.
+    """Inputs with size-1 dimensions beside the reduced one, or reduced, and empty batches: shapes, values and gradients.
 
     Only the reduced dimension may disappear: a bare ``squeeze()`` also drops
     the other size-1 dimensions, and a gradient built for that shape is wrong.
+    A batch dimension of size 0 gives an empty output and an empty gradient.
     """
-    cases = (((1, 4), 1, False), ((2, 1, 3), 2, False), ((2, 1, 3), -3, False), ((1, 1, 5), -1, False), ((4, 1), 1, False), ((3, 1), 0, True))
+    cases = (
+        ((1, 4), 1, False),
+        ((2, 1, 3), 2, False),
+        ((2, 1, 3), -3, False),
+        ((1, 1, 5), -1, False),
+        ((4, 1), 1, False),
+        ((3, 1), 0, True),
+        ((0, 4), 1, False),  # an empty batch: empty output and gradient
+        ((2, 0, 3), -1, True),
+    )
     out: dict[str, Any] = {}
     for i, (shape, dim, keepdim) in enumerate(cases):
         x = randn(*shape, seed=160 + i).requires_grad_()
@@ -219,12 +229,19 @@ def forward_protocol(solution: Any) -> dict[str, Any]:
     y_plain = solution.LogSumExp.apply(plain, 1, True)
     with torch.no_grad():
         y_nograd = solution.LogSumExp.apply(x, 1, False)
+    # Fully masked rows: the input must not be written, not even undone before returning
+    # (an in-place write moves the version counter, which breaks every other node that saved x).
+    masked = torch.tensor(FULLY_MASKED_ROWS, dtype=torch.float64).requires_grad_()
+    version = masked._version
+    solution.LogSumExp.apply(masked, 1, False)
     return {
         "grad_fn": type(y.grad_fn).__name__,
         "requires_grad": y.requires_grad,
         "input unchanged": bool(torch.equal(x.detach(), before)),
         "no input requires grad: requires_grad": y_plain.requires_grad,
         "under no_grad: requires_grad": y_nograd.requires_grad,
+        "input with fully masked rows unchanged": bool(torch.equal(masked.detach(), torch.tensor(FULLY_MASKED_ROWS, dtype=torch.float64))),
+        "input with fully masked rows never written in place": masked._version == version,
     }
 
 
@@ -266,13 +283,32 @@ def gradients_square_leading_dim(solution: Any) -> dict[str, Any]:
 
 @probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["backward-shape", "protocol"])
 def gradients_two_calls_one_graph(solution: Any) -> dict[str, Any]:
-    """One (5, 5) input reduced twice in one graph, over dim=1 and over dim=0 with keepdim: grads add up."""
+    """One (5, 5) input reduced twice in one graph, over dim=1 and over dim=0 with keepdim: grads add up.
+
+    Then an input with fully masked rows, reduced twice and also used by
+    another op that saves it: a forward that writes x in place, even to undo
+    it, breaks the other nodes' backward.
+    """
     x = randn(5, 5, seed=50).requires_grad_()
     a = solution.LogSumExp.apply(x, 1, False)  # (5,)
     b = solution.LogSumExp.apply(x, 0, True)  # (1, 5)
     loss = (a * randn(5, seed=51)).sum() + (b * randn(1, 5, seed=52)).sum()
     (grad,) = torch.autograd.grad(loss, x)
-    return {"x.grad": grad}
+    out: dict[str, Any] = {"x.grad": grad}
+    # An input with fully masked rows, also saved by another op (clamp) before the calls:
+    # every node that saved x must still find it as it was.
+    masked = torch.tensor(FULLY_MASKED_ROWS, dtype=torch.float64).requires_grad_()
+    try:
+        clamped = masked.clamp(min=-5.0)
+        rows = solution.LogSumExp.apply(masked, 1, False)  # (4,), two of them -inf
+        cols = solution.LogSumExp.apply(masked, 0, True)  # (1, 4)
+        loss = (clamped * randn(4, 4, seed=53)).sum() + soft(54)(rows) + (cols * randn(1, 4, seed=55)).sum()
+        (grad,) = torch.autograd.grad(loss, masked)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        out["fully masked rows, x saved by other nodes too"] = {"error": type(exc).__name__, "x.grad": None}
+    else:
+        out["fully masked rows, x saved by other nodes too"] = {"error": None, "x.grad": grad}
+    return out
 
 
 @probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["backward-shape"])
@@ -286,6 +322,50 @@ def gradients_inside_a_model(solution: Any) -> dict[str, Any]:
     loss = -(log_probs * torch.softmax(randn(3, 7, seed=63), -1)).sum()
     gw, gb = torch.autograd.grad(loss, (w, b))
     return {"loss": loss.detach(), "w.grad": gw, "b.grad": gb}
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["any-layout"])
+def gradients_non_contiguous(solution: Any) -> dict[str, Any]:
+    """Non-contiguous tensors: a permuted or sliced x, and an incoming gradient that arrives transposed.
+
+    Values and gradients of weighted losses. A ``.view`` of x or of
+    ``grad_out`` raises on such strides; ``reshape`` or broadcasting does not.
+    """
+    out: dict[str, Any] = {}
+
+    def record(name: str, run: Callable[[], tuple[torch.Tensor, torch.Tensor]]) -> None:
+        try:
+            y, grad = run()
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            out[name] = {"error": type(exc).__name__, "y": None, "x.grad": None}
+        else:
+            out[name] = {"error": None, "y": y.detach(), "x.grad": grad}
+
+    def permuted() -> tuple[torch.Tensor, torch.Tensor]:
+        base = randn(2, 3, 4, seed=240).requires_grad_()
+        y = solution.LogSumExp.apply(base.transpose(0, 1), -1, False)  # x is (3, 2, 4), not contiguous
+        return y, torch.autograd.grad(weighted(241)(y), base)[0]
+
+    def sliced() -> tuple[torch.Tensor, torch.Tensor]:
+        base = randn(4, 10, seed=242).requires_grad_()
+        y = solution.LogSumExp.apply(base[:, ::2], 1, True)
+        return y, torch.autograd.grad(weighted(243)(y), base)[0]
+
+    def transposed_use() -> tuple[torch.Tensor, torch.Tensor]:
+        x = randn(2, 3, 4, seed=244).requires_grad_()
+        y = solution.LogSumExp.apply(x, 1, False)  # (2, 4), used as its transpose
+        return y, torch.autograd.grad((y.t() * randn(4, 2, seed=245)).sum(), x)[0]
+
+    def transposed_grad_outputs() -> tuple[torch.Tensor, torch.Tensor]:
+        x = randn(3, 4, 5, seed=246).requires_grad_()
+        y = solution.LogSumExp.apply(x, -1, False)  # (3, 4)
+        return y, torch.autograd.grad(y, x, grad_outputs=randn(4, 3, seed=247).t())[0]
+
+    record("permuted x (3, 2, 4) dim=-1", permuted)
+    record("sliced x[:, ::2] dim=1 keepdim", sliced)
+    record("(2, 3, 4) dim=1, output used as y.t()", transposed_use)
+    record("(3, 4, 5) dim=-1, grad_outputs transposed", transposed_grad_outputs)
+    return out
 
 
 # ---------------------------------------------------------------- double-backward
@@ -401,7 +481,12 @@ def float32_double_backward_large(solution: Any) -> dict[str, Any]:
 def masked_values_and_gradients(solution: Any) -> dict[str, Any]:
     """-inf (masked) entries, and fully masked rows: values (-inf there) and gradients (0 there)."""
     out: dict[str, Any] = {}
-    for name, rows, dim in (("partly masked, dim=1", MASKED_ROWS, 1), ("fully masked rows, dim=1", FULLY_MASKED_ROWS, 1), ("fully masked columns, dim=0", FULLY_MASKED_ROWS, 0)):
+    cases = (
+        ("partly masked, dim=1", MASKED_ROWS, 1),
+        ("fully masked rows, dim=1", FULLY_MASKED_ROWS, 1),
+        ("fully masked columns, dim=0", FULLY_MASKED_ROWS, 0),
+    )
+    for name, rows, dim in cases:
         x = torch.tensor(rows, dtype=torch.float64)
         xg = x.T.contiguous().requires_grad_() if dim == 0 else x.clone().requires_grad_()
         y = solution.LogSumExp.apply(xg, dim, False)
@@ -410,11 +495,40 @@ def masked_values_and_gradients(solution: Any) -> dict[str, Any]:
     return out
 
 
-@probe(category="extremes", check="near_truth", hints=["masked-rows", "double-backward"])
+# Masked entries beside data that lie entirely far below zero: the shift is the largest *finite* entry,
+# not 0 (which a max taken with -inf replaced by 0 gives), or every exp() underflows.
+MASKED_FAR_NEGATIVE_ROWS = [
+    [-20000.0, -20001.0, NEG_INF],
+    [NEG_INF, -1e31, -1e31],
+    [NEG_INF, NEG_INF, -1e9],
+    [-800.0, NEG_INF, -801.5],
+]
+MASKED_FAR_NEGATIVE_ROWS_F32 = [
+    [-230.0, -231.0, NEG_INF],
+    [NEG_INF, -1e30, -1e30],
+    [NEG_INF, NEG_INF, -3000.0],
+    [-120.0, NEG_INF, -121.5],
+]
+
+
+@probe(category="extremes", check="near_truth", hints=["masked-rows", "stable-forward", "double-backward"])
 def masked_double_backward(solution: Any) -> dict[str, Any]:
-    """Hessian-vector products with -inf (masked) entries in every row but none fully masked."""
-    x = torch.tensor(MASKED_ROWS, dtype=torch.float64)
-    return checked_against_truth(solution, x, 1, False, curved(140), randn(4, 5, seed=141))
+    """Hessian-vector products with -inf (masked) entries in every row but none fully masked.
+
+    Also rows whose finite entries all lie far below zero (float64 and
+    float32), where exp() of the data underflows unless the row is shifted by
+    its largest finite entry.
+    """
+    far64 = torch.tensor(MASKED_FAR_NEGATIVE_ROWS, dtype=torch.float64)
+    far32 = torch.tensor(MASKED_FAR_NEGATIVE_ROWS_F32, dtype=torch.float32)
+    return {
+        "dim=1 curved": checked_against_truth(solution, torch.tensor(MASKED_ROWS, dtype=torch.float64), 1, False, curved(140), randn(4, 5, seed=141)),
+        "far below zero dim=1 curved": checked_against_truth(solution, far64, 1, False, curved(142), randn(4, 3, seed=143)),
+        "far below zero dim=0 keepdim linear": checked_against_truth(solution, far64.T.contiguous(), 0, True, weighted(144), randn(3, 4, seed=145)),
+        "float32 far below zero dim=1 linear": checked_against_truth(
+            solution, far32, 1, False, weighted(146), randn(4, 3, seed=147, dtype=torch.float32)
+        ),
+    }
 
 
 @probe(category="extremes", weight=2, check="near_truth", hints=["masked-rows", "double-where"])
@@ -448,7 +562,9 @@ def size_one_reduced_dim_second_order(solution: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for keepdim in (False, True):
         k = int(keepdim)
-        out[f"(5, 1) dim=1 keepdim={keepdim} linear"] = checked_against_truth(solution, column, 1, keepdim, weighted(180 + k), randn(5, 1, seed=182 + k))
+        out[f"(5, 1) dim=1 keepdim={keepdim} linear"] = checked_against_truth(
+            solution, column, 1, keepdim, weighted(180 + k), randn(5, 1, seed=182 + k)
+        )
         out[f"(5, 1) dim=-1 keepdim={keepdim} soft"] = checked_against_truth(solution, column, -1, keepdim, soft(184 + k), randn(5, 1, seed=186 + k))
         out[f"(3, 1) dim=1 keepdim={keepdim} curved"] = checked_against_truth(
             solution, randn(3, 1, seed=188 + k), 1, keepdim, curved(190 + k), randn(3, 1, seed=192 + k)
@@ -475,7 +591,7 @@ FLOAT32_NEAR_RANGE_ROWS = [
 
 @probe(category="extremes", check="near_truth", hints=["stable-forward", "stable-backward"])
 def float32_thousands_and_beyond(solution: Any) -> dict[str, Any]:
-    """float32 rows at +-1000, +-3000 and near 1e30: values, gradients and Hessian-vector products.
+    """float32 rows at +-1000, +-3000, near 1e30 and at float32's lowest value: values, gradients and HVPs.
 
     These entries are beyond what exp() holds even in float64, so computing
     in float64 does not replace the shift by the row maximum, in forward or in
@@ -483,12 +599,16 @@ def float32_thousands_and_beyond(solution: Any) -> dict[str, Any]:
     """
     x = torch.tensor(FLOAT32_HUGE_ROWS, dtype=torch.float32)
     huge = torch.tensor(FLOAT32_NEAR_RANGE_ROWS, dtype=torch.float32)
+    lowest = torch.tensor(lowest_rows(torch.float32), dtype=torch.float32)
     return {
         "thousands dim=1": checked_against_truth(solution, x, 1, False, curved(210), randn(4, 4, seed=211, dtype=torch.float32)),
         "thousands dim=0 keepdim": checked_against_truth(
             solution, x.T.contiguous(), 0, True, curved(212), randn(4, 4, seed=213, dtype=torch.float32)
         ),
         "near 1e30 dim=1": checked_against_truth(solution, huge, 1, False, weighted(214), randn(3, 4, seed=215, dtype=torch.float32)),
+        "the dtype's lowest value dim=1 linear": checked_against_truth(
+            solution, lowest, 1, False, weighted(216), randn(3, 3, seed=217, dtype=torch.float32)
+        ),
     }
 
 
@@ -505,6 +625,16 @@ def float32_fully_masked(solution: Any) -> dict[str, Any]:
     }
 
 
+def lowest_rows(dtype: torch.dtype) -> list[list[float]]:
+    """Rows of data at the dtype's lowest finite value (finfo.min): finite outputs, never -inf.
+
+    A linear loss only: at this magnitude the output rounds to the lowest
+    value itself, and a non-linear loss's derivative would overflow.
+    """
+    low = torch.finfo(dtype).min
+    return [[low, low, low], [low, 0.5 * low, low], [low, low, -1.0]]
+
+
 # Finite float64 rows far below zero, no -inf in them: their output is finite, never -inf.
 FAR_NEGATIVE_ROWS = [
     [-20000.0, -20001.0, -20000.5, -20003.0],
@@ -517,14 +647,17 @@ FAR_NEGATIVE_ROWS = [
 
 @probe(category="extremes", check="near_truth", hints=["stable-forward", "masked-rows"])
 def far_negative_rows(solution: Any) -> dict[str, Any]:
-    """float64 rows entirely far below zero (-2e4, -1e5, -1e9, -1e31): finite values, gradients and HVPs.
+    """float64 rows entirely far below zero (-2e4, -1e5, -1e9, -1e31, the dtype's lowest value): finite values, gradients and HVPs.
 
     Such a row is not masked: only -inf entries are. A shift clamped to a
-    finite "mask value" treats it as masked and returns -inf and 0.
+    finite "mask value" treats it as masked and returns -inf and 0, even when
+    that value is the dtype's own lowest finite number.
     """
     x = torch.tensor(FAR_NEGATIVE_ROWS, dtype=torch.float64)
+    lowest = torch.tensor(lowest_rows(torch.float64), dtype=torch.float64)
     return {
         "dim=1 curved": checked_against_truth(solution, x, 1, False, curved(230), randn(5, 4, seed=231)),
         "dim=1 linear": checked_against_truth(solution, x, 1, False, weighted(232), randn(5, 4, seed=233)),
         "dim=0 keepdim linear": checked_against_truth(solution, x.T.contiguous(), 0, True, weighted(234), randn(4, 5, seed=235)),
+        "the dtype's lowest value dim=1 linear": checked_against_truth(solution, lowest, 1, False, weighted(236), randn(3, 3, seed=237)),
     }
