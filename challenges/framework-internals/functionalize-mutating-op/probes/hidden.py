@@ -126,36 +126,73 @@ def buffer_facts(module: Any, fn: Callable[[torch.Tensor], torch.Tensor], seed: 
 
 @probe(category="eager", rtol=1e-12, atol=1e-12)
 def eager_inplace_float64(solution: Any) -> dict[str, Any]:
-    """Eager ema_update_ on a float64 (3, 4) tensor: returns None, avg updated twice."""
+    """Eager ema_update_ on a float64 (3, 4) tensor: returns None, avg updated twice; and decays above 1 and below 0.
+
+    ``decay`` is any float: the formula holds as written outside [0, 1] too.
+    """
     avg = randn(3, 4, dtype=torch.float64, seed=1)
     returned = ema_(avg, randn(3, 4, dtype=torch.float64, seed=2), 0.75)
     ema_(avg, randn(3, 4, dtype=torch.float64, seed=3), 0.5)
-    return {"returned": returned, "avg": avg}
+
+    def outside() -> dict[str, Any]:
+        other = randn(5, dtype=torch.float64, seed=4)
+        ema_(other, randn(5, dtype=torch.float64, seed=5), 1.25)
+        ema_(other, randn(5, dtype=torch.float64, seed=6), -0.5)
+        return {"avg": other}
+
+    return {"returned": returned, "avg": avg, "decays outside [0, 1]": guarded(outside, ("avg",))}
+
+
+FUNCTIONAL_VALUE_CASES = (
+    # (key, avg, value, decay): avg and value built from seeds, shapes and dtypes below
+    (str(torch.float32), lambda: randn(2, 3, 5, seed=10), lambda: randn(2, 3, 5, seed=20), 0.9),
+    (str(torch.float64), lambda: randn(7, dtype=torch.float64, seed=11), lambda: randn(7, dtype=torch.float64, seed=21), 0.9),
+    # 0-d tensors: a scalar tensor, and one element of a larger tensor (a 0-d view)
+    ("0-d float32", lambda: randn(1, seed=12)[0].clone(), lambda: randn(1, seed=22)[0].clone(), 0.6),
+    ("0-d element view, float64", lambda: randn(3, 4, dtype=torch.float64, seed=13)[1, 2], lambda: randn(1, dtype=torch.float64, seed=23)[0], 0.8),
+    # decay is any float: the formula holds as written outside [0, 1]
+    ("decay above 1, float32", lambda: randn(4, 3, seed=14), lambda: randn(4, 3, seed=24), 1.5),
+    ("decay below 0, float64", lambda: randn(6, dtype=torch.float64, seed=15), lambda: randn(6, dtype=torch.float64, seed=25), -0.25),
+)
 
 
 @probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
 def eager_functional_values(solution: Any) -> dict[str, Any]:
-    """Eager ema_update in float32 (2, 3, 5) and float64 (7,): values, inputs unchanged."""
+    """Eager ema_update: values (shape and dtype included), inputs unchanged.
+
+    float32 (2, 3, 5) and float64 (7,); 0-d tensors (a scalar tensor and a 0-d
+    element view of a larger tensor, whose result is 0-d too); decays above 1
+    and below 0, where the formula holds as written.
+    """
+
+    def one(make_avg: Callable[[], torch.Tensor], make_value: Callable[[], torch.Tensor], decay: float) -> dict[str, Any]:
+        avg, value = make_avg(), make_value()
+        avg0, value0 = avg.clone(), value.clone()
+        y = ema(avg, value, decay)
+        return {
+            "y": y,
+            "avg unchanged": bool(torch.equal(avg, avg0)),
+            "value unchanged": bool(torch.equal(value, value0)),
+        }
 
     def run() -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for i, (shape, dtype) in enumerate((((2, 3, 5), torch.float32), ((7,), torch.float64))):
-            avg, value = randn(*shape, dtype=dtype, seed=10 + i), randn(*shape, dtype=dtype, seed=20 + i)
-            avg0, value0 = avg.clone(), value.clone()
-            y = ema(avg, value, 0.9)
-            out[str(dtype)] = {
-                "y": y,
-                "avg unchanged": bool(torch.equal(avg, avg0)),
-                "value unchanged": bool(torch.equal(value, value0)),
-            }
+        for key, make_avg, make_value, decay in FUNCTIONAL_VALUE_CASES[:2]:
+            out[key] = one(make_avg, make_value, decay)
         return out
 
-    return guarded(run, (str(torch.float32), str(torch.float64)))
+    # the cases the first two do not cover answer one by one, so one error hides no other
+    extra = {
+        key: guarded(lambda a=make_avg, v=make_value, d=decay: one(a, v, d), ("y", "avg unchanged", "value unchanged"))
+        for key, make_avg, make_value, decay in FUNCTIONAL_VALUE_CASES[2:]
+    }
+    return {**guarded(run, (str(torch.float32), str(torch.float64))), **extra}
 
 
 @probe(category="eager", rtol=1e-6, atol=1e-6)
 def eager_running_mean(solution: Any) -> dict[str, Any]:
-    """RunningMean: three training steps then one eval step, outputs and buffer; and two steps with the default decay.
+    """RunningMean: three training steps then one eval step, outputs and buffer; two steps with the default decay;
+    and two training steps with backward on inputs that require grad.
 
     The default module is built without ``decay``, so a default other than
     the given 0.9 changes its buffer.
@@ -167,11 +204,31 @@ def eager_running_mean(solution: Any) -> dict[str, Any]:
     outputs.append(module(randn(4, 5, seed=43)))
     default = solution.RunningMean(3)
     default_outputs = [default(randn(4, 3, seed=44 + i)) for i in range(2)]
+
+    def with_grad() -> dict[str, Any]:
+        # a layer's input in training normally requires grad: x - running backpropagates
+        # to x, and the buffer update stays out of the graph
+        layer = solution.RunningMean(3, decay=0.5)
+        outs, grads = [], []
+        for i in range(2):
+            x = randn(5, 3, seed=46 + i).requires_grad_()
+            y = layer(x)
+            (y * randn(5, 3, seed=48 + i)).sum().backward()
+            outs.append(y.detach().clone())
+            grads.append(x.grad)
+        return {
+            "outputs": outs,
+            "x.grad": grads,
+            "running": layer.running.detach().clone(),
+            "running requires grad": bool(layer.running.requires_grad),
+        }
+
     return {
         "outputs": outputs,
         "running": module.running.clone(),
         "default decay: outputs": default_outputs,
         "default decay: running": default.running.clone(),
+        "input requiring grad": guarded(with_grad, ("outputs", "x.grad", "running", "running requires grad")),
     }
 
 
@@ -196,7 +253,13 @@ def eager_functional_float64_decays(solution: Any) -> dict[str, Any]:
 
 @probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
 def eager_functional_nonfinite(solution: Any) -> dict[str, Any]:
-    """Eager ema_update with inf and NaN in avg or value at decay 1, 0 and 0.5: 0 * inf is NaN, as in the formula."""
+    """Eager ema_update with inf and NaN in avg or value at decay 1, 0 and 0.5: 0 * inf is NaN, as in the formula.
+
+    Also a decay too small for float32 (it rounds to 0 there, not in float64)
+    with infinities in avg: in float32 arithmetic the formula multiplies inf by
+    0 and gives NaN; in float64 it stays inf. Computing a float32 input in
+    float64 and rounding at the end is another formula.
+    """
     inf, nan = float("inf"), float("nan")
     cases = {
         "decay 1, inf/nan in value": (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([inf, nan, 4.0]), 1.0),
@@ -212,6 +275,16 @@ def eager_functional_nonfinite(solution: Any) -> dict[str, Any]:
             0.0,
         ),
         "decay 0.5, inf in both": (torch.tensor([inf, inf, 1.0]), torch.tensor([inf, -inf, 2.0]), 0.5),
+        "float32, a decay that rounds to 0 in float32, inf in avg": (
+            torch.tensor([inf, -inf, 3.0]),
+            torch.tensor([1.0, 2.0, 4.0]),
+            1e-50,
+        ),
+        "float64, the same decay, inf in avg": (
+            torch.tensor([inf, -inf, 3.0], dtype=torch.float64),
+            torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64),
+            1e-50,
+        ),
     }
 
     def run() -> dict[str, Any]:
@@ -282,7 +355,7 @@ def compile_mutates_graph_input(solution: Any) -> dict[str, Any]:
         avg_after_first = avg.clone()
         second = fc(avg, randn(4, 3, seed=52))
         buf = compiled(g)(randn(8, seed=70))
-        return dict(zip(keys, (first, avg_after_first, second, avg.clone(), buf)))
+        return dict(zip(keys, (first, avg_after_first, second, avg.clone(), buf), strict=True))
 
     return guarded(run, keys)
 
@@ -387,7 +460,7 @@ def opcheck_fake_and_aot(solution: Any) -> dict[str, Any]:
 
 @probe(category="compile", weight=2, hints=["functional-fake", "views"])
 def opcheck_fake_non_dense_views(solution: Any) -> dict[str, Any]:
-    """opcheck's test_faketensor on both operators with non-dense views as avg: a column, every other row, every other column.
+    """opcheck's test_faketensor on both operators with non-dense views as avg: a column, every other row, every other column, one element (0-d).
 
     On such views ``clone()`` and ``empty_like()`` do not keep avg's strides,
     so a fake kernel must describe the real kernel's output, not avg.
@@ -399,6 +472,7 @@ def opcheck_fake_non_dense_views(solution: Any) -> dict[str, Any]:
         "rows base[::2]": (base_a[::2], base_v[::2], 0.7),
         "columns base[:, ::2]": (base_a[:, ::2], base_v[:, ::2], 0.3),
         "float64 column of a transpose": (base_a64.t()[:, ::2], base_v64.t()[:, ::2], 0.9),
+        "0-d element base[1, 2]": (base_a[1, 2], base_v[1, 2], 0.6),
     }
     return {
         "ema_update": opcheck_table("ema_update", samples, ("test_faketensor",)),
