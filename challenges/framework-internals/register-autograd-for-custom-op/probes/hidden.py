@@ -570,6 +570,36 @@ def nonfinite_values_stay_where_they_belong(solution: Any) -> dict[str, Any]:
     upstream[1, 1, 0] = float("nan")
     (embed(table, indices, gates, 1.1) * 1.0).backward(upstream)
     out["inf and NaN upstream"] = {"table.grad": finite_split(table.grad), "weights.grad": finite_split(gates.grad)}
+    out.update(nonfinite_with_special_scales(indices))
+    return out
+
+
+def nonfinite_with_special_scales(indices: torch.Tensor) -> dict[str, Any]:
+    """A zero scale next to inf and NaN (0 * inf and 0 * NaN are NaN), then an infinite and a NaN scale.
+
+    With an infinite or NaN scale every entry that depends on it is non-finite,
+    and rows never looked up still get exactly 0.
+    """
+    out: dict[str, Any] = {}
+    table = randn(7, 3, seed=500)
+    table[2, 1] = float("inf")  # a row looked up
+    table[4, 0] = float("nan")  # a row never looked up
+    table.requires_grad_()
+    gates = randn(2, 4, seed=501)
+    gates[0, 1] = float("nan")
+    gates[1, 3] = float("inf")
+    gates.requires_grad_()
+    upstream = randn(2, 4, 3, seed=502)
+    upstream[0, 0, 2] = float("nan")
+    upstream[1, 0, 1] = -float("inf")
+    embed(table, indices, gates, 0.0).backward(upstream)
+    out["zero scale, inf and NaN around it"] = {"table.grad": finite_split(table.grad),
+                                                 "weights.grad": finite_split(gates.grad)}
+    for name, scale, seed in (("infinite scale", float("inf"), 503), ("NaN scale", float("nan"), 506)):
+        table = randn(7, 3, seed=seed).requires_grad_()
+        gates = randn(2, 4, seed=seed + 1).requires_grad_()
+        embed(table, indices, gates, scale).backward(randn(2, 4, 3, seed=seed + 2))
+        out[name] = {"table.grad": finite_split(table.grad), "weights.grad": finite_split(gates.grad)}
     return out
 
 
@@ -639,7 +669,9 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
     The steps: the same tensors changed in place between calls (table, gates,
     index buffer), another scale, a frozen table, constant gates; new tensors
     of the same shapes; tensors freed and rebuilt at the same ids; new tensors
-    over the memory of earlier ones.
+    over the memory of earlier ones; two calls with different scales whose
+    forwards both run before one backward; one graph whose backward runs
+    twice (retain_graph=True).
 
     Each call goes through torch.autograd.grad, which hands over the tensors
     backward returned. The observation holds a copy of each call's gradients
@@ -708,8 +740,64 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
         weights = torch.from_numpy(memory["weights"]).requires_grad_()
         record(f"new tensors over earlier memory, call {k + 1}", _call_and_grad(table, indices, weights, 0.7, seed=443 + 4 * k))
 
+    # Two lookups into one table, with different scales, whose forwards both run before one backward.
+    table = randn(num_rows, dim, seed=460).requires_grad_()
+    weights = randn(*shape, seed=461).requires_grad_()
+    first = embed(table, randint(num_rows, *shape, seed=462), weights, 0.5)
+    second = embed(table, randint(num_rows, *shape, seed=463), weights, -3.0)
+    upstreams = (randn(*first.shape, seed=464), randn(*second.shape, seed=465))
+    grads = torch.autograd.grad((first, second), (table, weights), upstreams)
+    record("two forwards, then one backward", {"table.grad": grads[0], "weights.grad": grads[1]})
+    # One graph, its backward run twice (retain_graph=True) with different incoming gradients.
+    retained = embed(table, randint(num_rows, *shape, seed=466), weights, 0.7)
+    for k in range(2):
+        grads = torch.autograd.grad(retained, (table, weights), randn(*retained.shape, seed=467 + k), retain_graph=k == 0)
+        record(f"retained graph, backward {k + 1}", {"table.grad": grads[0], "weights.grad": grads[1]})
+
     return {
         "at each call": at_call,
         "after all calls": returned,
         "a rebuilt set of tensors took the freed ids": any(ids_taken),
     }
+
+
+# ---------------------------------------------------------------- red team round 2 (blind)
+
+
+def _gradients_or_error(
+    table: torch.Tensor, indices: torch.Tensor, weights: torch.Tensor, scale: float, seed: int,
+    change: Callable[[torch.Tensor], Any] | None = None,
+) -> dict[str, Any]:
+    """Forward, ``change(out)`` if given, backward of a random weighting: the error's class (or None) and both .grad."""
+    def run() -> None:
+        out = embed(table, indices, weights, scale)
+        if change is not None:
+            change(out)
+        (out * randn(*out.shape, seed=seed)).sum().backward()
+
+    error = error_name(run)
+    return {"error": None if error == "ok" else error, "table.grad": table.grad, "weights.grad": weights.grad}
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["index-shapes"])
+def gradients_size_one_index_dims(solution: Any) -> dict[str, Any]:
+    """Index shapes with dimensions of size 1, (1,), (3, 1), (1, 4) and (2, 1, 3): gradients of the right shape and value."""
+    out: dict[str, Any] = {}
+    for i, shape in enumerate(((1,), (3, 1), (1, 4), (2, 1, 3))):
+        table = randn(6, 3, seed=510 + i).requires_grad_()
+        weights = randn(*shape, seed=520 + i).requires_grad_()
+        out[str(shape)] = _gradients_or_error(table, randint(6, *shape, seed=530 + i), weights, -0.8, seed=540 + i)
+    return out
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["output-in-place"])
+def output_changed_in_place_by_the_model(solution: Any) -> dict[str, Any]:
+    """The model changes the op's output in place after the forward (relu_, mul_): no error, the right gradients."""
+    out: dict[str, Any] = {}
+    for name, change, table_grad, seed in (("relu_", torch.Tensor.relu_, True, 550),
+                                           ("mul_, frozen table", lambda y: y.mul_(2.5), False, 560)):
+        table = randn(6, 3, seed=seed).requires_grad_(table_grad)
+        weights = randn(2, 4, seed=seed + 1).requires_grad_()
+        out[name] = _gradients_or_error(table, randint(6, 2, 4, seed=seed + 2), weights, 0.6, seed=seed + 3,
+                                        change=change)
+    return out
