@@ -477,3 +477,47 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
     for dtype, n, d, seed in sizes:
         _freed_and_rebuilt_calls(seq, dtype, n, d, seed)
     return seq.observation
+
+
+# ---------------------------------------------------------------- masks among logits of every magnitude
+
+
+def masked_far_rows(n: int, d: int, dtype: torch.dtype, seed: int, level: float) -> torch.Tensor:
+    """Rows near level (level times 1 to 1.01, plus randn * 4, within the dtype's allowed range) with -inf masks.
+
+    Row 0 keeps one finite entry, row 1 a left padding of about half the row, the others a random half of their
+    entries masked (at least one finite). With every finite logit far below 0 (down to -30,000 in float16, -1e38
+    in bfloat16 and float32), a mask filled with a "very negative" constant (-1e4, float16's -65504, -1e9) before
+    the maximum becomes the slice's maximum, and every real entry gets probability about 0.
+    """
+    g = _gen(seed)
+    x = level * (1.0 + 0.01 * torch.rand(n, d, generator=g, dtype=F64)) + 4.0 * torch.randn(n, d, generator=g, dtype=F64)
+    x = x.clamp(-LIMIT[dtype], LIMIT[dtype])
+    mask = torch.rand(n, d, generator=g) < 0.5
+    mask[0] = True
+    mask[1] = torch.arange(d) < d // 2
+    mask[torch.arange(n), torch.randint(0, d, (n,), generator=g)] = False  # every slice keeps a finite value
+    mask[1, -1] = False
+    return x.masked_fill(mask, float("-inf")).to(dtype)
+
+
+@probe(category="range", check="within_softmax_bound", hints=["masked-entries", "max-subtraction"])
+def masks_among_extreme_logits(solution: Any) -> dict[str, Any]:
+    """-inf masks in slices whose finite logits lie far below 0, down to the dtype's limit, along the last dim and dim 0,
+    and among logits near +-1e38 of both signs."""
+    cases: list[Case] = []
+    levels = ((F16, -2.5e4), (BF16, -1e5), (BF16, -1e20), (BF16, -1e38), (F32, -1e6), (F32, -1e12), (F32, -1e38))
+    for i, (dtype, level) in enumerate(levels):
+        x = masked_far_rows(6, 64, dtype, 1000 + i, level)
+        dim, keyword, how = DIM_CALLS[i % len(DIM_CALLS)]
+        cases += both(f"{LABEL[dtype]} (6, 64), logits near {level:g} with -inf masks, {how}", x, dim, keyword)
+    cols = masked_far_rows(5, 40, F32, 1010, -3e5).t()
+    cases += both("float32 (40, 5) transposed, logits near -3e5 with -inf masks, dim=0 by keyword", cols, 0, keyword=True)
+    g = _gen(1011)
+    signs = torch.where(torch.rand(6, 64, generator=g) < 0.5, -1.0, 1.0).to(F64)
+    wide = signs * (1e38 - 1e36 * torch.rand(6, 64, generator=g, dtype=F64))
+    wide[torch.rand(6, 64, generator=g) < 0.3] = float("-inf")
+    wide[:, 0] = 1e38 - 1e36  # every slice keeps a finite value
+    cases += both("bfloat16 (6, 64), near +-1e38 with -inf masks, dim=-1", wide.to(BF16))
+    cases += both("float32 (6, 64), near +-1e38 with -inf masks, no dim given", wide.to(F32), None)
+    return run_cases(solution, cases)
