@@ -409,10 +409,11 @@ class _Sequence:
         self.observation["cases"].update(one["cases"])
 
     def rebuilt(self, values: torch.Tensor) -> torch.Tensor:
-        """A new tensor holding values, at an earlier (freed) tensor's id when the allocator gives one back within a
-        few tries (the misses stay alive until the end of this call)."""
+        """A new tensor holding values, at an earlier (freed) tensor's id when the allocator gives one back within
+        4096 tries (the misses stay alive until the end of this call, so each try takes the next free slot: 16 tries
+        were too few in the docker runner, whose heap differs, and the reference's run then failed its setup)."""
         misses = []
-        for _ in range(16):
+        for _ in range(4096):
             fresh = torch.empty_like(values)
             if id(fresh) in self.ids:
                 break
