@@ -277,6 +277,45 @@ def rounding_ties(solution: Any) -> dict[str, Any]:
     return {"outputs": out, "traces": tracing_count(quant.__call__)}
 
 
+def near_tie_inputs(bits: int, clip: float, n: int = 12) -> np.ndarray:
+    """float32 inputs at and next to the halfway points of ``n`` steps spread over the range.
+
+    ``step`` is the float32 quotient of the float32 ``clip`` by ``levels``;
+    ``x = (k + 0.5) * step`` is rounded to float32, and its two float32
+    neighbours follow. Whether ``x / step`` lands on, above or below the
+    halfway point depends on float32 rounding, so only the formula computed
+    in float32 as written gives the expected step for all of them.
+    """
+    levels = 2 ** (bits - 1) - 1
+    step = np.float32(np.float32(clip) / np.float32(levels))
+    k = np.unique(np.round(np.linspace(-levels, levels - 1, n)).astype(np.int64)).astype(np.float32)
+    ties = ((k + np.float32(0.5)) * step).astype(np.float32)
+    up = np.nextafter(ties, np.float32(np.inf))
+    down = np.nextafter(ties, np.float32(-np.inf))
+    return np.stack([ties, up, down]).astype(np.float32)
+
+
+@probe(category="quantization", hints=["float32-formula"])
+def near_ties_float32(solution: Any) -> dict[str, Any]:
+    """Inputs at and next to halfway points, for steps that are not powers of two: the formula in float32, as written.
+
+    Every bit width with clips of 1.0, 0.3 and 0.7654321 (the last two are not
+    float32 numbers, so the setting is their float32 value). The statement
+    fixes the arithmetic: float32 ``clip / levels``, then ``x / step``,
+    ``tf.round`` and ``* step`` in float32. Multiplying by ``levels / clip``,
+    computing the step from the Python float, or computing in float64 rounds
+    some of these inputs to the neighbouring step.
+    """
+    quant = solution.FakeQuant()
+    out = []
+    for bits in ALL_NUM_BITS:
+        for clip in (1.0, 0.3, 0.7654321):
+            quant.num_bits = bits
+            quant.clip = clip
+            out.append(quant(near_tie_inputs(bits, clip)))
+    return {"outputs": out, "traces": tracing_count(quant.__call__)}
+
+
 # ---------------------------------------------------------------- training
 
 
@@ -430,7 +469,11 @@ def constructor_defaults(solution: Any) -> dict[str, Any]:
 
 @probe(category="settings", check="reads_exact_sgd", hints=["dtypes", "stale-float"])
 def int_constructor_arguments(solution: Any) -> dict[str, Any]:
-    """Float settings given to the constructors as ints work, and can be set to fractions afterwards."""
+    """Float settings given to the constructors as ints work, can be set to fractions afterwards, and then to ints again.
+
+    The last writes give an int to every float setting (temperature, clip,
+    learning rate, L2 weight), as the statement allows for any of them.
+    """
     cal = solution.Calibrator(3, temperature=2)
     quant = solution.FakeQuant(4, clip=1)
     reg = solution.LinearRegressor(2, learning_rate=0.1, l2=0)
@@ -445,6 +488,22 @@ def int_constructor_arguments(solution: Any) -> dict[str, Any]:
     out["quantised"].append(quant(x))
     out["losses"].append(reg.train_step(rx, ry))
     out["read back"] = [read32(cal.temperature), read32(quant.clip), read32(reg.l2)]
+    # Ints written to every float setting: a frozen learning rate with an L2 weight of 1...
+    cal.temperature = 3
+    quant.clip = 2
+    reg.learning_rate = 0
+    reg.l2 = 1
+    out["probs"].append(cal(logits))
+    out["quantised"].append(quant(x))
+    out["losses"].append(reg.train_step(rx, ry))
+    # ...then a rate of 1 without L2, and a clip of 1 again.
+    quant.clip = 1
+    reg.learning_rate = 1
+    reg.l2 = 0
+    out["quantised"].append(quant(x))
+    out["losses"].append(reg.train_step(rx, ry))
+    out["losses"].append(reg.train_step(rx, ry))
+    out["ints read back"] = [read32(cal.temperature), read32(quant.clip), read32(reg.learning_rate), read32(reg.l2)]
     out["traces"] = [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)]
     return out
 
@@ -557,9 +616,27 @@ def two_instances_read_back(solution: Any) -> dict[str, Any]:
     }
 
 
+def many_digit_values(seed: int, n: int) -> list[float]:
+    """``n`` Python floats from 1e-8 to 1e3 (log-uniform), each with 9 significant digits, plus a few short decimals.
+
+    Written to a setting one after another and read back after each write:
+    a setting stored as something derived from it (its reciprocal, its log,
+    the quantiser's step) comes back from many of them one float32 ulp off.
+    """
+    rng = np.random.default_rng(seed)
+    drawn = [float(f"{v:.9g}") for v in 10.0 ** rng.uniform(-8.0, 3.0, n)]
+    return [1.7, 0.3, 1.1, 2.2, 0.7654321, 0.123456789, *drawn]
+
+
 @probe(category="settings", check="exact", hints=["readback"])
 def tiny_and_long_values_read_back(solution: Any) -> dict[str, Any]:
-    """Tiny settings (1e-7, 1e-8, a learning rate halved 20 times) and ones with more than 6 significant digits read back exactly as float32, and save/restore keeps them."""
+    """Tiny settings and ones with many digits read back exactly as float32; save/restore keeps them.
+
+    Tiny: 1e-7, 1e-8, a learning rate halved 20 times; many digits: more
+    than 6 significant ones. Then many values are written in turn to every float setting, each read
+    back right after its write; the clip is also read back after the bit
+    width changes (it stays the clip written, whatever ``num_bits`` is).
+    """
     cal = solution.Calibrator(3, temperature=1.2345678)
     quant = solution.FakeQuant(11, clip=0.123456789)
     reg = solution.LinearRegressor(2, learning_rate=0.1 * 0.5**20, l2=1e-8)
@@ -590,4 +667,31 @@ def tiny_and_long_values_read_back(solution: Any) -> dict[str, Any]:
     reg.l2 = saved[4]
     restored = reads()
     reg.learning_rate = 1e-8
-    return {"as built": built, "after the writes": written, "restored": restored, "learning rate 1e-8": read32(reg.learning_rate)}
+    tiny_rate = read32(reg.learning_rate)
+
+    sweep: dict[str, list[Any]] = {"temperature": [], "clip": [], "learning_rate": [], "l2": []}
+    for value in many_digit_values(60, 24):
+        cal.temperature = value
+        quant.clip = value
+        reg.learning_rate = value
+        reg.l2 = value
+        sweep["temperature"].append(read32(cal.temperature))
+        sweep["clip"].append(read32(quant.clip))
+        sweep["learning_rate"].append(read32(reg.learning_rate))
+        sweep["l2"].append(read32(reg.l2))
+    clip_across_widths = []
+    for value in many_digit_values(62, 12):
+        quant.clip = value
+        reads_at_widths = []
+        for bits in ALL_NUM_BITS:
+            quant.num_bits = bits
+            reads_at_widths.append(read32(quant.clip))
+        clip_across_widths.append(reads_at_widths)
+    return {
+        "as built": built,
+        "after the writes": written,
+        "restored": restored,
+        "learning rate 1e-8": tiny_rate,
+        "many values, each read back after its write": sweep,
+        "clip read back after each num_bits change": clip_across_widths,
+    }
