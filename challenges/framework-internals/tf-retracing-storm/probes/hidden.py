@@ -386,3 +386,109 @@ def a_tf_module(solution: Any) -> dict[str, Any]:
     is_module = isinstance(model, tf.Module)
     shapes = sorted(tuple(v.shape.as_list()) for v in model.trainable_variables) if is_module else "no trainable_variables"
     return {"is a tf.Module": is_module, "trainable variable shapes": [list(s) for s in shapes] if is_module else shapes}
+
+
+# ---------------------------------------------------------------- red team round 2
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def evaluate_near_ties_and_after_nan(solution: Any) -> dict[str, Any]:
+    """evaluate on rows whose logits differ by far less than a softmax resolves, then again after a step turned the parameters NaN.
+
+    Fresh models (b is zero); in half the rows a single feature is about
+    1e-7 and the rest are zeros, so the logits are distinct in float32 but
+    their softmax rounds to a tie. The labels are the argmax of the float32
+    logits: only an argmax of the logits themselves gets them right. Then a
+    batch that falls entirely on a zero-weight class makes the parameters
+    NaN, and ``evaluate`` runs again with labels of every class, class 0 the
+    most frequent: the given code's argmax of an all-NaN row is its first class.
+    """
+    results, nan_losses, counts = [], [], {}
+    for m, (features, classes, zero_class) in enumerate(((6, 3, 1), (4, 5, 0))):
+        model = solution.SoftmaxClassifier(features, classes, seed=111 + m)
+        w = np.array(model.w.numpy(), dtype=np.float32)
+        for k, (size, kind) in enumerate(((10, "list"), (9, "int64"))):
+            rng = np.random.default_rng(11100 + 100 * m + k)
+            x, labels = sized_batch(11200 + 100 * m + k, size, features, classes, "int64")
+            rows = rng.permutation(size)[: size // 2 + 1]
+            for r in rows:
+                x[r] = 0.0
+                x[r, rng.integers(features)] = np.float32(rng.choice((1.0, -1.0)) * rng.uniform(0.5, 2.0) * 1e-7)
+            labels[rows] = np.argmax(x[rows] @ w, axis=1)
+            results.append(model.evaluate(x, [int(v) for v in labels] if kind == "list" else labels))
+        weights = [1.0] * classes
+        weights[zero_class] = 0.0
+        x, _ = sized_batch(11300 + 100 * m, 6, features, classes)
+        nan_losses.append(solution.fit(model, [(x, [zero_class] * 6)], [0.3], weights))
+        x, _ = sized_batch(11400 + 100 * m, 2 * classes, features, classes)
+        # Every class appears, but not equally often: the accuracy tells which class a NaN row predicts.
+        results.append(model.evaluate(x, np.array([0] * classes + list(range(classes)), dtype=np.int32)))
+        counts[f"model {m} evaluate"] = tracing_count(model.evaluate)
+        counts[f"model {m} train_step"] = tracing_count(model.train_step)
+    calls = {name: (3 if name.endswith("evaluate") else 1) for name in counts}
+    return {"metrics": metrics(results), "losses of the zero-weight batch": nan_losses, "calls": calls, "traces": counts}
+
+
+@probe(category="mixed", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def features_of_large_magnitude(solution: Any) -> dict[str, Any]:
+    """fit and evaluate on unnormalised features: raw pixel intensities 0..255, and normal features scaled by 400.
+
+    The logits reach hundreds and more after the first step, far beyond
+    where exp() of a float32 overflows or a softmax probability underflows
+    to 0; the given code's fused cross-entropy stays finite.
+    """
+    losses, results, params = [], [], []
+    for m, scale in enumerate(("pixels", 400.0)):
+        model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=121 + m)
+        batches = []
+        for k, (size, kind) in enumerate(((8, "list"), (8, "int64"), (5, "int32"))):
+            x, labels = batch(12100 + 100 * m + k, size, kind)
+            if scale == "pixels":
+                x = np.random.default_rng(12200 + 100 * m + k).integers(0, 256, size=x.shape).astype(np.float32)
+            else:
+                x = (x * np.float32(scale)).astype(np.float32)
+            batches.append((x, labels))
+        losses.append(solution.fit(model, batches, [0.1, 0.05, 0.01], [1.0, 2.0, 1.0]))
+        results.append(model.evaluate(*batches[0]))
+        params.append(model)
+    return {
+        "losses": losses,
+        "metrics": metrics(results),
+        "w": [np.array(model.w.numpy()) for model in params],
+        "b": [np.array(model.b.numpy()) for model in params],
+        "calls": {f"model {m} {method}": n for m in range(2) for method, n in (("train_step", 3), ("evaluate", 1))},
+        "traces": {
+            f"model {m} {method}": tracing_count(getattr(model, method))
+            for m, model in enumerate(params)
+            for method in ("train_step", "evaluate")
+        },
+    }
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract", "python-lists"])
+def fit_inputs_reused_or_one_shot(solution: Any) -> dict[str, Any]:
+    """What fit gets from its caller: empty batches, schedules as NumPy arrays or one-shot generators, and a class-weight list updated in place.
+
+    The caller keeps one list of class weights and changes an entry of it
+    between ``fit`` calls: each call must train with the weights the list
+    holds at that call.
+    """
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=131)
+    weights = [1.0, 1.0, 1.0]
+    losses = [
+        solution.fit(model, [], [], weights),
+        solution.fit(model, (pair for pair in []), iter([]), weights),
+    ]
+    for phase, (update, schedule) in enumerate(
+        (
+            (None, lambda: (0.4 * 0.8**k for k in range(3))),
+            ((0, 3.0), lambda: np.geomspace(0.5, 0.1, 3)),
+            ((2, 0.25), lambda: iter([0.3, 0.2, 0.1])),
+            ((1, 4.0), lambda: (r for r in [1, 0.5, 0.25])),
+        )
+    ):
+        if update is not None:
+            weights[update[0]] = update[1]
+        batches = [batch(13100 + 10 * phase + k, size, ("list", "int32", "int64")[k]) for k, size in enumerate((12, 7, 12))]
+        losses.append(solution.fit(model, iter(batches), schedule(), weights))
+    return observe(model, {"train_step": 12}, losses=losses)
