@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import numpy as np
+
 from grader.checks import CheckResult
 
 U32 = 2.0**-24
@@ -92,6 +93,8 @@ def within_sum_bound(actual: Any, expected: Any) -> tuple[bool, str]:
 # The steps of the hidden probe repeated_calls, told apart by the words of their case names: (words, reason, the step
 # in general words). A case matching none is a first call on its tensor.
 _STEPS = (
+    ("its input is changed in place after", "result-shares-memory-with-x", "a result that changed when its input changed in place after the call"),
+    ("after the caller changed", "result-kept-across-calls", "a call after the caller had changed an earlier result in place"),
     ("in place", "changed-in-place", "a call on a tensor whose values changed in place since an earlier call"),
     ("freed and rebuilt", "rebuilt-at-a-freed-address", "a call on a new tensor built where a freed one was"),
     ("a new view after", "rebuilt-at-a-freed-address", "a call on a new view of a buffer rewritten since an earlier call"),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import linecache
+import types
 from typing import Any
 
 import numpy as np
@@ -186,14 +188,70 @@ def settings_changed(before: dict[str, Any]) -> list[str]:
     return changed
 
 
+# torch's settings as a fresh process has them, from which the solution's top-level code is run again: what it changes
+# from here, importing it changes too. The thread count is one that solutions do not pick (the sandbox starts with 1,
+# which set_num_threads(1) would leave as it is). The settings not named here start from their current values.
+IMPORT_BASELINE: dict[str, Any] = {
+    "subnormal arithmetic (set_flush_denormal)": True,
+    "default dtype": torch.float32,
+    "number of threads": 3,
+    "deterministic algorithms": (False, False),
+    "deterministic debug mode": 0,
+    "grad mode": True,
+    "anomaly detection": False,
+    "float32 matmul precision": "highest",
+    "warn-always": False,
+}
+_import_changes: list[list[str]] = []  # the answer of import_changes, once per process
+
+
+def _set_settings(values: dict[str, Any]) -> None:
+    for name, read, restore in GLOBAL_SETTINGS:
+        if name in values and read() != values[name]:
+            with contextlib.suppress(Exception):
+                restore(values[name])
+
+
+def import_changes(solution: Any) -> list[str]:
+    """The global settings the solution's top-level code changes, run again from IMPORT_BASELINE.
+
+    The runner imports the solution before any probe code runs, so a setting
+    changed at import (``torch.set_num_threads(1)`` or
+    ``torch.set_grad_enabled(False)`` at the top of the file) is already in
+    force when a probe first looks. Running the same source again in a fresh
+    module, from torch's defaults, shows it. The settings are then put back as
+    the probe found them.
+    """
+    if _import_changes:
+        return _import_changes[0]
+    path = getattr(solution, "__file__", None)
+    source = "".join(linecache.getlines(path)) if isinstance(path, str) else ""
+    changed: list[str] = []
+    if source:
+        found = global_settings()
+        _set_settings(IMPORT_BASELINE)
+        baseline = global_settings()
+        module = types.ModuleType("solution")
+        module.__file__ = path
+        with contextlib.suppress(Exception):  # it ran once already; only the settings it leaves count here
+            exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - the solution's own code, as the runner runs it
+        changed = settings_changed(baseline)
+        _set_settings(found)
+    _import_changes.append(changed)
+    return changed
+
+
 def run_cases(solution: Any, inputs: dict[str, torch.Tensor]) -> dict[str, Any]:
     """Call total() on each input under the watch: the observation for the check.
 
     After each call torch's global settings must be as they were before it: a
     call that changes one (flush-to-zero, the default dtype, the number of
-    threads, ...) breaks the rules, whatever its result.
+    threads, ...) breaks the rules, whatever its result. So must importing the
+    solution (import_changes).
     """
     watch = RuleWatch()
+    for setting in import_changes(solution):
+        watch._note(f"importing the solution left torch's {setting} changed")
     cases: dict[str, Any] = {}
     for name, x in inputs.items():
         before = x.clone()

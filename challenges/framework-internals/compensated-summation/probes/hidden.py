@@ -10,40 +10,60 @@ under the bound stated in the statement.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
-from probe_common import LAYOUTS, as_torch, cancelling_pairs, laid_out, repeated, rng, run_cases
+from probe_common import LAYOUTS, as_torch, cancelling_pairs, laid_out, repeated, rng, run_cases, shuffled
 from probekit import probe
 
 # ---------------------------------------------------------------- accumulation
 
 
-@probe(category="accumulation", weight=2, check="within_sum_bound", hints=["output-dtype", "accumulate-float32"], timeout=20)
+# Constants that a plain float32 torch.sum of a million terms gets wrong by more than 2u|S| (measured 1.2 to 3.3 times
+# the bound): every partial sum rounds the same way, so its first-order error is not small even when nothing cancels.
+ADVERSARIAL_CONSTANTS = {
+    torch.float16: ((0.300048828125, 1_000_000), (0.4814453125, 1_100_000)),
+    torch.bfloat16: ((0.83984375, 1_000_000), (0.7734375, 1_100_000)),
+    torch.float32: ((0.9, 1_000_000), (1.0 + 3 * 2.0**-23, 1_000_000)),
+}
+
+
+def _constants(dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    label = str(dtype).removeprefix("torch.")
+    return {f"{label} {c!r} repeated, n = {n:,} (contiguous)": torch.full((n,), c, dtype=dtype) for c, n in ADVERSARIAL_CONSTANTS[dtype]}
+
+
+@probe(category="accumulation", weight=2, check="within_sum_bound", hints=["output-dtype", "accumulate-float32", "positive-rounding"], timeout=20)
 def float16_all_positive(solution: Any) -> dict[str, Any]:
-    """10^6 positive float16 values: the sum is far past float16's largest finite value."""
+    """10^6 positive float16 values: the sum is far past float16's largest finite value; and constants a plain float32 sum misses."""
     x = as_torch(rng(1).random(1_000_000), torch.float16)
-    return run_cases(solution, {"float16 uniform [0, 1), n = 1,000,000": x})
+    return run_cases(solution, {"float16 uniform [0, 1), n = 1,000,000": x, **_constants(torch.float16)})
 
 
-@probe(category="accumulation", check="within_sum_bound", hints=["output-dtype", "accumulate-float32"], timeout=20)
+@probe(category="accumulation", check="within_sum_bound", hints=["output-dtype", "accumulate-float32", "positive-rounding"], timeout=20)
 def bfloat16_all_positive(solution: Any) -> dict[str, Any]:
-    """2^20 positive bfloat16 values, and 100,000 bfloat16 ones."""
+    """2^20 positive bfloat16 values, 100,000 bfloat16 ones, and constants a plain float32 sum misses."""
     x = as_torch(rng(2).random(1 << 20) * 4.0, torch.bfloat16)
     return run_cases(
         solution,
-        {"bfloat16 uniform [0, 4), n = 2**20": x, "bfloat16 ones, n = 100,000": torch.ones(100_000, dtype=torch.bfloat16)},
+        {
+            "bfloat16 uniform [0, 4), n = 2**20": x,
+            "bfloat16 ones, n = 100,000": torch.ones(100_000, dtype=torch.bfloat16),
+            **_constants(torch.bfloat16),
+        },
     )
 
 
-@probe(category="accumulation", check="within_sum_bound", hints=["accumulate-float32"], timeout=20)
+@probe(category="accumulation", check="within_sum_bound", hints=["accumulate-float32", "positive-rounding"], timeout=20)
 def float32_lognormal(solution: Any) -> dict[str, Any]:
-    """777,777 positive float32 values spread over a few decades."""
+    """777,777 positive float32 values spread over a few decades, and constants a plain float32 sum misses."""
     x = as_torch(rng(3).lognormal(0.0, 2.0, 777_777), torch.float32)
-    return run_cases(solution, {"float32 lognormal, n = 777,777": x})
+    return run_cases(solution, {"float32 lognormal, n = 777,777": x, **_constants(torch.float32)})
 
 
 # ---------------------------------------------------------------- cancellation
@@ -97,6 +117,85 @@ def bfloat16_cancelling_pairs(solution: Any) -> dict[str, Any]:
     r = rng(6)
     x = cancelling_pairs(r.uniform(1e3, 1e5, 300_000), r.random(300_000), torch.bfloat16, seed=60)
     return run_cases(solution, {"bfloat16 pairs in [1e3, 1e5) + small, n = 900,000": x})
+
+
+# Per dtype: the magnitudes of short_cancelling's terms (10**U(lo, hi)), within float16's range for float16.
+SHORT_MAGNITUDES = {torch.float32: (-2.0, 8.0), torch.bfloat16: (-3.0, 8.0), torch.float16: (-4.0, 4.0)}
+SHORT_CANCELLING_LENGTHS = [*range(2, 18), 24, 31, 32, 33, 40]
+
+
+def _in(dtype: torch.dtype, values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to ``dtype``, as float64."""
+    return as_torch(values, dtype).to(torch.float32).numpy().astype(np.float64)
+
+
+def _near_cancelling(r: np.random.Generator, n: int, dtype: torch.dtype) -> np.ndarray:
+    """Terms of random sign, and two more that cancel their sum to a few units of the last place, shuffled.
+
+    float32 terms have one magnitude (within a factor of 8), so they fill all 24 bits of the partial sums; float16 and
+    bfloat16 ones are spread over many decades. The two last terms split minus the sum of the others between them, so
+    the sum is far smaller than the partial sums, which round in any order, sorted by magnitude or not: a plain
+    float32 sum, without compensation, is off by far more than the bound. Lengths below 4 get one such term.
+    """
+    lo, hi = SHORT_MAGNITUDES[dtype]
+    k = n - 2 if n >= 4 else n - 1
+    for _ in range(100):
+        signs = np.where(r.random(k) < 0.5, -1.0, 1.0)
+        if dtype == torch.float32:
+            terms = _in(dtype, (1.0 + r.random(k)) * 2.0 ** (int(r.integers(-4, 21)) + r.integers(0, 3, k)) * signs)
+        else:
+            terms = _in(dtype, 10.0 ** r.uniform(lo, hi, k) * signs)
+        rest = -math.fsum(terms.tolist())
+        if n >= 4:
+            half = _in(dtype, np.array([rest / 2]))
+            terms = np.concatenate([terms, half, _in(dtype, np.array([rest - half[0]]))])
+        else:
+            terms = np.append(terms, _in(dtype, np.array([rest])))
+        if np.abs(terms).max() < 6e4 or dtype != torch.float16:
+            break
+    return shuffled(terms, int(r.integers(1 << 30)))
+
+
+def _pairs_among_small(r: np.random.Generator, n: int, dtype: torch.dtype) -> np.ndarray:
+    """Pairs +b, -b of large terms (about (n - 1) / 2 of them) among smaller terms with many significant bits, shuffled."""
+    lo, hi = SHORT_MAGNITUDES[dtype]
+    pairs = max(1, (n - 1) // 2)
+    big = _in(dtype, 10.0 ** r.uniform((lo + 3 * hi) / 4, hi, pairs))
+    small = 10.0 ** r.uniform(lo, (lo + hi) / 2, n - 2 * pairs) * np.where(r.random(n - 2 * pairs) < 0.5, -1.0, 1.0)
+    return shuffled(np.concatenate([big, -big, small]), int(r.integers(1 << 30)))
+
+
+@probe(category="cancellation", weight=2, check="within_sum_bound", hints=["cancellation", "compensation"], timeout=20)
+def short_cancelling(solution: Any) -> dict[str, Any]:
+    """Large terms that cancel at short lengths (2 to 40), in every dtype and layout, and the statement's example.
+
+    The bound holds at every length: a short input is summed with the same
+    care as a long one. Each length has terms that nearly cancel (their
+    partial sums round in any order, sorted by magnitude or not) and pairs of
+    large terms among smaller ones, in a layout of LAYOUTS.
+    """
+    r = rng(21)
+    cases: dict[str, torch.Tensor] = {
+        "float32 [1, 1e8, 1, -1e8] (the statement's example)": torch.tensor([1.0, 1e8, 1.0, -1e8]),
+        "bfloat16 [1, 1e8, 1, -1e8]": torch.tensor([1.0, 1e8, 1.0, -1e8], dtype=torch.bfloat16),
+        "float32 [1e8, 1, -1e8]": torch.tensor([1e8, 1.0, -1e8]),
+        "float32 [1, 1e8, -1e8]": torch.tensor([1.0, 1e8, -1e8]),
+        "bfloat16 [1e8, 1, -1e8]": torch.tensor([1e8, 1.0, -1e8], dtype=torch.bfloat16),
+        "float32 [0.1, 0.7, -0.8]": torch.tensor([0.1, 0.7, -0.8]),
+        "float16 [65504, 0.001, -65504]": torch.tensor([65504.0, 0.001, -65504.0], dtype=torch.float16),
+        "float16 [0.001, 65504, -65504, 0.001]": torch.tensor([0.001, 65504.0, -65504.0, 0.001], dtype=torch.float16),
+        "float32 n = 6, found by a random search": torch.tensor([27779.71, 7023706.5, -19.02, 24811.46, -29617.78, -7046661.0]),
+    }
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        label = str(dtype).removeprefix("torch.")
+        for i, n in enumerate(SHORT_CANCELLING_LENGTHS):
+            # float32 below 18 terms: several draws each, since a plain sum sorted by magnitude is exact on many of them.
+            for j in range((6 if n < 10 else 3) if dtype == torch.float32 and n < 18 else 1):
+                layout = LAYOUTS[(i + j) % len(LAYOUTS)]
+                cases[f"{label} {layout}, n = {n}: nearly cancelling terms ({j + 1})"] = laid_out(_near_cancelling(r, n, dtype), dtype, layout)
+            layout = LAYOUTS[(i + 2) % len(LAYOUTS)]
+            cases[f"{label} {layout}, n = {n}: cancelling pairs among small terms"] = laid_out(_pairs_among_small(r, n, dtype), dtype, layout)
+    return run_cases(solution, cases)
 
 
 # ---------------------------------------------------------------- dynamic range
@@ -333,6 +432,15 @@ class _Calls:
         self.observation["violations"] += [v for v in one["violations"] if v not in self.observation["violations"]]
         self.observation["cases"].update(one["cases"])
 
+    def then_change_its_result(self, name: str) -> None:
+        """As a caller may: add to the result of call ``name`` in place (its case keeps a copy of it as returned)."""
+        case = self.observation["cases"][name]
+        result = case["result"]
+        if isinstance(result, torch.Tensor):
+            case["result"] = result.clone()
+            with contextlib.suppress(Exception):  # a result that cannot be changed in place changes nothing later
+                result.add_(1000)
+
 
 def _repeated_calls_of_one_dtype(call: _Calls, dtype: torch.dtype, seed: int) -> None:
     r = rng(seed)
@@ -381,6 +489,22 @@ def _repeated_calls_of_one_dtype(call: _Calls, dtype: torch.dtype, seed: int) ->
         box.append(_rebuilt(box, lambda: buffer[1::3]))
         call(f"{label} views over one buffer, n = {m}: a new view after the buffer was rewritten, call {j}", box[0])
 
+    # (d) What the caller does with what it holds. One element, its result kept while the tensor is then changed in
+    # place (a result that is a view of x changes with it), in two layouts; and results the caller adds to in place,
+    # each followed by a call on the same tensor and one on another (a result kept and returned again changes them).
+    for layout in ("contiguous", "every third from 1"):
+        one = laid_out(_exact_integers(r, 1, dtype, 5), dtype, layout)
+        call(f"{label} n = 1, {layout}: its input is changed in place after the call", one)
+        one.add_(3)
+        del one
+    for k in (0, 1, 2, n):
+        x = as_torch(_exact_integers(r, k, dtype, -4), dtype)
+        name = f"{label} n = {k}: a call whose result the caller then adds to"
+        call(name, x)
+        call.then_change_its_result(name)
+        call(f"{label} n = {k}: the same tensor again, after the caller changed the earlier result", x)
+        call(f"{label} n = {k}: another tensor, after the caller changed the earlier result", as_torch(_exact_integers(r, k, dtype, 2), dtype))
+
 
 @probe(category="edge-cases", check="each_call_within_sum_bound", hints=["state"], timeout=20)
 def repeated_calls(solution: Any) -> dict[str, Any]:
@@ -396,7 +520,9 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
     other values than x holds at its call fails: a cache keyed on id(x), on
     the tensor object, on its shape, strides and dtype, or a converted copy
     kept between calls. Results are kept as returned, so an output tensor a
-    later call reuses fails too.
+    later call reuses fails too, and so does a result that is a view of x when
+    x is changed after the call; and the caller adds to some results in place,
+    which must change no later result (a zero kept for the empty sum).
     """
     call = _Calls(solution)
     # What exists now (torch, the candidate's module) is set aside from collection, so each gc.collect() walks only

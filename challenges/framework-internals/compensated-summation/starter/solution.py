@@ -6,8 +6,9 @@ bound). Work in torch with float32 at most: no float64 tensors, no Python
 floats, lists or NumPy arrays made from the data, and no cumsum, var/std or
 normalisation ops (they accumulate in float64 inside).
 
-The version below is what most code does. It is fine for positive terms and
-loses the answer as soon as large terms cancel.
+The version below is what most code does. It is close on positive terms
+(though not always within the bound) and loses the answer as soon as large
+terms cancel.
 """
 
 from __future__ import annotations

@@ -1,0 +1,32 @@
+"""Correct alternative: pairwise TwoSum tree run under torch.no_grad(), on one thread (restored in finally)."""
+from __future__ import annotations
+
+import torch
+
+
+def _total(x: torch.Tensor) -> torch.Tensor:
+    v = x.reshape(-1).to(torch.float32)
+    if v.numel() == 0:
+        return torch.zeros((), dtype=torch.float32)
+    errs = []
+    while v.numel() > 1:
+        if v.numel() % 2:
+            v = torch.cat([v, v.new_zeros(1)])
+        a = v[0::2]
+        b = v[1::2]
+        s = a + b
+        bp = s - a
+        errs.append((a - (s - bp)) + (b - bp))
+        v = s
+    comp = torch.cat(errs).sum() if errs else torch.zeros((), dtype=torch.float32)
+    return v.reshape(()) + comp
+
+
+@torch.no_grad()
+def total(x: torch.Tensor) -> torch.Tensor:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _total(x).clone()
+    finally:
+        torch.set_num_threads(threads)
