@@ -23,6 +23,7 @@ returned batch), ``traces`` and ``shapes`` (distinct input shapes).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -38,6 +39,12 @@ SPREAD = 1e-6
 QUARTERS = ("lowest", "second", "third", "highest")
 REPEAT_RUN = 3  # a long stream may not repeat this many consecutive deltas of an earlier run
 UNIFORM_ALPHA = 1e-7 / 8  # per tail and quarter: a uniform stream fails the quarter counts with p < 1e-7
+# Many draws from a tiny range: at least this share of them must be distinct (more than FRESH apart).
+# A continuous draw keeps far more even where max_delta is a few hundred times FRESH (64 draws
+# over [-4e-5, 4e-5] merge about 10 of them); a delta rounded to a grid of 1e-5 or coarser keeps a handful.
+DISTINCT_SHARE = 0.5
+# NumPy dtype names a message may show; anything else is "another dtype".
+DTYPES = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "object"})
 
 
 class Failed(Exception):
@@ -97,6 +104,16 @@ def _shapes(name: str, run: dict, expected: dict) -> None:
     for i, (out, x) in enumerate(zip(got, wanted, strict=True)):
         if out != x:
             raise Failed(f"augmenter {name}: call {i + 1} returned shape {tuple(out)} for an input of shape {tuple(x)}")
+    dtypes = run.get("out_dtypes")
+    if not isinstance(dtypes, list) or len(dtypes) != len(wanted):
+        raise Failed(f"augmenter {name}: the record of the returned dtypes is incomplete")
+    for i, dtype in enumerate(dtypes):
+        if dtype != "float32":
+            shown = dtype if dtype in DTYPES else "another dtype"
+            raise Failed(
+                f"augmenter {name}: call {i + 1} returned a {shown} batch for a float32 input; "
+                "the output is images + delta, float32 like the input"
+            )
 
 
 def _offsets(name: str, run: dict, expected: dict) -> None:
@@ -174,6 +191,17 @@ def _cover(name: str, run: dict) -> None:
             )
 
 
+def _distinct(name: str, run: dict) -> None:
+    """Many draws take many values: a delta rounded to a grid repeats a few values, however small max_delta is."""
+    deltas = sorted(_drawn(run))
+    distinct = 1 + sum(1 for x, y in itertools.pairwise(deltas) if y - x > FRESH) if deltas else 0
+    if distinct < DISTINCT_SHARE * len(deltas):
+        raise Failed(
+            f"augmenter {name}: its {len(deltas)} deltas took only {distinct} distinct values; a uniform draw "
+            "over [-max_delta, max_delta] takes a new value each call, however small max_delta is (no rounding)"
+        )
+
+
 def quarter_bounds(n: int, alpha: float = UNIFORM_ALPHA) -> tuple[int, int]:
     """Counts (lo, hi) such that a Binomial(n, 1/4) count falls below lo, or above hi, with probability at most alpha each."""
     log_pmf = [
@@ -227,6 +255,11 @@ def _graph(actual: dict) -> None:
         raise Failed(
             "the returned batch is computed inside tf.py_function or tf.numpy_function: the drawing and the "
             "adding must be TensorFlow ops of the graph, not Python run from it"
+        )
+    if report.get("output_from_python_state") is not False:
+        raise Failed(
+            "the returned batch reads a variable that only Python run from the graph changes (no op of the graph "
+            "writes it): the draw must be computed by TensorFlow ops of the graph, not inside tf.py_function"
         )
 
 
@@ -287,7 +320,7 @@ def side_effects(actual: Any, expected: Any) -> CheckResult:
                 _shapes(name, got, run)
             if "history" in checks:
                 _history(name, got, run)
-            if {"fresh", "cover", "uniform", "long"} & set(checks):
+            if {"fresh", "cover", "distinct", "uniform", "long"} & set(checks):
                 _offsets(name, got, run)
             if "fresh" in checks:
                 _fresh(name, got)
@@ -295,6 +328,8 @@ def side_effects(actual: Any, expected: Any) -> CheckResult:
                 _no_repeated_run(name, got)
             if "cover" in checks:
                 _cover(name, got)
+            if "distinct" in checks:
+                _distinct(name, got)
             if "uniform" in checks:
                 _uniform(name, got)
         if "graph" in checks:

@@ -70,6 +70,22 @@ def read_history(aug: Any) -> list[float | None] | str:
 
 
 PYTHON_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
+# Ops that only read a resource variable; any other op given its handle may write it.
+VARIABLE_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VarIsInitializedOp", "VariableShape"})
+
+
+def _read_handle(handle: Any) -> np.ndarray | None:
+    """The value of the resource variable behind a captured handle, or None if its dtype is not recorded."""
+    import tensorflow as tf
+
+    data = getattr(handle, "_handle_data", None)
+    kinds = list(getattr(data, "shape_and_type", []) or [])
+    if not kinds:
+        return None
+    try:
+        return np.asarray(tf.raw_ops.ReadVariableOp(resource=handle, dtype=tf.as_dtype(kinds[0].dtype)))
+    except Exception:  # noqa: BLE001 - an unreadable handle is not inspected
+        return None
 
 
 def graph_report(aug: Any, x: np.ndarray) -> dict[str, Any]:
@@ -79,7 +95,10 @@ def graph_report(aug: Any, x: np.ndarray) -> dict[str, Any]:
     the traced graph (or a function it calls) writes that variable with an op
     of its own. ``output_through_python``: the returned tensor depends, through
     data edges, on a ``tf.py_function`` / ``tf.numpy_function`` op (or on a
-    call of a function holding one).
+    call of a function holding one). ``output_from_python_state``: the returned
+    tensor reads a variable that no op of the graph writes (only reads), yet
+    its value changes from one call to the next: Python run from the graph (a
+    ``tf.py_function`` assigning it) computes what the output adds.
     """
     import tensorflow as tf
 
@@ -128,6 +147,24 @@ def graph_report(aug: Any, x: np.ndarray) -> dict[str, Any]:
             break
         todo.extend(i.split(":")[0] for i in node.input if not i.startswith("^"))
     report["output_through_python"] = through_python
+    report["output_from_python_state"] = False
+    if not through_python:
+        externals = {internal.op.name: external for external, internal in concrete.graph.captures}
+        read_only = []
+        for name in sorted(seen & set(externals)):
+            users = [n for n in graph_def.node if any(i.split(":")[0] == name for i in n.input if not i.startswith("^"))]
+            if all(n.op in VARIABLE_READS and not is_python(n) for n in users):
+                read_only.append(externals[name])
+        # Python is the only thing that can change a variable the graph only reads: one more call shows it.
+        before = [_read_handle(h) for h in read_only]
+        if any(v is not None for v in before):
+            with captured_output([]):
+                aug(x)
+            after = [_read_handle(h) for h in read_only]
+            report["output_from_python_state"] = any(
+                b is not None and (a is None or a.shape != b.shape or not np.array_equal(a, b, equal_nan=True))
+                for b, a in zip(before, after, strict=True)
+            )
     handle = getattr(aug.calls, "handle", None) if report["counter_is_variable"] else None
     inner = [internal.op.name for external, internal in concrete.graph.captures if external is handle]
     writes = False
@@ -155,16 +192,18 @@ class Session:
         bound = 0.1 if max_delta is None else float(max_delta)
         self.runs[name] = {
             "max_delta": bound, "deltas": [], "spreads": [], "calls": [], "means": [], "shapes": [],
-            "in_shapes": [], "out_shapes": [],
+            "in_shapes": [], "out_shapes": [], "out_dtypes": [],
         }
 
     def call(self, name: str, shape: tuple[int, ...], image_seed: int) -> None:
         x = images(image_seed, shape)
         with captured_output(self.lines):
-            out = np.asarray(self.augs[name](x), dtype=np.float64)
+            result = np.asarray(self.augs[name](x))
+            out = np.asarray(result, dtype=np.float64)
         run = self.runs[name]
         run["in_shapes"].append(list(x.shape))
         run["out_shapes"].append(list(out.shape))
+        run["out_dtypes"].append(result.dtype.name)
         added = out - x  # a wrong output shape is reported by the "shapes" check
         if added.size:
             run["deltas"].append(_finite(np.mean(added)))

@@ -170,8 +170,8 @@ def stream_survives_retraces(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["random"])
 def max_delta_respected(solution: Any) -> dict[str, Any]:
-    """A wide and a narrow max_delta: fresh deltas inside each augmenter's range, outputs leaving [0, 1]."""
-    s = Session(solution, ["traces", "fresh"])
+    """A wide and a narrow max_delta: fresh deltas inside each augmenter's range, outputs leaving [0, 1], each logged precisely."""
+    s = Session(solution, ["traces", "fresh", "log"])
     s.augmenter("wide", seed=41, max_delta=0.5)
     s.augmenter("narrow", seed=42, max_delta=0.01)
     for k in range(5):
@@ -182,18 +182,26 @@ def max_delta_respected(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["uniform"])
 def deltas_cover_the_range(solution: Any) -> dict[str, Any]:
-    """A large max_delta and many calls: deltas reach every quarter of the range, nothing clipped, one offset per batch."""
-    # "cover" rather than "fresh": among 64 draws, two closer than the
-    # freshness threshold would be an accident of a correct stream (p ~ 1e-3).
-    s = Session(solution, ["traces", "cover"])
+    """A large max_delta and tiny ones, many calls each: deltas reach every quarter of the range and take many values, logged precisely."""
+    # "cover" and "distinct" rather than "fresh": among 64 draws, two closer
+    # than the freshness threshold would be an accident of a correct stream
+    # (p ~ 1e-3 for the large range, likely for the tiny ones). A delta rounded
+    # to a grid (to print it exactly, say) keeps a few values over a tiny range.
+    # The large range makes the log's relative precision matter (|delta| > 0.1).
+    s = Session(solution, ["traces", "cover", "distinct", "log"])
     s.augmenter("a", seed=43, max_delta=0.4)
+    s.augmenter("tiny", seed=431, max_delta=2e-4)
+    s.augmenter("tinier", seed=432, max_delta=4e-5)
     for k in range(64):
-        s.call("a", SHAPE, 4300 + k)
+        for name in ("a", "tiny", "tinier"):
+            s.call(name, SHAPE, 4300 + k)
     return s.observation()
 
 
 
-@probe(category="randomness", check="side_effects", hints=["uniform"])
+# A thousand calls: 1 s unloaded, but 32 s was measured under the check at load 12 on two cores
+# (niced), over 80% of the package's 30 s; 60 s gives this probe and the long stream their headroom back.
+@probe(category="randomness", check="side_effects", hints=["uniform"], timeout=60)
 def deltas_uniform_in_quarters(solution: Any) -> dict[str, Any]:
     """Many calls: each quarter of [-max_delta, max_delta] gets about a quarter of the deltas, as a uniform draw does."""
     # Bounds per quarter from the Binomial(n, 1/4) tails (checks.quarter_bounds):
@@ -225,10 +233,16 @@ def stream_ignores_global_seed(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["seed"])
 def seeds_far_apart_differ(solution: Any) -> dict[str, Any]:
-    """Seeds that are negative, wider than 32 bits, or equal in their low bits: every distinct seed gives its own stream."""
+    """Seeds negative, wider than 32 bits, at the ends of the 64-bit range or alike in low bits: each its own stream."""
     # No seed and its negation: the statement lets them share a stream, as
-    # random.Random(s) and random.Random(-s) do.
-    seeds = {"a": 5, "b": 5 + 2**31, "c": 5 + 2**32, "d": -6, "e": -1, "f": 2**31 - 1, "g": 2**32 - 1, "h": 5 + 2**62}
+    # random.Random(s) and random.Random(-s) do. Pairs that a non-injective
+    # seed map confuses: s and s + 2**k (a modulo or a cast), -1 and 2**63 - 1
+    # and 0 and -2**63 (modulo 2**63), -1 and -2 and 0 and 2**61 - 1 (Python's
+    # hash()), 11416 and 70954 (random.Random(s).getrandbits(32)).
+    seeds = {
+        "a": 5, "b": 5 + 2**31, "c": 5 + 2**32, "d": -6, "e": -1, "f": 2**31 - 1, "g": 2**32 - 1, "h": 5 + 2**62,
+        "i": -2, "j": 0, "k": 2**61 - 1, "l": 2**63 - 1, "m": -(2**63), "n": 11416, "o": 70954,
+    }
     s = Session(solution, ["traces", "fresh", "different"])
     for name, seed in seeds.items():
         s.augmenter(name, seed=seed)
@@ -241,13 +255,15 @@ def seeds_far_apart_differ(solution: Any) -> dict[str, Any]:
 
 @probe(category="randomness", check="side_effects", hints=["random"])
 def max_delta_of_any_number_type(solution: Any) -> dict[str, Any]:
-    """max_delta given as a Python int and as NumPy scalars: fresh deltas inside each augmenter's range."""
+    """max_delta given as a Python int and as NumPy scalars, signed and unsigned: fresh deltas inside each augmenter's range."""
     s = Session(solution, ["traces", "fresh"])
     s.augmenter("int", seed=47, max_delta=1)
     s.augmenter("float64", seed=48, max_delta=np.float64(0.3))
     s.augmenter("float32", seed=49, max_delta=np.float32(0.05))
+    s.augmenter("uint8", seed=50, max_delta=np.uint8(2))  # -np.uint8(2) wraps to 254
+    s.augmenter("uint64", seed=46, max_delta=np.uint64(1))
     for k in range(5):
-        for name in ("int", "float64", "float32"):
+        for name in ("int", "float64", "float32", "uint8", "uint64"):
             s.call(name, SHAPE, 4700 + k)
     return s.observation()
 
@@ -267,7 +283,7 @@ def scalar_and_empty_batches(solution: Any) -> dict[str, Any]:
     return s.observation(same=[["varying", "steady"]])
 
 
-@probe(category="counter", check="side_effects", hints=["counter", "history", "random"])
+@probe(category="counter", check="side_effects", hints=["counter", "history", "random"], timeout=60)
 def long_stream_keeps_going(solution: Any) -> dict[str, Any]:
     """A long stream, far longer than the other probes: it counts, records and logs every call and never repeats itself."""
     # Not all-pairs freshness: among 1100 float32 draws two land within 2e-7

@@ -27,7 +27,9 @@ class Augmenter(tf.Module):
 
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta  # fixed for the augmenter's life: a constant is fine
+        # A Python float: fixed for the augmenter's life, so a constant is fine. float() also
+        # makes -max_delta safe for an unsigned NumPy scalar (-np.uint8(2) wraps to 254).
+        self.max_delta = float(max_delta)
         self.calls = tf.Variable(0, dtype=tf.int64, trainable=False, name="calls")
         self.history = tf.Variable(
             tf.zeros([0]), shape=tf.TensorShape([None]), trainable=False, name="history"

@@ -18,7 +18,7 @@ _CAPACITY = 1024
 class Augmenter(tf.Module):
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta
+        self.max_delta = float(max_delta)
         self.calls = tf.Variable(0, dtype=tf.int64, trainable=False, name="calls")
         self._buffer = tf.Variable(tf.zeros([_CAPACITY]), trainable=False, name="history_buffer")
         self._rng = tf.random.Generator.from_seed(seed)

@@ -18,7 +18,7 @@ class Augmenter(tf.Module):
 
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta  # fixed for the augmenter's life: a constant is fine
+        self.max_delta = float(max_delta)  # fixed for the augmenter's life: a constant is fine
         self.calls = tf.Variable(0, dtype=tf.int64, trainable=False, name="calls")
         self.history = tf.Variable(
             tf.zeros([0]), shape=tf.TensorShape([None]), trainable=False, name="history"

@@ -18,10 +18,10 @@ _TABLE_SIZE = 1024
 class Augmenter(tf.Module):
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta
+        self.max_delta = float(max_delta)
         rng = random.Random(seed)
         self._deltas = tf.constant(
-            [rng.uniform(-max_delta, max_delta) for _ in range(_TABLE_SIZE)], tf.float32
+            [rng.uniform(-self.max_delta, self.max_delta) for _ in range(_TABLE_SIZE)], tf.float32
         )
         self.calls = tf.Variable(0, dtype=tf.int64, trainable=False, name="calls")
         self.history = tf.Variable(

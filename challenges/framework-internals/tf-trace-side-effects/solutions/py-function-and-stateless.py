@@ -19,7 +19,7 @@ class Augmenter(tf.Module):
 
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta
+        self.max_delta = float(max_delta)  # -max_delta of an unsigned NumPy scalar would wrap
         self.calls = tf.Variable(0, dtype=tf.int64, trainable=False)
         self.history: list[float] = []
         self._seed = tf.constant(seed, tf.int64)

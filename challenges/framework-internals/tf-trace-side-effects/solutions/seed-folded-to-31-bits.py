@@ -17,7 +17,7 @@ import tensorflow as tf
 class Augmenter(tf.Module):
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta
+        self.max_delta = float(max_delta)
         self._seed = tf.constant(seed % 2**31, tf.int32)  # stateless seeds: int32 pair
         self.calls = tf.Variable(0, dtype=tf.int32, trainable=False, name="calls")
         self.history = tf.Variable(

@@ -19,7 +19,7 @@ import tensorflow as tf
 class Augmenter(tf.Module):
     def __init__(self, seed: int, max_delta: float = 0.1) -> None:
         super().__init__()
-        self.max_delta = max_delta
+        self.max_delta = float(max_delta)
         self.calls = 0
         self.history = []
         self._rng = random.Random(seed)

@@ -1,0 +1,32 @@
+"""The TF generator is seeded from Python's random.Random(seed).
+
+Mistake: the bridge takes only 32 bits (getrandbits(32)), so distinct seeds
+collide (birthday: a few collisions per ~10^5 seeds) and share a stream.
+"""
+from __future__ import annotations
+
+import random
+import sys
+
+import tensorflow as tf
+
+
+class Augmenter(tf.Module):
+    """Adds one random brightness offset ``delta ~ U(-max_delta, max_delta)`` to each batch."""
+
+    def __init__(self, seed: int, max_delta: float = 0.1) -> None:
+        super().__init__()
+        self.max_delta = max_delta
+        self._m = float(max_delta)
+        self.calls = tf.Variable(0, dtype=tf.int64, trainable=False, name="calls")
+        self.history = tf.Variable(tf.zeros([0]), shape=tf.TensorShape([None]), trainable=False)
+        self._rng = tf.random.Generator.from_seed(random.Random(seed).getrandbits(32))
+
+    @tf.function
+    def __call__(self, images: tf.Tensor) -> tf.Tensor:
+        n = self.calls.assign_add(1)
+        delta = self._rng.uniform([], -self._m, self._m)
+        out = images + delta
+        self.history.assign(tf.concat([self.history, [tf.reduce_mean(out)]], 0))
+        tf.print("batch ", n, ": delta=", delta, sep="", output_stream=sys.stdout)
+        return out
