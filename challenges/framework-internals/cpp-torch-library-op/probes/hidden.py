@@ -351,14 +351,62 @@ def reads_stay_inside_x(solution: Any) -> dict[str, Any]:
 
 @probe(category="eager", hints=["argument-checks"])
 def eager_argument_checks(solution: Any) -> dict[str, Any]:
-    """Invalid arguments raise RuntimeError (TORCH_CHECK) instead of reading out of bounds."""
+    """Invalid arguments raise RuntimeError (TORCH_CHECK) instead of reading out of bounds; valid ones of any int64 size work.
+
+    ``window`` and ``stride`` are int64, so the checks hold for every value
+    of that range: negative ones (a test for 0 alone lets them through),
+    ones whose low 32 bits look valid (a kernel that narrows them to ``int``
+    checks and uses another number), and inputs without elements (an empty
+    batch, or ``L = 0`` where every window is too long: a check after an
+    early return, or a division by ``L`` before the check, never fires). A
+    valid stride near 2**63 gives one window per row: a count written as
+    ``(L - window + stride) / stride`` overflows there. A call that crashes
+    the process fails the probe.
+    """
     x = randn(2, 5, seed=9)
-    return {
+    y = randn(2, 8, seed=90)
+    checks = {
         "window 0": raises(op, x, 0, 1),
         "window longer than x": raises(op, x, 6, 3),
         "stride 0": raises(op, x, 2, 0),
         "0-d x": raises(op, torch.tensor(1.0), 1, 1),
+        "negative window": raises(op, y, -1, 3),
+        "negative window, more windows than L": raises(op, y, -3, 4),
+        "negative stride": raises(op, y, 3, -1),
+        "negative stride, size would be 0 or 1": raises(op, y, 3, -10),
+        "negative stride, size would be 0": raises(op, y, 3, -5),
+        "window past 2**32, valid low bits": raises(op, y, 2**32 + 2, 1),
+        "window near 2**63": raises(op, y, 2**63 - 1, 1),
+        "negative window, valid low bits": raises(op, y, -(2**32) + 3, 1),
+        "negative stride, valid low bits": raises(op, y, 3, -(2**32) + 1),
+        "lowest int64 stride": raises(op, y, 3, -(2**63)),
+        "empty batch, window longer than L": raises(op, randn(0, 6, seed=91), 7, 1),
+        "empty batch, window 0": raises(op, randn(0, 6, seed=91), 0, 1),
+        "empty batch, negative window": raises(op, randn(0, 6, seed=91), -2, 1),
+        "empty inner batch, stride 0": raises(op, randn(2, 0, 6, seed=92), 2, 0),
+        "empty batch, negative stride": raises(op, randn(0, 6, seed=91), 2, -10),
+        "L = 0, window 1": raises(op, randn(3, 0, seed=93), 1, 1),
+        "1-D, L = 0": raises(op, randn(0, seed=94), 1, 1),
+        "empty batch and L = 0": raises(op, randn(0, 0, seed=95), 1, 1),
     }
+    valid_cases = {
+        "stride 2**31": (y, 3, 2**31),
+        "stride 2**32": (y, 3, 2**32),
+        "stride 2**32 + 1": (y, 3, 2**32 + 1),
+        "stride 2**63 - 1": (y, 3, 2**63 - 1),
+        "stride 2**63 - 4": (y, 3, 2**63 - 4),
+        "stride 2**63 - 2, window of the whole length": (y, 8, 2**63 - 2),
+        "(3, 2, 7) stride 2**62 + 1, window 1": (randn(3, 2, 7, dtype=torch.float64, seed=96), 1, 2**62 + 1),
+        "empty batch, stride 2**63 - 1": (randn(0, 6, seed=91), 2, 2**63 - 1),
+    }
+    valid: dict[str, Any] = {}
+    for name, (t, window, stride) in valid_cases.items():
+        try:
+            values, indices = op(t, window, stride)
+            valid[name] = {"error": None, "values": values, "indices": indices}
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            valid[name] = {"error": type(exc).__name__, "values": None, "indices": None}
+    return {"invalid": checks, "valid": valid}
 
 
 def _window_max_truth(x: torch.Tensor, window: int, stride: int) -> dict[str, Any]:
@@ -533,16 +581,35 @@ def fake_argument_checks(solution: Any) -> dict[str, Any]:
 
     A fake kernel without the checks can still fail on some of them, but
     with another error: IndexError for a 0-d x (``x.shape[-1]``),
-    ZeroDivisionError for stride 0 (``// stride``).
+    ZeroDivisionError for stride 0 (``// stride``). The checks hold for
+    negative windows and strides, and for inputs without elements (an empty
+    batch, ``L = 0``), under FakeTensorMode and on the meta device; valid
+    strides of any int64 size are accepted.
     """
     out: dict[str, Any] = {}
     with FakeTensorMode():
         x = torch.empty(2, 5)
+        y = torch.empty(2, 8)
         out["window longer than x (size would be 0)"] = error_name(lambda: op(x, 6, 3))
         out["window 0"] = error_name(lambda: op(x, 0, 1))
         out["stride 0"] = error_name(lambda: op(x, 2, 0))
         out["0-d x"] = error_name(lambda: op(torch.empty(()), 1, 1))
         out["valid"] = error_name(lambda: op(x, 5, 3))
+        out["negative window"] = error_name(lambda: op(y, -1, 3))
+        out["negative stride (size would be 0)"] = error_name(lambda: op(y, 3, -10))
+        out["window past 2**32"] = error_name(lambda: op(y, 2**32 + 2, 1))
+        out["empty batch, window longer than L"] = error_name(lambda: op(torch.empty(0, 6), 7, 1))
+        out["empty batch, window 0"] = error_name(lambda: op(torch.empty(0, 6), 0, 1))
+        out["empty inner batch, stride 0"] = error_name(lambda: op(torch.empty(2, 0, 6), 2, 0))
+        out["empty batch, negative stride"] = error_name(lambda: op(torch.empty(0, 6), 2, -3))
+        out["L = 0, window 1"] = error_name(lambda: op(torch.empty(3, 0), 1, 1))
+        out["valid, stride 2**63 - 1"] = error_name(lambda: op(y, 3, 2**63 - 1))
+        out["valid, empty batch, stride 2**32 + 1"] = error_name(lambda: op(torch.empty(0, 6), 2, 2**32 + 1))
+    meta = {"device": "meta"}
+    out["meta: empty batch, window longer than L"] = error_name(lambda: op(torch.empty(0, 6, **meta), 7, 1))
+    out["meta: L = 0, window 1"] = error_name(lambda: op(torch.empty(3, 0, **meta), 1, 1))
+    out["meta: negative window"] = error_name(lambda: op(torch.empty(2, 8, **meta), -1, 3))
+    out["meta: negative stride"] = error_name(lambda: op(torch.empty(2, 8, **meta), 3, -5))
     return out
 
 
