@@ -598,3 +598,85 @@ def float16_rounding_within_tolerance(solution: Any) -> dict[str, Any]:
     # far outside float32's tolerance.
     x = torch.linspace(0.72, 0.98, 64, dtype=torch.float32).to(torch.float16)
     return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+# ---------------------------------------------------------------- red team round 2
+
+
+@torch.library.custom_op("bisect_hidden::grad_mode_checked", mutates_args=())
+def grad_mode_checked(x: torch.Tensor) -> torch.Tensor:
+    """A kernel that validates its calling context with a plain ValueError.
+
+    Bug: it insists on grad mode, and AOTAutograd runs its compiled forward
+    with grad mode off, so only the aot_autograd and inductor layers raise,
+    and with an exception that no layer wraps in its own class.
+    """
+    if not torch.is_grad_enabled():
+        raise ValueError("grad_mode_checked: expected grad mode to be enabled")
+    return x.sin()
+
+
+@grad_mode_checked.register_fake
+def _grad_mode_checked_fake(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+@probe(category="errors", weight=2, hints=["catch-errors"])
+def custom_op_raises_plain_value_error(solution: Any) -> dict[str, Any]:
+    """A custom op whose kernel raises a plain ValueError, not a RuntimeError, when AOTAutograd runs it."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return grad_mode_checked(x) * 2
+
+    return {"layer": solution.first_failing_layer(fn, (randn(5, seed=60),), fullgraph=True)}
+
+
+@probe(category="run-hygiene", weight=2, hints=["reseed"])
+def random_branch_given_seeds(solution: Any) -> dict[str, Any]:
+    """fullgraph=False; one random draw picks between two broken branches; bisected with two seeds from one caller state."""
+
+    # The draw decides the branch: an op without a fake kernel (a dynamo
+    # failure) or the op that raises under AOTAutograd (an aot_autograd
+    # failure), so no call reaches Inductor. Only the value of `seed`
+    # tells the two calls apart: the caller's own random state is the same
+    # before both.
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        if torch.rand(()) < 0.5:
+            return triple(x) + 1
+        return grad_mode_checked(x) + 1
+
+    answers: dict[str, Any] = {}
+    for seed in (3, 5):
+        torch.manual_seed(1234)  # whatever the caller drew from before
+        answers[f"seed={seed}"] = solution.first_failing_layer(fn, (randn(4, seed=61),), seed=seed)
+    return answers
+
+
+@probe(category="passing", weight=2, hints=["fresh-inputs", "compare-results"])
+def expanded_empty_and_size_one_arguments(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; an expanded (stride 0) argument, an argument with no elements and a transposed one with a size-1 dimension."""
+
+    # Copies as clone() makes them (an expanded view becomes contiguous) and
+    # assert_close's comparison (values, not strides: Inductor lays out the
+    # third output differently from eager) both answer None.
+    def fn(x: torch.Tensor, e: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x * 2 + 1, e * 2 + 1, s * 2 + 1
+
+    args = (randn(4, 1, seed=62).expand(4, 8), torch.empty(0, 4), randn(1, 8, seed=63).t())
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["tolerance", "mutated-args"])
+def in_place_update_within_tolerance(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; an argument updated in place by exp, and a second output that does not depend on the argument that requires grad."""
+
+    # Inductor's exp is one float32 step off eager's on some of these
+    # values, in the updated argument too: within the tolerance. Inductor's
+    # second output claims requires_grad where eager's does not; assert_close
+    # does not compare requires_grad.
+    def fn(x: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x.exp_()
+        return x.sum(), torch.zeros_like(w) + w.detach()
+
+    args = (randn(64, seed=64), randn(4, seed=65).requires_grad_())
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
