@@ -33,7 +33,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from grader.errors import PackageError
 from grader.package import SIGNATURES_RECORD, Package, hidden_graded_version
@@ -315,17 +315,29 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def recorded_failures(package: Package, name: str) -> tuple[str, ...] | None:
-    """The hidden probes a current record says wrong solution ``name`` fails, in the package's order; None when no
-    current record describes it (the package or the solution changed since it was written)."""
+def _current_record(package: Package) -> dict[str, Any] | None:
+    """The signatures record while it belongs to the package as it is (its ``graded`` hash holds), else None."""
     record = read_record(package)
-    if record is None or record.get("graded") != hidden_graded_version(package.files):
-        return None
-    entry = record.get("solution", {}).get(name)
-    if not isinstance(entry, dict) or entry.get("source") != source_hash(package.solution_sources.get(name, b"")):
-        return None
-    failed = {str(k) for k in (entry.get("failed") or {})}
-    return tuple(spec.name for spec in package.hidden_probes if spec.name in failed)
+    return record if record is not None and record.get("graded") == hidden_graded_version(package.files) else None
+
+
+def _entry_holds(entry: Any, package: Package, name: str) -> TypeGuard[dict[str, Any]]:
+    """Whether a record's entry still describes solution ``name``: it was written from the file as it is."""
+    return isinstance(entry, dict) and entry.get("source") == source_hash(package.solution_sources.get(name, b""))
+
+
+def recorded_failures(package: Package) -> dict[str, tuple[str, ...]]:
+    """For each wrong solution a current record describes, the hidden probes it fails, in the package's order; empty
+    when the record is missing or the package changed since it was written."""
+    record = _current_record(package)
+    if record is None:
+        return {}
+    failures = {}
+    for name, entry in record.get("solution", {}).items():
+        if _entry_holds(entry, package, name):
+            failed = {str(k) for k in (entry.get("failed") or {})}
+            failures[name] = tuple(spec.name for spec in package.hidden_probes if spec.name in failed)
+    return failures
 
 
 def compare(package: Package, name: str, result: Mapping[str, Any]) -> str | None:
@@ -339,11 +351,9 @@ def compare(package: Package, name: str, result: Mapping[str, Any]) -> str | Non
     time where it passed on a quiet one (and the probes after a time limit share what is left), so a probe that ran
     out of time in one grading and passed in the other tells nothing about the record. Nor do the probes its
     expected.toml entry lists as ``varying`` (a mistake keyed on id() fails where Python happens to reuse one)."""
-    record = read_record(package)
-    if record is None or record.get("graded") != hidden_graded_version(package.files):
-        return None
-    entry = record.get("solution", {}).get(name)
-    if not isinstance(entry, dict) or entry.get("source") != source_hash(package.solution_sources.get(name, b"")):
+    record = _current_record(package)
+    entry = record.get("solution", {}).get(name) if record is not None else None
+    if not _entry_holds(entry, package, name):
         return None
     varying = next((set(s.varying) for s in package.solutions if s.name == name), set())
     recorded = {str(k): str(v) for k, v in (entry.get("failed") or {}).items()}

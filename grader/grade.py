@@ -327,13 +327,7 @@ def evaluate(
         results.append(result)
 
     total, categories = score([Scored(r.category, r.weight, r.passed) for r in results])
-    passed = [r for r in results if r.passed]
-    if len(passed) == len(results):
-        verdict = Verdict.ACCEPTED
-    elif passed:
-        verdict = Verdict.PARTIAL
-    else:
-        verdict = most_severe([Verdict(r.status) for r in results])
+    verdict = run_verdict([r.passed for r in results], [Verdict(r.status) for r in results if not r.passed])
     # The probe to fix first leads: the heaviest failing one, then the earliest.
     failing = sorted((i for i, r in enumerate(results) if not r.passed), key=lambda i: (-results[i].weight, i))
     # Only probes that ran to an outcome (a wrong value, or an exception) say which idea is wrong: an endless loop
@@ -351,7 +345,7 @@ def evaluate(
         }
         for h in unlocked_hints(package.hints, failed_tags)
     ]
-    message = f"{len(passed)} of {len(results)} probes passed"
+    message = f"{sum(r.passed for r in results)} of {len(results)} probes passed"
     return GradeResult(verdict, total, {k: asdict(v) for k, v in categories.items()}, results, hints, message, package.version, public)
 
 
@@ -439,6 +433,14 @@ def grade_series(
         results.append(judge_run(package, execution, expected, public=public, only=names, backend=backend, reference_s=reference_s, cached=cached))
         reference_s = 0.0
     return results
+
+
+def run_verdict(passed: Sequence[bool], failing: Sequence[Verdict]) -> Verdict:
+    """A run's verdict from its probes: accepted when every one passed, partial when some did, else the most severe
+    of the failing probes' statuses (``failing``)."""
+    if all(passed):
+        return Verdict.ACCEPTED
+    return Verdict.PARTIAL if any(passed) else most_severe(list(failing))
 
 
 def judge_run(

@@ -49,13 +49,13 @@ from grader.diagnose import compare as compare_signature
 from grader.diagnose import recorded_failures
 from grader.errors import GraderError, PackageError
 from grader.execute import Execution, Run, execute, execute_runs, probe_timeout
-from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures
+from grader.grade import GradeResult, decode_submission, expected_observations, grade_series, judge, judge_run, reference_failures, run_verdict
 from grader.package import SIGNATURES_RECORD, Package
 from grader.package_load import load_package_dir
 from grader.scoring import Scored, score
 from grader.seal import check_seal, leaker_source
 from grader.signatures import write_signatures
-from grader.verdicts import Verdict, most_severe
+from grader.verdicts import Verdict
 from sandbox import Backend, get_backend
 
 
@@ -307,10 +307,11 @@ def _focus(package: Package) -> dict[str, tuple[str, ...]]:
     it passes, in the package's order. A solution failing none (refused before it ran) or all is graded whole."""
     focus = {}
     names = [spec.name for spec in package.hidden_probes]
+    recorded = recorded_failures(package)
     for solution in package.solutions:
         if solution.verdict == Verdict.ACCEPTED.value:
             continue
-        failed = recorded_failures(package, solution.name)
+        failed = recorded.get(solution.name)
         if not failed or len(failed) == len(names):
             continue
         passing = sorted((n for n in names if n not in failed), key=lambda n: hashlib.sha256(f"{solution.name}\0{n}".encode()).hexdigest())
@@ -325,10 +326,7 @@ def _as_whole(package: Package, result: GradeResult) -> tuple[Verdict, float]:
     graded = {p.name: p for p in result.probes}
     scored = [Scored(s.category, s.weight, graded[s.name].passed if s.name in graded else True) for s in package.hidden_probes]
     total, _ = score(scored)
-    failing = [Verdict(p.status) for p in result.probes if not p.passed]
-    if not failing:
-        return Verdict.ACCEPTED, total
-    return (Verdict.PARTIAL if any(s.passed for s in scored) else most_severe(failing)), total
+    return run_verdict([s.passed for s in scored], [Verdict(p.status) for p in result.probes if not p.passed]), total
 
 
 def _record_signatures(folder: Path, package: Package, report: Report) -> None:
