@@ -73,8 +73,11 @@ def test_a_hostile_submission_gets_none_of_the_hidden_probes_back(backend: str, 
     source = package.probe_source(False).decode()
     for distinctive in ("default_rng(1)", "rng.normal(size=(3, 5))", "np.array([4, 5, 6])", "keeps_float16(solution)"):
         assert distinctive in source and distinctive not in text, channel
+    # The numbers are looked for outside the version: it is the grader's hash of the package, hex
+    # digits the submission cannot choose, and "621" (the fixture's length) can be part of it.
+    chosen = json.dumps({k: v for k, v in candidate_view(result.to_dict()).items() if k != "version"})
     for number in (str(len(source)), "217"):  # the length it read, the exit code it chose
-        assert number not in text, (channel, number, text)
+        assert number not in chosen, (channel, number, chosen)
     assert all(p["duration_ms"] is None for p in candidate_view(result.to_dict())["probes"])
 
 
