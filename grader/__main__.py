@@ -169,7 +169,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _diagnosis_line(diagnosis: dict[str, Any] | None) -> str:
     if not diagnosis:
-        return "no known mistake looks like it"
+        return "no known mistake looks like it, and no part of the statement has all its probes failing"
+    if not diagnosis["solutions"]:
+        parts = "\n".join(f"  {rule}: {text}" for rule, text in zip(diagnosis["rules"], diagnosis["texts"], strict=True))
+        return f"no known mistake looks like it; every probe of these parts of the statement (coverage.toml) fails:\n{parts}"
     how = "the same failures as" if diagnosis["exact"] else f"{diagnosis['similarity']:.0%} like"
     lines = [
         f"{how} solutions/{name}.py (family {family}):\n  {text or '(no diagnosis written for it)'}"

@@ -24,6 +24,13 @@ Place in the flow: ``grade.grade_submission`` -> ``diagnose`` on hidden
 results; ``validate`` -> ``compare``; ``__main__`` -> ``signatures`` and
 ``diagnose`` commands; ``leave_one_out`` measures how well the library names
 mistakes it has not seen (docs/grading-integrity.md).
+
+When no known mistake is near, the failures can still point at the statement:
+the package's coverage table (``coverage.toml``, grader/coverage.py) says which
+hidden probes test each rule and each input class it allows, and
+:func:`failing_rules` names the few parts of the statement every probe of which
+fails. They are the author's quotes of the statement, tied to probes whose names
+the candidate already sees: no more than the feedback tells, said where to look.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from grader.coverage import CoverageEntry, package_coverage
 from grader.errors import PackageError
 from grader.package import SIGNATURES_RECORD, Package, hidden_graded_version
 from grader.verdicts import Verdict
@@ -263,6 +271,78 @@ def diagnose(package: Package, result: Mapping[str, Any]) -> Diagnosis | None:
     """The known mistake a hidden result looks like, or None (accepted, not diagnosable, or like none of them)."""
     failed = signature(result)
     return nearest(failed, library(package)) if failed else None
+
+
+# ----------------------------------------------------------------- the statement, when no mistake is near
+
+#: At most this many parts of the statement are named: the few that account for the failures, not a list to read.
+MAX_RULES = 3
+
+
+def failing_rules(package: Package, failed: Signature) -> tuple[CoverageEntry, ...]:
+    """The parts of the statement (coverage.toml's rules and input classes) whose every hidden probe is among the
+    ``failed``: the fewest that account for the most failing probes (a greedy cover, table order on ties), at most
+    ``MAX_RULES``. Empty when the package has no table, or when every hidden probe failed: then no part is singled
+    out, and the verdict already says the code is wrong throughout."""
+    entries = package_coverage(package.files) or ()
+    hidden = {spec.name for spec in package.hidden_probes}
+    failing = set(failed) & hidden
+    if not failing or failing == hidden:
+        return ()
+    wholly = [(e, set(e.probes) & hidden) for e in entries if set(e.probes) & hidden <= failing and set(e.probes) & hidden]
+    chosen: list[CoverageEntry] = []
+    left = set(failing)
+    while wholly and left and len(chosen) < MAX_RULES:
+        best = max(wholly, key=lambda pair: len(pair[1] & left))
+        if not best[1] & left:
+            break
+        chosen.append(best[0])
+        left -= best[1]
+        wholly.remove(best)
+    return tuple(chosen)
+
+
+def rules_hint(rules: Sequence[CoverageEntry], result: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of the statement as a diagnosis entry of the result's hints (revealed on request, recorded, withheld
+    where hints are switched off, like :func:`diagnosis_hint`'s); ``rules`` (the table's ids) is for coaches."""
+    lines = [f"- {_part(e)}" for e in rules]
+    which = "this part" if len(rules) == 1 else "these parts"
+    text = (
+        "No known mistake fails quite like yours, but every probe that tests "
+        f"{which} of the statement fails, so read {'it' if len(rules) == 1 else 'them'} again against your code:\n\n" + "\n".join(lines)
+    )
+    ids = ",".join(e.id for e in rules)
+    return {
+        "id": "diagnosis-" + hashlib.sha256(("rules:" + ids).encode()).hexdigest()[:10],
+        "tier": 1,
+        "tags": [DIAGNOSIS_KIND],
+        "text": text,
+        "probes": list(signature(result) or {})[:3],
+        "kind": DIAGNOSIS_KIND,
+        "solution": "",
+        "similarity": None,
+        "rules": [e.id for e in rules],
+    }
+
+
+def _part(entry: CoverageEntry) -> str:
+    """A part of the statement as the candidate is shown it: what kind of part, and the table's quote of it."""
+    return f"{'the rule' if entry.kind == 'rule' else 'the inputs it allows'}: “{' '.join(entry.statement.split())}”"
+
+
+def diagnosis_of(package: Package, result: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """What a failing hidden result is told (the worker's call): the nearest known mistake, else the parts of the
+    statement its failures point at. Returns the diagnosis for the full result (coaches) and its hint entry (the
+    candidate's, on request); (None, None) when there is nothing to say."""
+    known = diagnose(package, result)
+    if known is not None:
+        return known.to_dict(), diagnosis_hint(known, result)
+    failed = signature(result)
+    rules = failing_rules(package, failed) if failed else ()
+    if not rules:
+        return None, None
+    found = {"solutions": [], "families": [], "similarity": None, "exact": False, "texts": [_part(e) for e in rules], "rules": [e.id for e in rules]}
+    return found, rules_hint(rules, result)
 
 
 # ----------------------------------------------------------------- the record

@@ -19,7 +19,7 @@ from typing import Any
 from grader import expected as expected_cache
 from grader.checks import CheckResult
 from grader.custom_checks import run_check
-from grader.diagnose import diagnose, diagnosis_hint
+from grader.diagnose import diagnosis_of
 from grader.diff import expected_summary, structured_diff
 from grader.error_report import auto_report
 from grader.errors import InvalidSubmission, PackageError, PlatformError
@@ -393,12 +393,9 @@ def grade_submission(
     result = judge(package, execution, expected, public=public, backend=backend)
     if not public:
         as_dict = result.to_dict()
-        known = diagnose(package, as_dict)
-        if known is not None:
-            result.diagnosis = known.to_dict()
-            hint = diagnosis_hint(known, as_dict)
-            if hint is not None:
-                result.hints.append(hint)
+        result.diagnosis, hint = diagnosis_of(package, as_dict)
+        if hint is not None:
+            result.hints.append(hint)
     return _timed(result, execution, time.monotonic() - t0, t1 - t0, cached)
 
 

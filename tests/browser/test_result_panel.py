@@ -14,6 +14,7 @@ saved there at 1280 and 420 px wide, and the Submit's panel after a reveal
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,41 @@ def test_a_submit_that_makes_a_known_mistake_is_offered_its_diagnosis_on_request
         page.locator("#result").screenshot(path=str(Path(shots) / "result-panel-diagnosis.png"))
     page.reload()
     expect(page.locator("#diagnosis .hint-body")).to_contain_text("widened to float64")  # kept, as a revealed hint is
+
+
+def test_a_submit_like_no_known_mistake_is_pointed_at_the_part_of_the_statement_whose_probes_fail(
+    live_server: Any,
+    settings: Any,
+    celery_worker: Worker,
+    browser: Browser,
+    tmp_path: Path,
+) -> None:
+    """No shipped solution fails only on integers, but add-numbers' coverage table (written here) has an input class
+    whose one probe is that: the card says it points at the statement, and reveals the quote on request."""
+    packages = tmp_path / "packages"
+    shutil.copytree(FIXTURES, packages, ignore=shutil.ignore_patterns("__pycache__"))
+    package = packages / "demo" / "add-numbers"
+    (package / "statement.md").write_text((package / "statement.md").read_text() + "\nThe arrays may hold integers.\n")
+    (package / "coverage.toml").write_text(
+        '[[entry]]\nid = "element-wise-sum"\nkind = "rule"\nstatement = "returns the element-wise sum"\n'
+        'probes = ["floats", "keeps_float16", "integers"]\n\n'
+        '[[entry]]\nid = "integer-arrays"\nkind = "input"\nstatement = "The arrays may hold integers."\nprobes = ["integers"]\n'
+    )
+    page = candidate_on_challenge(browser, live_server.url, settings, packages, "add-numbers")
+    type_into_editor(page, "import numpy as np\n\ndef add(a, b):\n    return np.add(a, b) + (a.dtype.kind == 'i')\n")
+    page.click("#submit")
+    expect(page.locator("#verdict")).to_contain_text("Partial", timeout=120_000)
+
+    card = page.locator("#diagnosis")
+    expect(card).to_contain_text("Your failures point at a part of the statement.")
+    card.locator(".reveal-diagnosis").click()
+    expect(card.locator(".hint-body")).to_contain_text("No known mistake fails quite like yours")
+    expect(card.locator(".hint-body")).to_contain_text("the inputs it allows: “The arrays may hold integers.”")
+    expect(card.locator(".hint-body")).not_to_contain_text("returns the element-wise sum")
+    shots = os.environ.get("RESULT_PANEL_SCREENSHOTS")
+    if shots:
+        page.add_style_tag(content=".topbar { position: static !important; }")
+        page.locator("#result").screenshot(path=str(Path(shots) / "result-panel-diagnosis-statement.png"))
 
 
 def test_each_shape_of_diff_is_drawn_without_a_worker(live_server: Any, settings: Any, browser: Browser) -> None:

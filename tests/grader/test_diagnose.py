@@ -20,6 +20,8 @@ from grader.diagnose import (
     compare,
     diagnose,
     diagnosis_hint,
+    diagnosis_of,
+    failing_rules,
     failure_kind,
     leave_one_out,
     library,
@@ -256,3 +258,64 @@ def test_a_probe_listed_as_varying_is_left_out_of_the_comparison_and_a_bad_list_
     files["solutions/expected.toml"] = files["solutions/expected.toml"].replace(b'varying = ["integers"]', b'varying = "integers"')
     with pytest.raises(PackageError, match=r"must be a list of probe names"):
         package_from_files(files, origin=str(folder))
+
+
+# ----------------------------------------------------------------- the statement, when no mistake is near
+
+COVERAGE = """
+[[entry]]
+id = "element-wise-sum"
+kind = "rule"
+statement = "returns the element-wise sum"
+probes = ["floats", "integers"]
+
+[[entry]]
+id = "float16-kept"
+kind = "rule"
+statement = "A float16 sum stays float16."
+probes = ["keeps_float16"]
+
+[[entry]]
+id = "integer-arrays"
+kind = "input"
+statement = "The arrays may hold integers."
+probes = ["integers"]
+"""
+
+
+def test_when_no_known_mistake_is_near_the_parts_of_the_statement_whose_probes_all_fail_are_named(folder: Path) -> None:
+    statement = folder / "statement.md"
+    statement.write_text(statement.read_text() + "\nThe arrays may hold integers. A float16 sum stays float16.\n")
+    (folder / "coverage.toml").write_text(COVERAGE)
+    package = load_package_dir(folder)
+    recorded = {
+        "float64": result(probe("keeps_float16", "wrong_answer", failure="dtype", path=[])),
+        "off-by-one": result(*(probe(n, "wrong_answer", failure="float", path=[]) for n in ("floats", "integers", "keeps_float16"))),
+        "plus-one-later": result(*(probe(n, "wrong_answer", failure="float", path=[]) for n in ("floats", "integers", "keeps_float16"))),
+    }
+    (folder / SIGNATURES_RECORD).write_text(record_text(package, recorded))
+    package = load_package_dir(folder)
+
+    # Only the integer probe fails: no known mistake is near; the input class it alone tests is named, not the
+    # rule it shares with a probe that passes.
+    ints = result(probe("integers", "wrong_answer", failure="elements", path=[]))
+    assert diagnose(package, ints) is None
+    assert [e.id for e in failing_rules(package, signature(ints) or {})] == ["integer-arrays"]
+    found, hint = diagnosis_of(package, ints)
+    assert found is not None and found["solutions"] == [] and found["rules"] == ["integer-arrays"]
+    assert hint is not None and hint["kind"] == "diagnosis" and hint["rules"] == ["integer-arrays"] and hint["solution"] == ""
+    assert hint["text"].startswith("No known mistake fails quite like yours")
+    assert "the inputs it allows: “The arrays may hold integers.”" in hint["text"]
+
+    # Both value probes fail: the rule that accounts for both is enough; the input class adds nothing.
+    values = {"floats": "wrong:value", "integers": "wrong:value"}
+    assert [e.id for e in failing_rules(package, values)] == ["element-wise-sum"]
+    # Every hidden probe failing singles out nothing; nor does a package without a table.
+    assert failing_rules(package, {n: "wrong:value" for n in ("floats", "integers", "keeps_float16")}) == ()
+    (folder / "coverage.toml").unlink()
+    assert failing_rules(load_package_dir(folder), signature(ints) or {}) == ()
+
+    # A near known mistake is named as before, in its author's words.
+    dtype = result(probe("keeps_float16", "wrong_answer", failure="dtype", path=[]))
+    found, hint = diagnosis_of(package, dtype)
+    assert found is not None and found["solutions"] == ["float64"] and hint is not None and hint["solution"] == "float64"

@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from grader.package_load import load_package_dir
 from grader.signatures import grade_wrong_solutions, write_signatures
-from tests.fake_backend import FakeBackend
+from tests.fake_backend import FakeBackend, ok
 from tests.web.conftest import SUM_WRONG
 from web.challenges.models import Challenge
 from web.challenges.services import challenge_sync_from_dir
@@ -56,7 +56,7 @@ def test_the_known_mistake_is_offered_apart_from_the_ladder_and_revealed_on_requ
 ) -> None:
     response_data = submit(alice, SUM_WRONG, django_capture_on_commit_callbacks)
     found = [h for h in response_data["hints"] if h["kind"] == "diagnosis"]
-    assert len(found) == 1
+    assert len(found) == 1 and found[0]["basis"] == "mistake"
     diagnosis = found[0]
     assert diagnosis["can_reveal"] and not diagnosis["shown"] and diagnosis["html"] is None and not diagnosis["offered"]
     # The ladder's first hint is still what "show a hint" offers.
@@ -75,7 +75,6 @@ def test_the_known_mistake_is_offered_apart_from_the_ladder_and_revealed_on_requ
 def test_correct_code_and_a_mistake_like_none_get_no_diagnosis(
     alice: Client, diagnosed: Challenge, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from tests.fake_backend import ok
     from tests.web.conftest import CORRECT
 
     assert not [h for h in submit(alice, CORRECT, django_capture_on_commit_callbacks)["hints"] if h["kind"] == "diagnosis"]
@@ -84,6 +83,29 @@ def test_correct_code_and_a_mistake_like_none_get_no_diagnosis(
     fake_sandbox.script(negatives_only, negatives=ok([0, 0]))
     data = submit(alice, negatives_only, django_capture_on_commit_callbacks)
     assert data["verdict"] != "accepted" and not [h for h in data["hints"] if h["kind"] == "diagnosis"]
+
+
+def test_a_mistake_like_none_is_pointed_at_the_part_of_the_statement_whose_probes_all_fail(
+    alice: Client, diagnosed: Challenge, package_root: Path, package_dir: Path, fake_sandbox: FakeBackend, django_capture_on_commit_callbacks: Any
+) -> None:
+    """No known mistake fails like it, but every probe of one coverage.toml entry does: the diagnosis names that part
+    of the statement (on request, recorded like any diagnosis), and says it is the statement's, not a mistake's."""
+    (package_dir / "statement.md").write_text((package_dir / "statement.md").read_text() + "\nEither number may be negative.\n")
+    (package_dir / "coverage.toml").write_text(
+        '[[entry]]\nid = "sums"\nkind = "rule"\nstatement = "returns a + b"\nprobes = ["positives", "negatives"]\n\n'
+        '[[entry]]\nid = "negative-numbers"\nkind = "input"\nstatement = "Either number may be negative."\nprobes = ["negatives"]\n'
+    )
+    report = challenge_sync_from_dir(package_root)
+    assert report.ok, report.errors
+    negatives_only = "def add(a, b):\n    return a + b if a > 0 else 0\n"
+    fake_sandbox.script(negatives_only, negatives=ok([0, 0]))
+    data = submit(alice, negatives_only, django_capture_on_commit_callbacks)
+    found = [h for h in data["hints"] if h["kind"] == "diagnosis"]
+    assert len(found) == 1 and found[0]["basis"] == "statement" and not found[0]["shown"]
+    shown = next(h for h in alice.post(found[0]["reveal_url"]).json()["hints"] if h["kind"] == "diagnosis")
+    assert "No known mistake fails quite like yours" in shown["html"] and "Either number may be negative." in shown["html"]
+    assert "returns a + b" not in shown["html"]  # the rule it shares with a probe that passes is not named
+    assert HintReveal.objects.filter(hint_id=found[0]["id"]).count() == 1
 
 
 def test_the_interviewer_sees_which_shipped_solution_the_diagnosis_matched(

@@ -60,6 +60,7 @@ def _hints(interview: Interview, submission: Submission) -> list[dict[str, Any]]
             "kind": DIAGNOSIS_KIND if hint.get("kind") == DIAGNOSIS_KIND else "hint",
             "solution": str(hint.get("solution") or "") if hint.get("kind") == DIAGNOSIS_KIND else None,
             "similarity": hint.get("similarity") if hint.get("kind") == DIAGNOSIS_KIND else None,
+            "rules": [str(r) for r in hint.get("rules") or []] if hint.get("kind") == DIAGNOSIS_KIND else None,
         })  # fmt: skip
     return rows
 

@@ -73,6 +73,8 @@ def hints_payload(submission: Submission, revealed_ids: set[str], routes: Submis
                 "id": str(hint["id"]),
                 # "diagnosis": the known mistake the failures look like, in its author's words; else "hint".
                 "kind": DIAGNOSIS_KIND if hint.get("kind") == DIAGNOSIS_KIND else "hint",
+                # A diagnosis names a known mistake, or (no mistake near) the parts of the statement whose probes fail.
+                "basis": ("statement" if hint.get("rules") else "mistake") if hint.get("kind") == DIAGNOSIS_KIND else None,
                 "tier": int(hint["tier"]),
                 "tags": list(hint.get("tags") or []),
                 # The failing probes it is about, the one to fix first first (empty for results stored before).

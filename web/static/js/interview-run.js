@@ -26,8 +26,13 @@
       if (h.kind === "diagnosis") {
         // The known mistake the failures look like, and the shipped wrong solution it came from (never the candidate's to see).
         li.classList.add("hint-diagnosis");
-        var how = h.similarity >= 1 ? "the same failures as" : Math.round(h.similarity * 100) + "% like";
-        head.appendChild(el("span", "hint-tier", "Diagnosis · " + how + " solutions/" + h.solution + ".py"));
+        if (h.solution) {
+          var how = h.similarity >= 1 ? "the same failures as" : Math.round(h.similarity * 100) + "% like";
+          head.appendChild(el("span", "hint-tier", "Diagnosis · " + how + " solutions/" + h.solution + ".py"));
+        } else {
+          // No known mistake was near: the parts of the statement (coverage.toml) whose every probe failed.
+          head.appendChild(el("span", "hint-tier", "Diagnosis · no known mistake near; statement parts " + (h.rules || []).join(", ")));
+        }
       } else {
         head.appendChild(el("span", "hint-tier", (TIER[h.tier] || "Hint") + " · " + h.id));
       }

@@ -395,9 +395,13 @@
         body.innerHTML = d.html; // rendered from Markdown and sanitised by the server (nh3)
         card.appendChild(body);
       } else {
-        card.appendChild(el("p", "muted small", "Your failures resemble a mistake others have made on this challenge."));
+        var byStatement = d.basis === "statement";
+        card.appendChild(el("p", "muted small", byStatement
+          ? "Your failures point at a part of the statement."
+          : "Your failures resemble a mistake others have made on this challenge."));
         if (d.can_reveal && d.reveal_url) {
-          var button = el("button", "button button-small button-secondary reveal-diagnosis", "What mistake does this look like?");
+          var button = el("button", "button button-small button-secondary reveal-diagnosis",
+            byStatement ? "Which part of the statement?" : "What mistake does this look like?");
           button.type = "button";
           button.addEventListener("click", function () { actions.reveal(d.reveal_url, button); });
           card.appendChild(button);
