@@ -121,6 +121,32 @@ def coverage_problems(
     return problems
 
 
+#: A sentence longer than this (a table row, a run-on list) is not shown whole: the quote alone says more.
+MAX_SENTENCE = 320
+_BLOCK_RE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*|]|\d+\.)\s)")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[])")
+
+
+def quoted_sentence(statement: str, quote: str) -> str:
+    """The sentence of ``statement`` that holds ``quote`` (as the table's comparison finds it), as written, so that a
+    fragment such as "1 included" reads in its context; the quote itself when no one sentence of at most
+    ``MAX_SENTENCE`` characters holds it (it spans two, or sits in a table row)."""
+    wanted = _plain(quote)
+    blocks = _BLOCK_RE.split(statement)
+    # A table row's cells are read apart: a row is no sentence, but a cell often is.
+    cells = [cell for block in blocks for cell in (block.split("|") if block.lstrip().startswith("|") else [block])]
+    for block in cells:
+        # Bold marks go outside code spans (a bolded lead-in would hide the sentence break after it; inside code
+        # `**` is a power); code blocks are no sentences.
+        unbolded = "`".join(part if i % 2 else part.replace("**", "") for i, part in enumerate(block.split("`")))
+        for sentence in _SENTENCE_RE.split(unbolded.strip()):
+            text = " ".join(sentence.split()).lstrip("-* ").strip()
+            if wanted in _plain(text):
+                whole = len(text) <= MAX_SENTENCE and "```" not in text and text.count("`") % 2 == 0
+                return text if whole else " ".join(quote.split())
+    return " ".join(quote.split())
+
+
 def package_coverage(files: dict[str, bytes], origin: str = "<package>") -> tuple[CoverageEntry, ...] | None:
     """The package's parsed table, or None when it has none; PackageError when it cannot be read."""
     raw = files.get(COVERAGE_TABLE)

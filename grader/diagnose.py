@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from grader.coverage import CoverageEntry, package_coverage
+from grader.coverage import CoverageEntry, package_coverage, quoted_sentence
 from grader.errors import PackageError
 from grader.package import SIGNATURES_RECORD, Package, hidden_graded_version
 from grader.verdicts import Verdict
@@ -302,14 +302,15 @@ def failing_rules(package: Package, failed: Signature) -> tuple[CoverageEntry, .
     return tuple(chosen)
 
 
-def rules_hint(rules: Sequence[CoverageEntry], result: Mapping[str, Any]) -> dict[str, Any]:
+def rules_hint(rules: Sequence[CoverageEntry], statement: str, result: Mapping[str, Any]) -> dict[str, Any]:
     """The parts of the statement as a diagnosis entry of the result's hints (revealed on request, recorded, withheld
     where hints are switched off, like :func:`diagnosis_hint`'s); ``rules`` (the table's ids) is for coaches."""
-    lines = [f"- {_part(e)}" for e in rules]
-    which = "this part" if len(rules) == 1 else "these parts"
+    lines = [f"- {part}" for part in _parts(rules, statement)]
+    one = len(lines) == 1
     text = (
         "No known mistake fails quite like yours, but every probe that tests "
-        f"{which} of the statement fails, so read {'it' if len(rules) == 1 else 'them'} again against your code:\n\n" + "\n".join(lines)
+        f"{'this part' if one else 'these parts'} of the statement fails, so read {'it' if one else 'them'} again against your code:\n\n"
+        + "\n".join(lines)
     )
     ids = ",".join(e.id for e in rules)
     return {
@@ -325,9 +326,15 @@ def rules_hint(rules: Sequence[CoverageEntry], result: Mapping[str, Any]) -> dic
     }
 
 
-def _part(entry: CoverageEntry) -> str:
-    """A part of the statement as the candidate is shown it: what kind of part, and the table's quote of it."""
-    return f"{'the rule' if entry.kind == 'rule' else 'the inputs it allows'}: “{' '.join(entry.statement.split())}”"
+def _parts(rules: Sequence[CoverageEntry], statement: str) -> list[str]:
+    """The parts of the statement as the candidate is shown them: what kind of part, and the sentence that holds the
+    table's quote (two entries quoting one sentence show it once)."""
+    shown: list[str] = []
+    for entry in rules:
+        part = f"{'the rule' if entry.kind == 'rule' else 'the inputs it allows'}: “{quoted_sentence(statement, entry.statement)}”"
+        if part not in shown:
+            shown.append(part)
+    return shown
 
 
 def diagnosis_of(package: Package, result: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -341,8 +348,9 @@ def diagnosis_of(package: Package, result: Mapping[str, Any]) -> tuple[dict[str,
     rules = failing_rules(package, failed) if failed else ()
     if not rules:
         return None, None
-    found = {"solutions": [], "families": [], "similarity": None, "exact": False, "texts": [_part(e) for e in rules], "rules": [e.id for e in rules]}
-    return found, rules_hint(rules, result)
+    texts = [_parts([e], package.statement)[0] for e in rules]
+    found = {"solutions": [], "families": [], "similarity": None, "exact": False, "texts": texts, "rules": [e.id for e in rules]}
+    return found, rules_hint(rules, package.statement, result)
 
 
 # ----------------------------------------------------------------- the record

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.coverage import coverage_problems, package_coverage, parse_coverage
+from grader.coverage import MAX_SENTENCE, coverage_problems, package_coverage, parse_coverage, quoted_sentence
 from grader.errors import PackageError
 from grader.probe_meta import ProbeSpec
 from grader.validate import validate_package
@@ -91,3 +91,38 @@ def test_validation_requires_a_table_where_asked_and_fails_a_wrong_one_before_an
     assert not wrong.ok
     assert any("its quote is not in statement.md" in line for line in wrong.lines)
     assert not any("reference" in line for line in wrong.lines)  # nothing ran
+
+
+SENTENCES = (
+    """# Sum
+
+**Inputs.** `x` is a tensor of any size, 1 and 0 included (a size of 0 means no rows). It must not modify `x`.
+
+| name | meaning |
+|---|---|
+| `levels` | `2 ** (bits - 1) - 1`, for bits from 2 to 16 |
+
+```
+|total(x) - S| <= 2·u·|S|
+```
+
+- a million equal terms; the same terms reordered
+
+"""
+    + "A long sentence that goes on " * 20
+    + "and holds a fragment worth quoting.\n"
+)
+
+
+def test_a_quote_is_shown_in_the_sentence_that_holds_it_where_that_sentence_reads_on_its_own() -> None:
+    # A fragment reads in its sentence; a bolded lead-in does not hide the break after it.
+    assert quoted_sentence(SENTENCES, "1 and 0 included") == "`x` is a tensor of any size, 1 and 0 included (a size of 0 means no rows)."
+    assert quoted_sentence(SENTENCES, "It must not modify `x`.") == "It must not modify `x`."
+    # A table row's cell, with a power inside code kept as written; a list item without its dash.
+    assert quoted_sentence(SENTENCES, "for bits from 2 to 16") == "`2 ** (bits - 1) - 1`, for bits from 2 to 16"
+    assert quoted_sentence(SENTENCES, "the same terms reordered") == "a million equal terms; the same terms reordered"
+    # A code block, a sentence too long to read as a hint, and a quote found nowhere: the quote itself.
+    assert quoted_sentence(SENTENCES, "|total(x) - S| <= 2·u·|S|") == "|total(x) - S| <= 2·u·|S|"
+    assert len(SENTENCES.splitlines()[-1]) > MAX_SENTENCE
+    assert quoted_sentence(SENTENCES, "a fragment worth   quoting") == "a fragment worth quoting"
+    assert quoted_sentence(SENTENCES, "not in the statement") == "not in the statement"
