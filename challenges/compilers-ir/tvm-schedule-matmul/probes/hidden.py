@@ -210,7 +210,7 @@ SMALL_AND_WIDE = (
 
 @probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
 def annotations_small_and_wide(solution: Any) -> Any:
-    """Small products with one or several i tiles (two where M // ti is 1: the outer extent is a ceiling), j tiles of 72 to 300: rule 2."""
+    """Small products with one or several i tiles (two where M // ti is 1: the outer extent is a ceiling), j tiles of 2 to 300: rule 2."""
     return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in SMALL_AND_WIDE]}
 
 
@@ -261,7 +261,7 @@ UNIT_COPY = (
 
 @probe(category="annotations", check="generated_ok", hints=["parallel", "vectorize"])
 def annotations_unit_copy(solution: Any) -> Any:
-    """Tiles of 1 on i and j, a single row, a 1 x 1 product: the copy of the tile has no loop of its own, and no loop around the update but the inner j one is vectorized."""
+    """Tiles of 1 on i and j, a single row, a 1 x 1 product (the copy has no loop of its own), one column with a j tile of 3: rule 2."""
     return {"check": "annotations_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in UNIT_COPY]}
 
 
