@@ -36,7 +36,13 @@ fold does not own). Pairs inside subgraphs (If, Loop and Scan bodies) stay:
 ``pairs_inside_subgraphs_stay``. The folding
 category also covers the forms other exporters write: ``auto_pad``,
 ``float_data`` initializers, two and three folds of one shared weight, and a
-model that already uses the names a fold would choose.
+model that already uses the names a fold would choose. Three more (red team
+round 6, at the end of this file) cover the rarer forms the statement allows:
+subgraphs in a GRAPHS list and under a graph attribute of any name, a
+subgraph's value_info entry for an outer tensor (neither a read nor a
+definition), an IR-3 model, a Conv attribute with a doc_string, the default
+domain imported as "ai.onnx", and the pass's own names (a removed node's name
+included) planted where no generated model puts them.
 
 Four more probes grade models drawn by a seeded generator (the end of this
 file; ``_seeded(family, case)`` fixes every draw): ``generated_pairs_that_fold``
@@ -1859,3 +1865,201 @@ def generated_models_hygiene(solution: Any) -> dict[str, Any]:
     """Generated models mixing pairs that fold and pairs that stay: the caller's model is left unchanged, and the pass
     run again on its own result gives a valid model with the same nodes that computes the same outputs."""
     return _run_family(solution, 4, _hygiene_model, GEN_CASES["hygiene"], hygiene=True, again=True)
+
+
+# ---------------------------------------------------------------- every subgraph form, rarer model forms
+#
+# Red team round 6 (blind): a subgraph under a GRAPHS attribute (a list of graphs) or under a graph attribute of any
+# name, a subgraph's value_info entry for an outer tensor (neither a read nor a definition), the learned names of the
+# pass planted where no other probe plants them (a node's name inside a branch, training_info's initialization graph,
+# those two subgraph forms), a Conv attribute with a doc_string, the default domain imported as "ai.onnx", and IR 3.
+
+from probe_common import _added_and_kept  # noqa: E402
+
+
+def _holder_function(op: str, attr: str) -> onnx.FunctionProto:
+    """A model-local function whose call carries a subgraph under ``attr`` (a graph or a list of graphs) that its body
+    does not run: the node still holds the subgraph, and what the subgraph reads is read (statement, rule 2)."""
+    std = [helper.make_opsetid("", 17)]
+    return helper.make_function("probe.holder", op, ["A"], ["Y"], [helper.make_node("Identity", ["A"], ["Y"])], opset_imports=std,
+                                attributes=[attr])
+
+
+def _scalar_of(reads: str, out: str, *, planted: tuple[list[str], list[str]] = ([], []),
+               value_info: list[onnx.ValueInfoProto] | None = None) -> onnx.GraphProto:
+    """A graph that sums ``reads`` (an outer tensor) to the scalar ``out``; ``planted`` tensor names are its own unread
+    initializers and planted node names name its own nodes."""
+    tensors, node_names = planted
+    nodes = [helper.make_node("ReduceSum", [reads], [out], keepdims=0)]
+    for i, name in enumerate(node_names):
+        nodes.append(helper.make_node("Neg", [reads], [f"{out}_named{i}"], name=name))
+    inits = [numpy_helper.from_array(np.full(2, i, np.float32), name) for i, name in enumerate(tensors)]
+    return helper.make_graph(nodes, f"{out}_graph", [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, [])], inits,
+                             value_info=value_info or [])
+
+
+def _with_holders(reads: str, *, planted: tuple[list[str], list[str]] = ([], []), which: tuple[str, ...] = ("GRAPHS", "branch")
+                  ) -> tuple[list[onnx.NodeProto], list[str], list[onnx.FunctionProto]]:
+    """A Conv -> BN pair on x (x: [2, 3, 5, 5], flag: bool), and nodes whose subgraphs read ``reads``: a call whose
+    GRAPHS attribute lists two graphs (the second reads it) and a call with a graph attribute named "branch".
+    The nodes, the graph outputs and the functions."""
+    nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    outputs, functions = ["y"], []
+    if "GRAPHS" in which:
+        keep = helper.make_node("Keep", ["x"], ["kept"], domain="probe.holder")
+        keep.attribute.append(helper.make_attribute("bodies", [_scalar_of("x", "first"), _scalar_of(reads, "second", planted=planted)]))
+        nodes.append(keep)
+        outputs.append("kept")
+        functions.append(_holder_function("Keep", "bodies"))
+    if "branch" in which:
+        nodes.append(helper.make_node("Hold", ["x"], ["held"], domain="probe.holder", branch=_scalar_of(reads, "branch_sum", planted=planted)))
+        outputs.append("held")
+        functions.append(_holder_function("Hold", "branch"))
+    return nodes, outputs, functions
+
+
+def _holder_model(nodes: list[onnx.NodeProto], outputs: list[str], functions: list[onnx.FunctionProto],
+                  inits: list[TensorProto]) -> onnx.ModelProto:
+    return graph_model(nodes, [("x", [2, 3, 5, 5]), ("flag", [])], outputs, inits, functions=functions, input_types={"flag": TensorProto.BOOL})
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["single-consumer", "constants-only"])
+def readers_in_every_subgraph_form(solution: Any) -> dict[str, Any]:
+    """The Conv's output is read inside a graph of a GRAPHS attribute (a list of graphs: the second one reads it), inside
+    a graph attribute named neither then_branch, else_branch nor body (both on model-local function calls), and inside an
+    If branch that also has a value_info entry for it (an annotation, not a definition): each is a second reader. And an
+    IR-3 model, where every initializer is also a graph input: nothing is a constant, nothing folds."""
+    rng = np.random.default_rng(70)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    flag = {"flag": np.array(True)}
+    graphs_nodes, graphs_out, graphs_fn = _with_holders("c_out", which=("GRAPHS",))
+    branch_nodes, branch_out, branch_fn = _with_holders("c_out", which=("branch",))
+    annotated = helper.make_tensor_value_info("c_out", TensorProto.FLOAT, [2, 4, 5, 5])
+    then_g = _scalar_of("c_out", "then_sum", value_info=[annotated])
+    else_g = _scalar_of("x", "else_sum")
+    if_nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y"), helper.make_node("If", ["flag"], ["z"], then_branch=then_g, else_branch=else_g)]
+    # IR 3 (opset 9): an initializer had to be a graph input too, so each is a default a caller may override.
+    old_inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    old = helper.make_graph(
+        [conv("c", "x", "c_out"), bn("bn", "c_out", "n"), helper.make_node("Relu", ["n"], ["y"])], "old",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 5, 5]),
+         *[helper.make_tensor_value_info(t.name, TensorProto.FLOAT, list(t.dims)) for t in old_inits]],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4, 5, 5])], old_inits,
+    )
+    ir3 = helper.make_model(old, opset_imports=[helper.make_opsetid("", 9)], producer_name="old-exporter")
+    ir3.ir_version = 3
+    return {
+        "a GRAPHS attribute's graph reads it": apply_pass(solution, _holder_model(graphs_nodes, graphs_out, graphs_fn, inits), seed=70, fixed=flag),
+        "a graph attribute named branch reads it": apply_pass(
+            solution, _holder_model(branch_nodes, branch_out, branch_fn, inits), seed=71, fixed=flag
+        ),
+        "a branch reads it and annotates it in value_info": apply_pass(solution, _holder_model(if_nodes, ["y", "z"], [], inits), seed=72, fixed=flag),
+        "ir_version 3: every initializer is a graph input": apply_pass(solution, ir3, seed=73),
+    }
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["single-consumer", "keep-attributes", "inference-only"])
+def folds_in_rarer_model_forms(solution: Any) -> dict[str, Any]:
+    """Pairs that fold in forms exporters rarely write: an If branch annotates the Conv's output in its value_info but
+    reads only x (an annotation is not a read), a Conv attribute carrying its own doc_string (copied as it is), and a
+    model that imports the default domain under its alias "ai.onnx", at opset 17 and, beside a training-form
+    BatchNormalization that stays, at opset 13."""
+    rng = np.random.default_rng(74)
+    flag = {"flag": np.array(True)}
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    annotated = helper.make_tensor_value_info("c_out", TensorProto.FLOAT, [2, 4, 5, 5])
+    if_nodes = [
+        conv("c", "x", "c_out"), bn("bn", "c_out", "y"),
+        helper.make_node(
+            "If", ["flag"], ["z"], then_branch=_scalar_of("x", "then_sum", value_info=[annotated]), else_branch=_scalar_of("x", "else_sum")
+        ),
+    ]
+    documented = helper.make_node("Conv", ["x", "c.W", "c.B"], ["c_out"], name="c", kernel_shape=[3, 3])
+    pads = helper.make_attribute("pads", [1, 1, 1, 1])
+    pads.doc_string = "same padding"
+    strides = helper.make_attribute("strides", [1, 1])
+    strides.doc_string = "kept at 1"
+    documented.attribute.extend([pads, strides])
+    doc_nodes = [documented, bn("bn", "c_out", "n"), helper.make_node("Relu", ["n"], ["y"])]
+
+    def aliased(model: onnx.ModelProto) -> onnx.ModelProto:
+        for opset in model.opset_import:
+            if opset.domain == "":
+                opset.domain = "ai.onnx"
+        return model
+
+    more = conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "dbn", 4)
+    old_nodes = [
+        conv("c", "x", "c_out"), bn("bn", "c_out", "n"),
+        conv("d", "n", "d_out"),
+        helper.make_node("BatchNormalization", ["d_out", "dbn.scale", "dbn.bias", "dbn.mean", "dbn.var"], ["y", "rm", "rv", "sm", "sv"], name="dbn"),
+    ]
+    return {
+        "a branch annotates the Conv's output without reading it": apply_pass(
+            solution, _holder_model(if_nodes, ["y", "z"], [], inits), seed=74, fixed=flag
+        ),
+        "a Conv attribute with a doc_string": apply_pass(solution, graph_model(doc_nodes, [("x", [2, 3, 5, 5])], ["y"], inits), seed=75),
+        "the default domain imported as ai.onnx": apply_pass(
+            solution, aliased(graph_model([conv("c", "x", "c_out"), *doc_nodes[1:]], [("x", [2, 3, 5, 5])], ["y"], inits)), seed=76
+        ),
+        "ai.onnx at opset 13 with a training-form BN": apply_pass(
+            solution, aliased(graph_model(old_nodes, [("x", [2, 3, 5, 5])], ["y"], inits + more, opset=13)), seed=77
+        ),
+    }
+
+
+def _learned(solution: Any, model: onnx.ModelProto) -> tuple[list[str], list[str]]:
+    """The tensor names the pass creates on ``model`` and the names of the nodes it adds (a name of a node it removed
+    included), from a fresh import of the solution: at most 8 of each."""
+    module = fresh_solution(solution)
+    given = onnx.ModelProto()
+    given.CopyFrom(model)
+    try:
+        result = module.fold_batchnorm(given)
+    except Exception:  # noqa: BLE001 - apply_pass observes the failure
+        return [], []
+    if not isinstance(result, onnx.ModelProto):
+        return [], []
+    added, _ = _added_and_kept(model, result)
+    tensors = sorted(_tensor_names(result.graph) - _tensor_names(model.graph))
+    return tensors[:8], sorted({n.name for n in added if n.name})[:8]
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"], timeout=10)
+def learned_names_taken_in_every_subgraph_form(solution: Any) -> dict[str, Any]:
+    """The names the pass gives what it creates (learned on the same model from a fresh import: the new initializers'
+    names and the new node's name, that of a node it removes included) are already taken where no other probe puts
+    them: by initializers and node names inside a graph of a GRAPHS attribute, and inside a graph attribute named
+    branch, by initializers of training_info's initialization graph, and by a node's name inside an If branch."""
+    rng = np.random.default_rng(78)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    flag = {"flag": np.array(True)}
+
+    def holders(planted: tuple[list[str], list[str]], which: str) -> onnx.ModelProto:
+        return _holder_model(*_with_holders("x", planted=planted, which=(which,)), inits)
+
+    def in_training(planted: list[str]) -> onnx.ModelProto:
+        model = graph_model([conv("c", "x", "c_out"), bn("bn", "c_out", "y")], [("x", [2, 3, 5, 5])], ["y"], inits)
+        init_g = helper.make_graph(
+            [helper.make_node("Constant", [], ["start"], value=numpy_helper.from_array(np.ones(4, np.float32)))], "initialization", [],
+            [helper.make_tensor_value_info("start", TensorProto.FLOAT, [4])],
+            [numpy_helper.from_array(np.full(2, i, np.float32), name) for i, name in enumerate(planted)],
+        )
+        model.training_info.add().initialization.CopyFrom(init_g)
+        return model
+
+    def in_branch(node_names: list[str]) -> onnx.ModelProto:
+        then_g = _scalar_of("x", "then_sum", planted=([], node_names))
+        nodes = [conv("c", "x", "c_out"), bn("bn", "c_out", "y"),
+                 helper.make_node("If", ["flag"], ["z"], then_branch=then_g, else_branch=_scalar_of("x", "else_sum"))]
+        return _holder_model(nodes, ["y", "z"], [], inits)
+
+    learned = {which: _learned(solution, holders(([], []), which)) for which in ("GRAPHS", "branch")}
+    train_tensors, _ = _learned(solution, in_training([]))
+    _, branch_nodes = _learned(solution, in_branch([]))
+    return {
+        "in a GRAPHS attribute's graph": apply_pass(fresh_solution(solution), holders(learned["GRAPHS"], "GRAPHS"), seed=78, fixed=flag),
+        "in a graph attribute named branch": apply_pass(fresh_solution(solution), holders(learned["branch"], "branch"), seed=81, fixed=flag),
+        "in training_info's initialization graph": apply_pass(fresh_solution(solution), in_training(train_tensors), seed=79),
+        "a node's name inside an If branch": apply_pass(fresh_solution(solution), in_branch(branch_nodes), seed=80, fixed=flag),
+    }

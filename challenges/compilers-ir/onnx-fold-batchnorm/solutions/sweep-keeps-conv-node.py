@@ -1,4 +1,6 @@
-"""RIGHT (alternative), red team round 5 (blind): fold Conv -> BatchNormalization (alternative method).
+"""Wrong since red team round 6 (accepted in round 5, blind): the folded Conv keeps the Conv's node name
+without checking it against the other nodes at every depth. When a node inside a subgraph already carries that
+name, two nodes of the result share it. Otherwise a correct alternative method.
 
 Differs from a copy-fold-cleanup pass in the following ways:
   * the model is copied by a serialize/parse round trip;
