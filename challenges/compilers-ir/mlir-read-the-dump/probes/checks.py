@@ -145,3 +145,49 @@ def every_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
         return _every_call_matches(actual, expected)
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
         return False, f"the probe's observation is malformed ({type(exc).__name__})"
+
+
+def _every_flag_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    lengths, steps, want_steps = expected["lengths"], actual["steps"], expected["steps"]
+    answers = [step["at call"] for step in want_steps]
+    if (
+        not expected["same first dump"]
+        or len(lengths) < 3
+        or lengths[0] != lengths[2]
+        or any(later == answers[0] for later in answers[1:])
+    ):
+        return False, (
+            f"the expected observation's compiles do not share their first dump, the first and third differ in length, or two of "
+            f"them get the same answers (lengths {lengths}): the probe no longer tests a cache keyed on the source; report this "
+            "challenge to its authors"
+        )
+    if not isinstance(steps, list) or len(steps) != len(want_steps):
+        return False, "the probe's observation is malformed"
+    calls = len(want_steps) * len(_FUNCTION_CHECKS)
+    for number, (got, want) in enumerate(zip(steps, want_steps, strict=True), start=1):
+        for function, check in _FUNCTION_CHECKS.items():
+            for when, moment in (("at call", "as returned"), ("after all calls", "read again after the later calls")):
+                ok, message = check(got[when][function], want["at call"][function])
+                if not ok:
+                    return False, (
+                        f"{function} on compile {number} of {len(want_steps)} of one program in one process ({want['step']}), "
+                        f"its answer {moment}: {message}. Each call must answer from the dumps it is given (the same program "
+                        "compiled with other flags has other dumps), and an answer already returned must not change."
+                    )
+    return True, f"all {calls} calls right, each on its own compile, and still right after the later calls"
+
+
+def every_flag_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    """The four functions called on one program compiled with three sets of flags (``calls_on_other_flags``).
+
+    Each step's four answers must match the reference's answers on the same
+    dumps, as returned and as they read once every call has run. The expected
+    observation must show that the compiles share their first dump, that the
+    first and third have as many dumps, and that every later compile gets
+    other answers than the first: a probe that stops testing a cache keyed
+    on the source (or on the source and the length) fails validation.
+    """
+    try:
+        return _every_flag_call_matches(actual, expected)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"

@@ -84,6 +84,21 @@ The programs and what makes each one worth asking about:
   between calls and keyed on the list's id or length, or on its dumps' ids,
   answers from the other program. (Red team round 2: a cache by
   ``(id(dumps), len(dumps))`` scored 100 while every probe made one call.)
+- ``INITIALIZER``: a global computed by a ``util.initializer`` (a matmul
+  whose input sits behind ``util.optimization_barrier``, so const-eval
+  leaves it alone, and a generic whose body is written with vector ops),
+  read by ``@main``, which also holds a dead matmul. The initializer is not
+  a function: a candidate who walks only the bodies of functions answers the
+  dead matmul's erasure at dump 2 instead of the initializer's matmul
+  lowered in codegen, misses its launch, and answers a codegen dump instead
+  of dump 0 for the vector ops (red team round 3: it scored 100).
+- ``OTHER_FLAGS``: ``DATA_TILED``'s source compiled with no extra flag,
+  with data tiling, and with ``--iree-llvmcpu-disable-vector-peeling`` (as
+  many dumps as the first, other answers): ``same_source_other_flags`` calls
+  the four functions on each, so a cache keyed on the first dump (the
+  imported program), alone or with the length, answers from another compile,
+  and a function that reorders the list it is given spoils the next call's
+  (red team round 3: a memo keyed on dump 0 scored 100).
 """
 
 import gc
@@ -352,6 +367,46 @@ func.func @main(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
 }
 """
 
+INITIALIZER = """
+util.global private @w : tensor<16x16xf32>
+util.initializer {
+  %zero = arith.constant 0.0 : f32
+  %a = arith.constant dense<2.0> : tensor<16x16xf32>
+  %b = util.optimization_barrier %a : tensor<16x16xf32>
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%b, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %bx = vector.broadcast %x : f32 to vector<4xf32>
+    %s = vector.reduction <add>, %bx : vector<4xf32> into f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  util.global.store %v, @w : tensor<16x16xf32>
+  util.return
+}
+func.func @main(%a: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = util.global.load @w : tensor<16x16xf32>
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %unused = linalg.matmul ins(%a, %a : tensor<16x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+"""
+
+#: DATA_TILED's source compiled three ways: the imported program (dump 0) is the same, the dumps after it are not.
+OTHER_FLAGS = ((), DATA_TILING, ("--iree-llvmcpu-disable-vector-peeling",))
+
 # ---------------------------------------------------------------- matmul
 
 
@@ -422,6 +477,12 @@ def two_entries_lowered(solution: Any) -> Any:
     return matmul_case(solution, TWO_ENTRIES)
 
 
+@probe(category="matmul", check="matmul_matches", hints=["whole-module", "walk-ops"])
+def initializer_lowered(solution: Any) -> Any:
+    """matmul_lowered on a global computed by a util.initializer with a matmul, beside a dead matmul in @main."""
+    return matmul_case(solution, INITIALIZER)
+
+
 # ---------------------------------------------------------------- dispatch
 
 
@@ -465,6 +526,12 @@ def cf_branches_dispatches(solution: Any) -> Any:
 def two_entries_dispatches(solution: Any) -> Any:
     """dispatch_count on two public functions, each launching its own dispatches."""
     return dispatch_case(solution, TWO_ENTRIES)
+
+
+@probe(category="dispatch", check="dispatches_match", hints=["whole-module", "flow-phase"])
+def initializer_dispatches(solution: Any) -> Any:
+    """dispatch_count on a global computed by a util.initializer, read by @main."""
+    return dispatch_case(solution, INITIALIZER)
 
 
 # ---------------------------------------------------------------- vector
@@ -511,6 +578,12 @@ def cf_branches_vector(solution: Any) -> Any:
 def two_entries_vector(solution: Any) -> Any:
     """first_vector_pass on two public functions, vector ops in the body of a generic of the second one."""
     return vector_case(solution, TWO_ENTRIES)
+
+
+@probe(category="vector", check="vector_matches", hints=["whole-module", "exact-rule"])
+def initializer_vector(solution: Any) -> Any:
+    """first_vector_pass on a global computed by a util.initializer, vector ops in the body of one of its generics."""
+    return vector_case(solution, INITIALIZER)
 
 
 # ---------------------------------------------------------------- tiles
@@ -660,3 +733,43 @@ def calls_in_one_process(solution: Any, first: str, second: str) -> dict[str, An
 def called_repeatedly(solution: Any) -> Any:
     """All four functions, 16 calls in one process: two programs with as many dumps, in new lists, at freed ids and in one list refilled."""
     return calls_in_one_process(solution, TWO_SAME, SOFTMAX)
+
+
+def calls_on_other_flags(solution: Any, source: str, flag_sets: tuple[tuple[str, ...], ...]) -> dict[str, Any]:
+    """The four functions called on one program compiled with each of ``flag_sets``, one after the other, in this process.
+
+    Every compile starts from the same imported program, so the dumps begin
+    alike and differ later: a cache keyed on the first dump (the source), on
+    the list's length or on anything less than every dump's text answers a
+    later compile from an earlier one. Each list stays alive to the end (no
+    id is reused here). Every answer is read when it is returned and again
+    once every call has run; "same first dump" and "lengths" record what
+    makes the probe a test of that.
+    """
+    compiles = [compile_dumps(source, flags) for flags in flag_sets]
+    steps: list[dict[str, Any]] = []
+    returned: list[tuple[dict[str, Any], str, Any, list[Dump]]] = []
+    kept: list[list[Dump]] = []
+    for flags, fields in zip(flag_sets, compiles, strict=True):
+        dumps = [Dump(*d) for d in fields]
+        kept.append(dumps)
+        where = [Dump(d.pass_name, d.op, "") for d in fields]
+        entry: dict[str, Any] = {"step": f"the program compiled with {' '.join(flags) or 'no extra flag'}", "at call": {}}
+        for function in FUNCTIONS:
+            answer = getattr(solution, function)(dumps)
+            entry["at call"][function] = answer_of(function, answer, where)
+            returned.append((entry, function, answer, where))
+        steps.append(entry)
+    for entry, function, answer, where in returned:
+        entry.setdefault("after all calls", {})[function] = answer_of(function, answer, where)
+    return {
+        "steps": steps,
+        "same first dump": len({c[0].ir for c in compiles}) == 1,
+        "lengths": [len(c) for c in compiles],
+    }
+
+
+@probe(category="calls", check="every_flag_call_matches", hints=["fresh-each-call"], timeout=120)
+def same_source_other_flags(solution: Any) -> Any:
+    """All four functions, 12 calls in one process: one program compiled with no extra flag, then with two other flags."""
+    return calls_on_other_flags(solution, DATA_TILED, OTHER_FLAGS)
