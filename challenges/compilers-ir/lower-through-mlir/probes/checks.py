@@ -40,9 +40,11 @@ solution: the expected observation's truth is used. A report passes when
    observation's to ``TRUTH_RTOL``: the expected one may come from another
    machine, whose kernels round differently in the last bit.
 
-``reports_are_consistent`` (several verify() calls in one process): the
-observation is ``{"calls": [{"truth", "report"}, ...]}``; every call's
-report must pass ``report_is_consistent`` against its own truth.
+``reports_are_consistent`` (several verify() calls in one process: new
+artifacts at the same paths, the two functions of one vmfb, one model in
+training mode wholly then in part): the observation is ``{"calls":
+[{"truth", "report"}, ...]}``; every call's report must pass
+``report_is_consistent`` against its own truth.
 
 ``repeated_calls_consistent`` (lower() and verify() called again and again
 in one process, on objects changed in place, look-alikes and rebuilt
@@ -245,7 +247,7 @@ def _reports_are_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
         if not ok:
             return False, f"verify() call {number} of {len(calls)} in this process: {message}"
         messages.append(message)
-    return True, f"{len(calls)} verify() calls in one process, on new artifacts at the same paths: " + "; ".join(messages)
+    return True, f"{len(calls)} verify() calls in one process, each report right: " + "; ".join(messages)
 
 
 def _repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:

@@ -109,11 +109,14 @@ def _export(model: nn.Module, example: tuple[torch.Tensor, ...], path: str, grap
         onnx.save(proto, path)
 
 
-EXTERNAL_DATA = "model.onnx.data"  # where an export keeping its weights outside the .onnx file puts them
+EXTERNAL_DATA = "model.onnx.data"  # where the dynamo exporter puts the weights it keeps outside the .onnx file
 
 
-def _save_with_external_data(path: str) -> None:
-    """Rewrite the .onnx file at ``path`` with every weight in ``model.onnx.data`` beside it, as the dynamo exporter does.
+def _save_with_external_data(path: str, location: str = EXTERNAL_DATA) -> None:
+    """Rewrite the .onnx file at ``path`` with every weight in ``location`` beside it (``model.onnx.data``: as the dynamo exporter does).
+
+    The .onnx file names the file (each initializer's ``location``): any
+    name is valid ONNX, and onnxruntime reads whichever the file names.
 
     The initializers are sorted by name first (the TorchScript exporter's
     order varies from model to model), so two models of one architecture get
@@ -123,10 +126,10 @@ def _save_with_external_data(path: str) -> None:
     initializers = sorted(proto.graph.initializer, key=lambda t: t.name)
     del proto.graph.initializer[:]
     proto.graph.initializer.extend(initializers)
-    data_path = os.path.join(os.path.dirname(path), EXTERNAL_DATA)
+    data_path = os.path.join(os.path.dirname(path), location)
     if os.path.exists(data_path):  # onnx appends to an existing data file: an earlier lowering's is replaced
         os.remove(data_path)
-    onnx.save_model(proto, path, save_as_external_data=True, all_tensors_to_one_file=True, location=EXTERNAL_DATA, size_threshold=0)
+    onnx.save_model(proto, path, save_as_external_data=True, all_tensors_to_one_file=True, location=location, size_threshold=0)
 
 
 def _onnx_parts(onnx_path: str) -> list[bytes]:
@@ -163,6 +166,7 @@ def build_artifacts(
     iree_flags: Sequence[str] = (),
     workdir: str | None = None,
     external_data: bool = False,
+    data_location: str = EXTERNAL_DATA,
 ) -> dict[str, str]:
     """The probe's own lowering: TorchScript export (dynamic batch), iree-import-onnx, iree-compile.
 
@@ -181,14 +185,15 @@ def build_artifacts(
 
     With ``external_data`` the .onnx file keeps only the graph, and the
     weights sit in ``model.onnx.data`` beside it (the dynamo exporter's
-    default): onnxruntime finds them from the file's path, and a session
-    built from the .onnx file's bytes alone cannot.
+    default; ``data_location`` names another file): onnxruntime finds them
+    from the file's path, and a session built from the .onnx file's bytes
+    alone cannot.
     """
     workdir = tempfile.mkdtemp(prefix="probe-lowering-") if workdir is None else workdir
     paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
     _export(model, example, paths["onnx"], graph_name)
     if external_data:
-        _save_with_external_data(paths["onnx"])
+        _save_with_external_data(paths["onnx"], data_location)
     mlir = _cached_import(paths["onnx"], paths["mlir"])
     _cached_compile(paths["mlir"], paths["vmfb"], mlir, iree_flags)
     return {**paths, "function": graph_name}
@@ -205,7 +210,8 @@ def build_two_function_artifacts(
     it is. The .mlir file is the import of the helper (same input type)
     followed by the import of the model under the name ``function``, in one
     module; the vmfb is its compile. Imports and compile go through the
-    compile cache like ``build_artifacts``'s.
+    compile cache like ``build_artifacts``'s. The helper's own export is
+    left in the folder as ``<helper_name>.onnx`` (``helper_onnx_path``).
     """
     workdir = tempfile.mkdtemp(prefix="probe-lowering-")
     paths = {key: os.path.join(workdir, f"model.{key}") for key in ARTIFACT_FILES}
@@ -225,6 +231,11 @@ def build_two_function_artifacts(
     _write(paths["mlir"], mlir)
     _cached_compile(paths["mlir"], paths["vmfb"], mlir, ())
     return {**paths, "function": function}
+
+
+def helper_onnx_path(artifacts: dict[str, str], helper_name: str) -> str:
+    """The .onnx export of the helper function of ``build_two_function_artifacts``'s artifacts (graph ``helper_name``)."""
+    return os.path.join(os.path.dirname(artifacts["onnx"]), f"{helper_name}.onnx")
 
 
 def run_onnxruntime(path: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -459,6 +470,7 @@ def repeated_verification_case(
     graph_name: str,
     *,
     external_data: bool = False,
+    data_location: str = EXTERNAL_DATA,
     fixed_mtime: bool = False,
 ) -> dict[str, Any]:
     """Several verify() calls in this one process, each on new artifacts written over the same three paths.
@@ -468,7 +480,7 @@ def repeated_verification_case(
     calls verify(). A verify() that keeps an onnxruntime session or an IREE
     module from an earlier call, keyed by the file's path, reports the
     earlier model's outputs. With ``external_data`` the weights sit in
-    ``model.onnx.data`` (``build_artifacts``), and for models of one
+    ``data_location`` (``build_artifacts``), and for models of one
     architecture the .onnx file itself is byte for byte the same each time.
     With ``fixed_mtime`` every file of the folder gets the same modification
     time after each lowering (:data:`FIXED_MTIME_NS`, as a copy that keeps
@@ -478,7 +490,9 @@ def repeated_verification_case(
     workdir = tempfile.mkdtemp(prefix="probe-lowering-")
     observations = []
     for model, example, inputs in calls:
-        artifacts = build_artifacts(model, example, graph_name, workdir=workdir, external_data=external_data)
+        artifacts = build_artifacts(
+            model, example, graph_name, workdir=workdir, external_data=external_data, data_location=data_location
+        )
         if fixed_mtime:
             for name in os.listdir(workdir):
                 os.utime(os.path.join(workdir, name), ns=(FIXED_MTIME_NS, FIXED_MTIME_NS))

@@ -14,8 +14,10 @@ Two categories:
   outputs, a conv net exported from a single image, a token classifier with
   int64 ids in and an int64 argmax out, a 1-d signal model (Conv1d, max
   pooling, nearest Resize, CumSum, TopK) for operator coverage, and a head
-  whose ``forward(x, attention_mask, context)`` never reads its mask
-  (``lower_unused_forward_argument``). The ONNX input list is
+  whose ``forward(x, attention_mask, context, head_mask)`` never reads its
+  int64 attention mask nor its float head mask
+  (``lower_unused_forward_argument``: each must be put back in its place,
+  with its own dtype). The ONNX input list is
   ``graph.input`` itself, so it must hold exactly ``forward``'s arguments:
   weights listed as inputs (``keep_initializers_as_inputs=True``) fail every
   lowering probe, and an unused argument the TorchScript exporter dropped
@@ -43,8 +45,10 @@ Two categories:
   The others hand ``verify`` what a verify() written against its own
   lower() does not expect: a model left in training mode
   (``verify_model_left_in_training_mode``: the torch level runs in eval
-  mode whatever mode the model comes in); a vmfb exporting two functions,
-  the model second and under a name that is not the ONNX graph's
+  mode whatever mode the model comes in, wholly or in part: a BatchNorm
+  left in training mode under a top module in eval mode); a vmfb exporting
+  two functions, the model second and under a name that is not the ONNX
+  graph's, verified on each function in turn
   (``verify_function_among_several``); two calls in one process on
   artifacts written to the same paths (``verify_twice_same_paths``,
   ``reports_are_consistent``); and a model whose float32 rounding is part
@@ -59,8 +63,9 @@ Two categories:
   (``verify_external_data``: a session built from the file's bytes cannot
   find them); and two more pairs of calls on the same paths, one where only
   the external data changes while the .onnx file stays byte for byte the
-  same (``verify_twice_external_data``: a cache keyed on the .onnx file's
-  content), one where every file keeps its size and gets the same fixed
+  same (``verify_twice_external_data``, weights in ``weights.bin``: a cache
+  keyed on the .onnx file's content, or on it and ``<path>.data``), one
+  where every file keeps its size and gets the same fixed
   modification time (``verify_twice_timestamps_kept``: a cache keyed on
   path, mtime and size).
 
@@ -70,9 +75,12 @@ And both functions called again and again in one process
 weights are replaced in place in between, then verify() five times on the
 same input tensor refilled in place, the same model with new weights, a
 new input of the same shape, and a model and an input rebuilt at the ids
-(and memory) of freed ones. A cache keyed on id(), data_ptr(), the class,
-the shapes or the object itself fails one of the steps, and an output
-buffer reused by a later call changes a report already returned.
+(and memory) of freed ones; then twice on a model whose outputs are views
+of its input and of a weight, which are changed in place after the calls.
+A cache keyed on id(), data_ptr(), the class, the shapes or the object
+itself fails one of the steps, and an output buffer reused by a later call,
+or a torch level returned as views (``t.numpy()``), changes a report
+already returned.
 """
 
 from __future__ import annotations
@@ -92,6 +100,7 @@ from probe_common import (
     build_artifacts,
     build_two_function_artifacts,
     eager,
+    helper_onnx_path,
     lowering_artifacts,
     lowering_case,
     into_freed_id,
@@ -258,28 +267,55 @@ class RoundedInputMLP(nn.Module):
 
 
 class OptionalMaskHead(nn.Module):
-    """Pools normalized tokens and adds a projected context vector: inputs (x, attention_mask, context).
+    """Pools normalized tokens and adds a projected context vector: inputs (x, attention_mask, context, head_mask).
 
-    The attention mask is used only when ``use_mask`` is set, which it is
-    not here: in this configuration forward never reads its middle argument,
-    as a model whose mask is optional often does. The graph must take it all
-    the same: the TorchScript exporter leaves an unused argument out of the
-    graph, so its graph takes (x, context) and no longer follows forward's
-    arguments.
+    The attention mask (int64 0/1, as a tokenizer gives it) and the head mask
+    (float32) are used only when ``use_masks`` is set, which it is not here:
+    in this configuration forward never reads its second and fourth
+    arguments, as a model whose masks are optional often does. The graph
+    must take them all the same, each with its own dtype: the TorchScript
+    exporter leaves an unused argument out of the graph, so its graph takes
+    (x, context) and no longer follows forward's arguments. An argument put
+    back with another dtype (float32 for the int64 mask, or int64 for the
+    float head mask) or at the end instead of in its place cannot be fed.
     """
 
     def __init__(self, classes: int = 4, context: int = 3) -> None:
         super().__init__()
-        self.use_mask = False
+        self.use_masks = False
         self.ln = nn.LayerNorm(D)
         self.fc = nn.Linear(D, classes)
         self.ctx = nn.Linear(context, classes)
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, attention_mask: torch.Tensor, context: torch.Tensor, head_mask: torch.Tensor
+    ) -> torch.Tensor:
         h = self.ln(x)
-        if self.use_mask:
-            h = h * attention_mask.unsqueeze(-1)
+        if self.use_masks:
+            h = h * attention_mask.unsqueeze(-1).to(h.dtype) * head_mask.mean(dim=-1)[:, None, None]
         return self.fc(h.mean(dim=1)) + self.ctx(context)
+
+
+class ViewsHead(nn.Module):
+    """A projection, the first token of its input and a learned CLS vector broadcast over the batch: two outputs are views.
+
+    In PyTorch, ``x[:, 0]`` is a view of the input and ``cls.expand(...)`` a
+    view of the parameter, so a torch level returned as ``t.numpy()`` shares
+    their memory: an input refilled in place, or weights replaced in place,
+    after the call change the report already returned.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(D, 4)
+        self.cls = nn.Parameter(torch.randn(1, D))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.fc(x), x[:, 0], self.cls.expand(x.shape[0], D)
+
+
+# The external-data file of verify_twice_external_data: not the dynamo exporter's model.onnx.data.
+WEIGHTS_FILE = "weights.bin"
 
 
 def build(cls: type[nn.Module], seed: int) -> nn.Module:
@@ -323,11 +359,11 @@ def ids_and_mask(batch: int, seed: int, vocab: int = 50) -> tuple[torch.Tensor, 
 
 
 def tokens_mask_context(batch: int, seed: int) -> tuple[torch.Tensor, ...]:
-    """(x, attention_mask, context) for ``OptionalMaskHead``: the mask marks the first (i % SEQ) + 1 tokens of row i."""
+    """(x, attention_mask, context, head_mask) for ``OptionalMaskHead``: the int64 mask marks the first (i % SEQ) + 1 tokens of row i."""
     (x,) = tokens(batch, seed=seed)
     lengths = torch.arange(batch) % SEQ + 1
-    mask = (torch.arange(SEQ)[None, :] < lengths[:, None]).to(torch.float32)
-    return x, mask, randn(batch, 3, seed=seed + 1)
+    mask = (torch.arange(SEQ)[None, :] < lengths[:, None]).to(torch.int64)
+    return x, mask, randn(batch, 3, seed=seed + 1), randn(batch, 2, seed=seed + 2).sigmoid()
 
 
 def token_ids(batch: int, seed: int, bos: bool, vocab: int = 50) -> tuple[torch.Tensor, ...]:
@@ -379,7 +415,7 @@ def lower_signal_ops(solution: Any) -> dict[str, Any]:
 
 @probe(category="lowering", check="levels_match_torch", hints=["graph-inputs", "dynamic-batch"])
 def lower_unused_forward_argument(solution: Any) -> dict[str, Any]:
-    """forward(x, attention_mask, context) that never reads attention_mask: the graph still takes all three, at batch 3."""
+    """forward(x, attention_mask, context, head_mask) that never reads either mask: all four are inputs, each with its dtype, at batch 3."""
     model = build(OptionalMaskHead, seed=15)
     return lowering_case(solution, model, tokens_mask_context(2, seed=1500), [tokens_mask_context(3, seed=1501)])
 
@@ -432,43 +468,63 @@ def verify_token_classifier_int64(solution: Any) -> dict[str, Any]:
     return verification_case(solution, model, ids_and_mask(2, seed=2400), ids_and_mask(12, seed=2426), "token_classifier", BF16_MATMULS)
 
 
-@probe(category="verification", check="report_is_consistent", hints=["eval-mode", "report-definition"])
+@probe(category="verification", check="reports_are_consistent", hints=["eval-mode", "report-definition"])
 def verify_model_left_in_training_mode(solution: Any) -> dict[str, Any]:
-    """A faithful lowering of the conv net, whose model reaches verify() in training mode.
+    """A faithful lowering of the conv net, whose model reaches verify() in training mode: whole, then in part.
 
     The probe lowers the model and runs every level in eval mode, then calls
-    ``model.train()`` before ``verify``, as a model fresh from a training
-    loop would come. The statement's torch level is eval mode: a verify()
-    that runs the model in the mode it came in normalizes with the batch's
-    own statistics (BatchNorm), so its torch outputs are not the eval-mode
-    outputs the other levels were exported from.
+    ``verify`` twice on the same artifacts and inputs: first after
+    ``model.train()``, as a model fresh from a training loop would come;
+    then after ``model.eval()`` and ``model.bn.train()``, a submodule left in
+    training mode under a top module in eval mode (as Monte Carlo dropout
+    leaves its dropout layers). The statement's torch level is eval mode,
+    every submodule included: a verify() that runs the model in the mode it
+    came in, sets only the top module's flag, or calls ``model.eval()`` only
+    when the top module's flag is set normalizes with the batch's own
+    statistics (BatchNorm) in one of the calls, so its torch outputs are not
+    the eval-mode outputs the other levels were exported from.
     """
     model = build(ConvNet, seed=25)
     artifacts = build_artifacts(model, images(2, seed=2500), "conv_net")
     inputs = images(3, seed=2501)
     truth = run_levels(model, artifacts, inputs)
-    model.train()
-    report = solution.verify(model, dict(artifacts), inputs)
-    return {"truth": truth, "report": observe_report(report)}
+    calls = []
+    for step in ("whole", "in part"):
+        if step == "whole":
+            model.train()
+        else:
+            model.eval()
+            model.bn.train()
+        report = solution.verify(model, dict(artifacts), inputs)
+        calls.append({"truth": truth, "report": observe_report(report)})
+    return {"calls": calls}
 
 
-@probe(category="verification", check="report_is_consistent", hints=["function-name"])
+@probe(category="verification", check="reports_are_consistent", hints=["function-name", "fresh-each-call"])
 def verify_function_among_several(solution: Any) -> dict[str, Any]:
-    """The vmfb exports two functions, the model second, and the .onnx graph has another name.
+    """The vmfb exports two functions, the model second, and the .onnx graph has another name; verify() is called on each.
 
     The module holds ``center`` (its input minus its mean, same input type,
-    same output shape), then ``mlp_block``, the model; the .onnx file keeps
-    torch.onnx's graph name "main_graph". Only ``artifacts["function"]``
-    names the model: a verify() that takes the ONNX graph's name, the first
-    function of the .mlir file or the first export of the module calls
-    another function or none.
+    same output shape), then ``mlp_block``, the model; the model's .onnx
+    file keeps torch.onnx's graph name "main_graph". verify() is called
+    twice in this process on the same vmfb: first on ``center`` (the
+    ``Center`` module, its own .onnx file), then on ``mlp_block``. Only
+    ``artifacts["function"]`` names the function: a verify() that takes the
+    ONNX graph's name, the first function of the .mlir file or the first
+    export of the module calls another function or none, and one that keeps
+    a loaded function by the vmfb's bytes or path alone, without its name,
+    calls ``center`` again the second time.
     """
     model = build(MLPBlock, seed=28)
     artifacts = build_two_function_artifacts(model, tokens(2, seed=2800), "mlp_block", Center(), "center")
+    helper_artifacts = {**artifacts, "onnx": helper_onnx_path(artifacts, "center"), "function": "center"}
     inputs = tokens(3, seed=2801)
-    truth = run_levels(model, artifacts, inputs)
-    report = solution.verify(model, dict(artifacts), inputs)
-    return {"truth": truth, "report": observe_report(report)}
+    calls = []
+    for module, arts in ((Center(), helper_artifacts), (model, artifacts)):
+        truth = run_levels(module, arts, inputs)
+        report = solution.verify(module, dict(arts), inputs)
+        calls.append({"truth": truth, "report": observe_report(report)})
+    return {"calls": calls}
 
 
 @probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "report-definition"])
@@ -559,17 +615,18 @@ def verify_external_data(solution: Any) -> dict[str, Any]:
 
 @probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "external-data"])
 def verify_twice_external_data(solution: Any) -> dict[str, Any]:
-    """Two verify() calls on two MLP blocks lowered into the same folder, weights in model.onnx.data.
+    """Two verify() calls on two MLP blocks lowered into the same folder, weights in an external-data file named weights.bin.
 
     The two models share their architecture, so the second .onnx file is
-    byte for byte the first: only model.onnx.data (and the .mlir and .vmfb
-    files) change. A verify() that keys its sessions on the .onnx file's
-    content alone reports the first model's onnxruntime outputs for the
-    second.
+    byte for byte the first: only weights.bin (and the .mlir and .vmfb
+    files) change. The .onnx file names its external-data file, and the
+    name need not be ``model.onnx.data``. A verify() that keys its sessions
+    on the .onnx file's content alone, or on it and ``<path>.data``, reports
+    the first model's onnxruntime outputs for the second.
     """
     first, second = build(MLPBlock, seed=34), build(MLPBlock, seed=35)
     calls = [(first, tokens(2, seed=3400), tokens(3, seed=3401)), (second, tokens(2, seed=3500), tokens(3, seed=3401))]
-    return repeated_verification_case(solution, calls, "mlp_block", external_data=True)
+    return repeated_verification_case(solution, calls, "mlp_block", external_data=True, data_location=WEIGHTS_FILE)
 
 
 @probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "report-definition"])
@@ -603,12 +660,17 @@ def repeated_calls_changed_lookalike_rebuilt(solution: Any) -> dict[str, Any]:
     files); a new input tensor of the same shape; the model and the input
     deleted, ``gc.collect()``, and a new model and input built at their ids
     (the input over the same memory, as a rule), with their own new
-    lowering. A cache of lowered files, eval copies, sessions, modules or
+    lowering; then, on a model whose outputs include views of its input and
+    of its CLS parameter (``ViewsHead``), a call, its input refilled in
+    place and a call again, and its weights replaced in place after that.
+    A cache of lowered files, eval copies, sessions, modules or
     whole reports keyed on an object's id, a ``data_ptr()``, the model's
     class, the shapes, or the object itself returns an earlier call's
     values at one of the steps. The observation holds each report as
     returned (a copy taken right after the call) and as it reads once every
-    call has run (an output buffer reused by a later call changes it).
+    call has run (an output buffer reused by a later call, or a torch
+    level returned as ``t.numpy()`` views of an input or a weight the
+    caller then changes in place, changes it).
 
     The verification lowerings are those of verify_faithful_mlp,
     verify_twice_same_paths and verify_empty_batch (same models, examples
@@ -671,6 +733,15 @@ def repeated_calls_changed_lookalike_rebuilt(solution: Any) -> dict[str, Any]:
     model.eval()
     taken = {"model": id(model) == freed[0], "input": id(x) == freed[1], "input memory": x.data_ptr() == freed[2]}
     call("a model and an input freed and rebuilt at their ids", model, build_artifacts(model, tokens(2, seed=3100), "mlp_block"), (x,))
+
+    # Outputs that are views of the input and of a weight: the input refilled in place, then the weights replaced in place.
+    views = build(ViewsHead, seed=42)
+    (y,) = tokens(4, seed=4200)
+    views_artifacts = build_artifacts(views, tokens(2, seed=4201), "views_head")
+    call("a model whose outputs are views of its input and of a weight", views, views_artifacts, (y,))
+    y.copy_(tokens(4, seed=4202)[0])
+    call("the same input tensor refilled in place, outputs views of it", views, views_artifacts, (y,))
+    views.load_state_dict(build(ViewsHead, seed=43).state_dict())  # after the last call: its reports must not change
 
     for entry, report in zip(calls, returned, strict=True):
         entry["after all calls"] = observe_report(report)

@@ -9,7 +9,8 @@ lower:
   ``forward`` never reads (an optional attention mask, say); it is put back,
   in its place, so that the graph's inputs are exactly forward's arguments.
 - MLIR: iree-import-onnx, run in this process through the console script's
-  own entry point (the script is not on the sandbox's PATH). It writes the
+  own entry point (the same tool as the ``iree-import-onnx`` console script
+  on the sandbox's PATH, without a child process). It writes the
   model in the torch dialect, one ``torch.operator "onnx.X"`` per ONNX node,
   in a ``func.func`` named after the ONNX graph.
 - CPU code: ``iree.compiler.compile_file`` (it runs the iree-compile binary
@@ -20,7 +21,8 @@ verify: PyTorch eager (eval, no_grad), onnxruntime (default options, CPU
 provider, inputs fed in the graph's order) and IREE (driver local-task, the
 function named in the artifacts) on the same inputs, every output in order;
 errors of each pair in float64, each maximum over every element of every
-output.
+output. The torch level's arrays are copies: an output of ``forward`` can be
+a view of an input or a weight, which the caller may change in place later.
 """
 
 from __future__ import annotations
@@ -117,7 +119,8 @@ def _flatten(out: Any) -> list[torch.Tensor]:
 def run_torch(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:
     model.eval()
     with torch.no_grad():
-        return [t.numpy() for t in _flatten(model(*inputs))]
+        # Copies: an output can be a view of an input or a weight (x[:, 0], a CLS token expanded).
+        return [t.numpy().copy() for t in _flatten(model(*inputs))]
 
 
 def run_onnxruntime(path: str, arrays: list[np.ndarray]) -> list[np.ndarray]:

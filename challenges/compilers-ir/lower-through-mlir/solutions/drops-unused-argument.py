@@ -82,7 +82,7 @@ def _flatten(out: Any) -> list[torch.Tensor]:
 def run_torch(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:
     model.eval()
     with torch.no_grad():
-        return [t.numpy() for t in _flatten(model(*inputs))]
+        return [t.numpy().copy() for t in _flatten(model(*inputs))]
 
 
 def run_onnxruntime(path: str, arrays: list[np.ndarray]) -> list[np.ndarray]:

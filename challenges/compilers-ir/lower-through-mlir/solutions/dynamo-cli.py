@@ -81,7 +81,7 @@ def verify(model: torch.nn.Module, artifacts: dict[str, str], inputs: tuple[torc
 
     model.eval()
     with torch.no_grad():
-        torch_out = [t.numpy() for t in _as_list(model(*inputs))]
+        torch_out = [t.numpy().copy() for t in _as_list(model(*inputs))]  # not views of an input or a weight
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL

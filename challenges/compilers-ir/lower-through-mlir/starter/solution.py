@@ -10,8 +10,9 @@ Write two functions (the statement defines them exactly):
   on the same inputs and report every level's outputs and the errors
   between them.
 
-The tools are installed as Python packages; in the sandbox their console
-scripts are not on PATH. From Python:
+The tools are installed as Python packages, and their console scripts
+(``iree-import-onnx``, ``iree-compile``) are on the sandbox's PATH. From
+Python:
 
     torch.onnx.export(...)
     from iree.compiler.tools.import_onnx.__main__ import main, parse_arguments
