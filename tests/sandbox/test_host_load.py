@@ -225,7 +225,22 @@ def test_an_endless_loop_is_a_time_limit_idle_and_under_load(backend: str) -> No
     the host left it less than that by five times its limit, a platform fault, never a verdict of another kind."""
     package = add_numbers()
     grade(HONEST, backend=backend, package=package)
-    assert grade(SPINS_FOREVER, backend=backend, package=package).verdict == "time_limit"
+    # "Idle" is this test's own doing only: the suite's other worker may load the host enough that the run is refused
+    # as overloaded (seen in a fresh-clone CI run). Graded again as the worker would; a load fault every time is the
+    # right answer only on a host far busier than two cores can serve.
+    faults: list[str] = []
+    loads: list[float] = []
+    for backoff in (2, 4, 8, 0):
+        try:
+            assert grade(SPINS_FOREVER, backend=backend, package=package).verdict == "time_limit"
+            break
+        except HostLoadError as fault:
+            loads.append(os.getloadavg()[0])
+            faults.append(f"{fault} (load average {loads[-1]:.1f})")
+            time.sleep(backoff)
+    else:
+        busy = os.cpu_count() or 1
+        assert min(loads) > busy, f"a load fault on every grading, some with the cores not all busy: {faults}"
     with busy_cores(per_core=1):
         try:
             verdict = grade(SPINS_FOREVER, backend=backend, package=package).verdict
