@@ -403,6 +403,235 @@ def random_graphs_with_multi_output_nodes(solution: ModuleType) -> dict[str, Any
     return out
 
 
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["roots", "topo-order"])
+def repeated_roots_run_each_node_once(solution: ModuleType) -> dict[str, Any]:
+    """A root given twice beside roots that lead to the same nodes, in every order: every node runs once, with its complete gradient.
+
+    The gradients of a repeated root add up in one buffer, and its node runs
+    once, like any other. An engine that makes each root's node ready once per
+    entry of roots (red team round 3) runs it a second time with no gradient,
+    and that run counts as a second delivery to the nodes below it: a node
+    still waiting for another root's gradient runs early and that gradient is
+    lost (in the orders where the second run comes first), and even where the
+    values come out right, as for a leaf given twice, the node runs twice.
+    Every call of a node is counted with the profile hook of
+    call_stack_stays_shallow (Node.__call__, on any thread a backward starts).
+    """
+    V = solution.Variable
+    node_call = solution.Node.__call__.__code__
+    out: dict[str, Any] = {}
+
+    def counted(roots: list[Any], seeds: list[Any]) -> dict[str, Any]:
+        seen = _watch_call_stack(lambda: solution.backward(roots, seeds), (node_call,))
+        return {"raised": seen["error"], "node runs": seen["calls"][node_call]}
+
+    seed_values = {"y": [2.0, -0.5, 0.75], "z": [1.5, -1.0], "t": [0.5, 3.0]}
+    for order in sorted(set(itertools.permutations("yyz"))):
+        # y = sum(a) is given twice; z reaches a's node through exp: SinBackward waits for both.
+        x = V([0.3, -1.2, 0.8], requires_grad=True)
+        a = x.sin()
+        made = {"y": a.sum(), "z": a.exp().sum()}
+        used = {"y": 0, "z": 0}
+        seeds = []
+        for name in order:
+            seeds.append(V(seed_values[name][used[name]]))
+            used[name] += 1
+        run = counted([made[name] for name in order], seeds)
+        out["y twice, z: " + ", ".join(order)] = {**run, "x.grad": _grad(x)}
+
+    for order in sorted(set(itertools.permutations("xxt"))):
+        # A leaf given twice beside a root whose graph reaches it twice more.
+        x = V([0.6, -0.4], requires_grad=True)
+        made = {"x": x, "t": (x * x.tanh()).sum()}
+        seeds_by_name = {"x": [V([1.0, -2.0]), V([0.25, 0.5])], "t": [V(1.5)]}
+        used = {"x": 0, "t": 0}
+        seeds = []
+        for name in order:
+            seeds.append(seeds_by_name[name][used[name]])
+            used[name] += 1
+        run = counted([made[name] for name in order], seeds)
+        out["x twice, t: " + ", ".join(order)] = {**run, "x.grad": _grad(x)}
+
+    for order in sorted(set(itertools.permutations("qqs"))):
+        # A piece of a split given twice; s reaches the split node through both pieces.
+        y = V(np.linspace(-1.0, 1.5, 5), requires_grad=True)
+        p, q = y.split([2, 3])
+        made = {"q": q, "s": (q.cos().sum() * p).sum()}
+        seeds_by_name = {"q": [V([1.0, -1.0, 0.5]), V([2.0, 0.25, -3.0])], "s": [V(0.75)]}
+        used = {"q": 0, "s": 0}
+        seeds = []
+        for name in order:
+            seeds.append(seeds_by_name[name][used[name]])
+            used[name] += 1
+        run = counted([made[name] for name in order], seeds)
+        out["q twice, s: " + ", ".join(order)] = {**run, "y.grad": _grad(y)}
+
+    x = V([1.5, -0.5], requires_grad=True)
+    out["a leaf twice and nothing else"] = {**counted([x, x], [V([1.0, 2.0]), V([0.5, -3.0])]), "x.grad": _grad(x)}
+
+    # Two pieces of one split as the only roots: two edges, one node, which runs once.
+    y = V([0.5, -1.0, 2.0], requires_grad=True)
+    p, q = (y * 2.0).split([1, 2])
+    out["two pieces of one split, and one of them again"] = {**counted([q, p, q], [V([1.0, -1.0]), V([3.0]), V([0.5, 0.5])]), "y.grad": _grad(y)}
+
+    # The same output three times and nothing else, with create_graph: one run of each node, the seeds summed once.
+    w = V([0.2, 0.9], requires_grad=True)
+    r = w.exp() * w
+    g1, g2, g3 = V([1.0, 0.5], requires_grad=True), V([-2.0, 1.0], requires_grad=True), V([0.5, 0.5], requires_grad=True)
+    seen = _watch_call_stack(lambda: solution.backward([r, r, r], [g1, g2, g3], create_graph=True), (node_call,))
+    first = _grad(w)
+    gw = w.grad
+    w.grad = None
+    gw.sum().backward()
+    out["one output three times, create_graph"] = {
+        "raised": seen["error"],
+        "node runs": seen["calls"][node_call],
+        "w.grad": first,
+        "g1.grad of sum(w.grad)": _grad(g1),
+        "g3.grad of sum(w.grad)": _grad(g3),
+    }
+    return out
+
+
+def _none_for_input_ops(solution: ModuleType) -> tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]:
+    """Two custom ops whose nodes (classes of the probe's own, as a user's torch.autograd.Function is) return None for an input that requires grad.
+
+    ``stop(a)`` is a copy of ``a`` whose backward gives ``a`` no gradient;
+    ``times_held(a, b)`` is ``a * b`` whose backward gives ``a`` none and ``b`` ``grad * a``.
+    """
+
+    class StopBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            return [None]
+
+    class TimesHeldBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            (g,) = grad_inputs
+            (a,) = self.saved_tensors
+            return [None, g * a]
+
+    def record(out: Any, node: Any) -> Any:
+        out.requires_grad, out.grad_fn, out.output_nr = True, node, 0
+        return out
+
+    def stop(a: Any) -> Any:
+        return record(solution.Variable(a.data), StopBackward([a.gradient_edge()]))
+
+    def times_held(a: Any, b: Any) -> Any:
+        node = TimesHeldBackward([a.gradient_edge(), b.gradient_edge()])
+        node.save_for_backward(a)
+        return record(solution.Variable(a.data * b.data), node)
+
+    return stop, times_held
+
+
+@probe(category="correctness", rtol=1e-9, atol=1e-12, hints=["none-gradients", "topo-order"])
+def none_gradients_count_as_delivered(solution: ModuleType) -> dict[str, Any]:
+    """Custom nodes that return None for an input requiring grad: that edge has still delivered, and the nodes behind it run.
+
+    A node may return None for an edge whose node is not None (a custom op
+    that gives one input no gradient, as a torch.autograd.Function's backward
+    may). Nothing is added to the buffer, but the delivery counts: the node it
+    points at runs once all its edges have delivered, with None in the slots
+    nothing reached. An engine that skips such an edge entirely, the count
+    included (red team round 3), leaves that node waiting forever, and with it
+    every node below it: leaves that also get real gradients along other
+    paths keep .grad None.
+    """
+    V = solution.Variable
+    stop, times_held = _none_for_input_ops(solution)
+    out: dict[str, Any] = {}
+
+    x = V([0.3, -0.8, 1.4], requires_grad=True)
+    (stop(x.sin()).sum() + x.exp().sum()).backward()  # SinBackward gets only None; x also gets exp(x)
+    out["None into a node, a real path beside it"] = {"x.grad": _grad(x)}
+
+    x = V([0.5, 1.5], requires_grad=True)
+    w = V([2.0, -1.0], requires_grad=True)
+    (stop(x.tanh().cos() * w).sum() + (x * 3.0).sum() + w.sum()).backward()  # None reaches a chain of three nodes
+    out["None into a chain"] = {"x.grad": _grad(x), "w.grad": _grad(w)}
+
+    u = V([0.4, -0.2], requires_grad=True)
+    k = V([1.0, 2.0], requires_grad=True)
+    (stop(u).sum() + k.sum()).backward()  # only None reaches u
+    out["only None reaches a leaf"] = {"u.grad is None": u.grad is None, "k.grad": _grad(k)}
+
+    y = V(np.linspace(-1.0, 1.0, 5), requires_grad=True)
+    p, q = y.split([2, 3])
+    (stop(p).sum() + q.sin().sum()).backward()  # the split node gets None for piece 0
+    out["None for one piece of a split"] = {"y.grad": _grad(y)}
+
+    y = V(np.linspace(-1.0, 1.0, 4), requires_grad=True)
+    p, q = y.chunk(2)
+    (times_held(p.exp(), q).sum() + (q * q).sum()).backward()  # ExpBackward gets None; the split node waits for it
+    out["None for one input of two"] = {"y.grad": _grad(y)}
+
+    z = V([0.7, -0.3], requires_grad=True)
+    (times_held(z.sin(), z).sum() + (z * z).sum()).backward(create_graph=True)  # z.grad = sin z + 2 z
+    first = _grad(z)
+    gz = z.grad
+    z.grad = None
+    if gz is not None and gz.requires_grad:
+        gz.sum().backward()
+        second = _grad(z)
+    else:
+        second = "z.grad is None or carries no graph"
+    out["with create_graph, then the second order"] = {"z.grad": first, "z.grad of sum(z.grad)": second}
+
+    v = V([0.1, 0.9], requires_grad=True)
+    root = stop(v.exp())
+    failed = raises(solution.backward, [root, v.sin()], [V([1.0, 1.0]), V([2.0, -1.0])])
+    out["a root whose node returns None"] = {"backward": failed, "v.grad": _grad(v)}
+    return out
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["accumulate"])
+def summed_gradient_passed_on_to_two_nodes(solution: ModuleType) -> dict[str, Any]:
+    """A gradient summed from two paths that an addition passes on unchanged to two nodes, each waiting for more.
+
+    s = u + v is used twice, so the gradient reaching AddBackward is a sum the
+    engine made; AddBackward hands that very Variable to u's node and to v's,
+    and each of them waits for a gradient along a longer path too. An engine
+    that adds later gradients in place into buffers it created itself, and
+    still counts a buffer as its own after handing it to a node (red team
+    round 3), adds u's later gradient into v's buffer as well. The graphs are
+    built so that this happens in a LIFO, a FIFO and a sequence_nr order.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+    for label, s_after_paths, s_terms_first, length in (
+        ("the sum built after the long paths, its terms last", True, False, 3),
+        ("the sum built first, its terms first", False, True, 4),
+        ("the sum built first, its terms last", False, False, 3),
+    ):
+        x = V([0.3, -0.8, 1.4], requires_grad=True)
+        u, v = x.sin(), x.cos()
+        if not s_after_paths:
+            s = u + v
+        lu, lv = u, v
+        for _ in range(length):
+            lu, lv = lu.tanh(), lv.tanh()
+        if s_after_paths:
+            s = u + v
+        if s_terms_first:
+            loss = (s * 2.0).sum() + s.exp().sum() + lu.sum() + lv.sum()
+        else:
+            loss = lu.sum() + lv.sum() + (s * 2.0).sum() + s.exp().sum()
+        loss.backward()
+        out[label] = _grad(x)
+
+    # The same through two leaves: AddBackward passes the sum to both AccumulateGrad nodes.
+    a = V([0.5, -1.0], requires_grad=True)
+    b = V([1.5, 0.25], requires_grad=True)
+    la, lb = a, b
+    for _ in range(3):
+        la, lb = la.tanh(), lb.tanh()
+    s = a + b
+    (la.sum() + lb.sum() + (s * 2.0).sum() + s.exp().sum()).backward()
+    out["to two leaves"] = {"a.grad": _grad(a), "b.grad": _grad(b)}
+    return out
+
+
 @probe(category="double-backward", weight=2, rtol=1e-9, atol=1e-12, hints=["create-graph", "roots"])
 def seed_gradients_follow_create_graph(solution: ModuleType) -> dict[str, Any]:
     """Gradients handed to backward that require grad: summing them is recorded exactly when create_graph is."""
@@ -722,6 +951,96 @@ def failed_pass_releases_what_ran(solution: ModuleType) -> dict[str, Any]:
         "MulBackward below": _call_node(below_node.grad_fn, one2),
         "z.grad": _grad(z),
     }
+    return out
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["released-saved-nothing", "retain-graph"])
+def released_nodes_that_saved_nothing_run_again(solution: ModuleType) -> dict[str, Any]:
+    """Released nodes that saved nothing (additions, sums, splits, a leaf's AccumulateGrad) run again: backwards through them succeed.
+
+    Releasing a node drops its saved Variables and nothing else; as in
+    PyTorch, a node that saved nothing runs after it too, so a second plain
+    backward through a graph of additions and sums succeeds and accumulates
+    again. An engine that "frees the graph" by also clearing a node's
+    next_functions, or that raises the freed-graph error itself at any node
+    it finds released, or skips such a node (red team round 3), makes these
+    backwards raise or lose their gradients. Whether a node still works is
+    seen by calling it directly, and its edges by counting its next_functions
+    (the first case, so that cutting the graph and refusing released nodes
+    fail this probe differently and the diagnosis can tell them apart).
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+
+    # After a plain backward, the nodes that saved nothing keep their edges and still work when called directly.
+    x = V([1.0, 2.0], requires_grad=True)
+    w = V([0.5, -1.0], requires_grad=True)
+    s = x + w
+    first, second = s.split([1, 1])
+    c = solution.cat([second, first])
+    y = c.sum()
+    y.backward()
+    nodes = {"SumBackward": (y.grad_fn, V(1.0)), "CatBackward": (c.grad_fn, V([1.0, -2.0])), "AddBackward": (s.grad_fn, V([0.5, 3.0]))}
+    out["released nodes that saved nothing, called directly"] = {
+        "edges": {name: len(node.next_functions) for name, (node, _) in nodes.items()},
+        "split edges": len(first.grad_fn.next_functions),
+        "called": {name: _call_node(node, grad) for name, (node, grad) in nodes.items()},
+    }
+
+    x = V([1.0, 2.0], requires_grad=True)
+    w = V([0.5, -1.0], requires_grad=True)
+    y = (x + w).sum()
+    runs = [raises(y.backward), raises(y.backward), raises(y.backward, create_graph=True)]
+    out["the sum of an addition, three plain backwards"] = {"backwards": runs, "x.grad": _grad(x), "w.grad": _grad(w)}
+
+    # Every op that saves nothing: subtraction with broadcasting, negation, transpose, split, cat, sum.
+    m = V([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+    b = V([1.0, -2.0, 0.5], requires_grad=True)
+    q = (-(m - b)).T  # (3, 2)
+    top, rest = q.split([1, 2])
+    r = solution.cat([rest, top]) + 1.0
+    loss = (r * V([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum()  # MulBackward saves: only in the first pass
+    loss.backward()
+    runs = [raises(r.backward, V([[1.0, -1.0], [0.5, 2.0], [0.0, 3.0]])), raises(r.backward, V([[2.0, 1.0], [1.0, 1.0], [-1.0, 0.5]]))]
+    out["subtraction, negation, transpose, split, cat"] = {"backwards": runs, "m.grad": _grad(m), "b.grad": _grad(b)}
+
+    # One piece of a split at a time: the second backward goes through the released SplitBackward.
+    z = V([0.3, -0.6, 1.2], requires_grad=True)
+    p, rest2 = z.split([1, 2])
+    (p * 2.0).sum().backward()
+    second = raises(rest2.sin().sum().backward)
+    out["one piece of a split at a time"] = {"second backward": second, "z.grad": _grad(z)}
+
+    # An addition with a constant, released by a first backward, then reached from a new root.
+    x = V([0.4, -1.1], requires_grad=True)
+    a = x + 1.0
+    a.cos().sum().backward()
+    second = raises((a * 2.0).sum().backward)
+    out["an addition reached again from a new root"] = {
+        "second backward": second,
+        "x.grad": _grad(x),
+        "AddBackward called directly": _call_node(a.grad_fn, V([1.0, -2.0])),
+    }
+
+    # A root node released by hand above a node that saved its input: the backward runs both.
+    x = V([0.2, 0.9], requires_grad=True)
+    w = V([1.5, -0.5], requires_grad=True)
+    e = x.exp()
+    s = e + w
+    s.grad_fn.release_variables()
+    first = raises(s.sum().backward)
+    out["an addition released by hand, a saving node below it"] = {
+        "backward": first,
+        "x.grad": _grad(x),
+        "w.grad": _grad(w),
+        "ExpBackward after it": _call_node(e.grad_fn, V([1.0, 1.0])),
+        "backward again": raises(s.sum().backward),
+    }
+
+    # A leaf as the root of two plain backwards.
+    k = V([0.5, -0.5], requires_grad=True)
+    runs = [raises(solution.backward, [k], [V([1.0, 2.0])]), raises(solution.backward, [k], [V([0.5, 0.5])])]
+    out["a leaf as the root, twice"] = {"backwards": runs, "k.grad": _grad(k)}
     return out
 
 
