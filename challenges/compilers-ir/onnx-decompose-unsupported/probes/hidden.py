@@ -379,11 +379,15 @@ def layernorm_default_epsilon(solution: Any) -> dict[str, Any]:
 
 @probe(category="decompose", check="decomposition_ok", hints=["layernorm-variance"])
 def layernorm_large_offset(solution: Any) -> dict[str, Any]:
-    """Opset 17: LayerNormalization of rows whose mean is a hundred times their spread."""
+    """Opset 17: LayerNormalization of rows of 16 drawn with a standard deviation of 1 around 50."""
+    # Red team round 7: around 100, a float32 two-pass decomposition (the reference's, or one written
+    # with Div, ReduceSum / n or Scale first: all alike) and onnxruntime's kernel differ by up to 1.6
+    # times the tolerance over 60 seeds; around 50 by 0.8 at most (0.14 on this one), while
+    # E[x^2] - E[x]^2 in float32 is 7.5 times beyond it here (onnxruntime 1.32).
     nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln")]
     m = make(nodes, [vi("x", [4, 16])], [vi("y", [4, 16])], 17,
              [init("scale", randn(30, 16)), init("bias", randn(31, 16))])  # fmt: skip
-    return decompose_case(solution, m, {"x": randn(32, 4, 16) + 100.0})
+    return decompose_case(solution, m, {"x": randn(32, 4, 16) + 50.0})
 
 
 @probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis"])
@@ -787,7 +791,7 @@ def symbolic_dims_zero_sizes_softmax_legacy(solution: Any) -> dict[str, Any]:
 
 @probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis", "softmax-legacy"])
 def symbolic_dims_zero_sizes_opset17(solution: Any) -> dict[str, Any]:
-    """Opset 17: LayerNormalization (axes -1, 1, -2) over static dims after symbolic ones, Softmax and HardSwish, run with a 0 in each symbolic dim."""
+    """Opset 17: LayerNormalization (axes -1, 1, -2) over static dims after symbolic ones, Softmax and HardSwish, run with a 0 in each symbolic dim."""  # noqa: E501
     nodes = [
         helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln"),
         helper.make_node("LayerNormalization", ["z", "scale34"], ["y_z"], name="ln_axis1", axis=1),
@@ -809,7 +813,7 @@ def symbolic_dims_zero_sizes_opset17(solution: Any) -> dict[str, Any]:
 
 @probe(category="decompose", check="decomposition_ok", hints=["gelu-approximate", "hardswish"])
 def symbolic_dims_zero_sizes_opset20(solution: Any) -> dict[str, Any]:
-    """Opset 20, x of shape [N, C, L]: Softmax (axes 1 and -1), Gelu both ways and HardSwish, run with a 0 in each dim; LayerNormalization on [N, T, 8]."""
+    """Opset 20, x of shape [N, C, L]: Softmax (axes 1 and -1), Gelu both ways and HardSwish, run with a 0 in each dim; LayerNormalization on [N, T, 8]."""  # noqa: E501
     nodes = [
         helper.make_node("Softmax", ["x"], ["s_axis1"], name="sm", axis=1),
         helper.make_node("Softmax", ["x"], ["s_last"], name="sm_last"),
@@ -922,7 +926,7 @@ def target_reads_other_domain_output(solution: Any) -> dict[str, Any]:
 
 @probe(category="decompose", check="decomposition_ok", hints=["leave-alone"])
 def untouched_value_info_kept(solution: Any) -> dict[str, Any]:
-    """Opset 20: value_info for what a Gelu reads, for a com.microsoft node's output, for an output the rewrite redefines, and for no tensor: all kept."""
+    """Opset 20: value_info for what a Gelu reads, for a com.microsoft node's output, for an output the rewrite redefines, and for no tensor: all kept."""  # noqa: E501
     nodes = [
         helper.make_node("Add", ["x", "x"], ["h"], name="double"),
         helper.make_node("Gelu", ["h"], ["g"], name="gelu"),
@@ -991,7 +995,7 @@ def untouched_nodes_kept(solution: Any) -> dict[str, Any]:
 
 @probe(category="decompose", check="decomposition_ok", hints=["rank-zero"])
 def rank0_gelu_hardswish(solution: Any) -> dict[str, Any]:
-    """Opset 20: Gelu both ways and HardSwish on a rank-0 float32 input, float64 tanh-Gelu on a rank-0 input and on a rank-0 ReduceSum; outputs declared []."""
+    """Opset 20: Gelu both ways and HardSwish on a rank-0 float32 input, float64 tanh-Gelu on a rank-0 input and on a rank-0 ReduceSum; outputs declared []."""  # noqa: E501
     nodes = [
         helper.make_node("Gelu", ["x"], ["g"], name="gelu"),
         helper.make_node("Gelu", ["x"], ["g_tanh"], name="gelu_tanh", approximate="tanh"),
@@ -1223,7 +1227,7 @@ def whole_model_extras(rng: np.random.Generator, model: onnx.ModelProto) -> None
     not), the statistics of a LayerNormalization declared in value_info with
     the type shape inference gives them (stash_type's, float for a float64
     X), and the model's own fields: producer, doc strings, metadata, the
-    graph's name, the model version.
+    graph's name, metadata_props and quantization_annotation, the model version.
     """
     g = model.graph
     taken = names_in_use(model)
@@ -1254,10 +1258,11 @@ def whole_model_extras(rng: np.random.Generator, model: onnx.ModelProto) -> None
         g.name = str(rng.choice(["main_graph", "torch_jit", "g"]))
         g.doc_string = "the graph"
         helper.set_model_props(model, {"source": "generated", "seed": str(int(rng.integers(0, 1000)))})
+        graph_fields(g, g.input[0].name)  # red team round 7: no draw, so the models drawn before stay the same
 
 
 def untouched_extras(rng: np.random.Generator, model: onnx.ModelProto, family: str) -> None:
-    """What a clean-up pass would touch and decompose must leave alone: a node nobody reads, unnamed nodes, an unread initializer and value_info entry."""
+    """What a clean-up pass would touch and decompose must leave alone: a node nobody reads, unnamed nodes, an unread initializer and value_info entry."""  # noqa: E501
     g = model.graph
     taken = names_in_use(model)
     floats = [i.name for i in g.input if i.type.tensor_type.elem_type in (F32, F64)]
@@ -1758,7 +1763,7 @@ def _draw_symbolic(rng: np.random.Generator) -> tuple[onnx.ModelProto, list[dict
 @probe(category="decompose", check="generated_ok", weight=2, timeout=90,
        hints=["softmax-legacy", "layernorm-axis", "constant-dtype", "reduce-axes-opset"])  # fmt: skip
 def generated_symbolic_dims(solution: Any) -> dict[str, Any]:
-    """Generated models with symbolic dims (dim_param) over the four ops, opsets 11-20, run on three sets of sizes; float64 beyond float32 too; unread nodes, unnamed nodes, unread initializers and value_info."""
+    """Generated models with symbolic dims (dim_param) over the four ops, opsets 11-20, run on three sets of sizes; float64 beyond float32 too; unread nodes, unnamed nodes, unread initializers and value_info."""  # noqa: E501
     rng = np.random.default_rng(GEN_SEED + 5)
     cases = []
     for _ in range(60):
@@ -1774,7 +1779,8 @@ def generated_symbolic_dims(solution: Any) -> dict[str, Any]:
 
 
 def zero_size_feeds(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[dict[str, np.ndarray]]:
-    """For each symbolic dim of the graph inputs, ``feeds`` with that dim's size 0 (every input that has it sliced empty), where the original accepts it.
+    """For each symbolic dim of the graph inputs, ``feeds`` with that dim's size 0 (every input that has it sliced empty),
+    where the original accepts it.
 
     onnxruntime refuses some: a LayerNormalization whose normalized block is
     empty, say. The statement asks a rewrite to work for the sizes the
@@ -1803,7 +1809,7 @@ def zero_size_feeds(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> lis
 @probe(category="decompose", check="generated_ok", weight=2, timeout=90,
        hints=["softmax-legacy", "layernorm-axis", "reduce-axes-opset"])  # fmt: skip
 def generated_symbolic_zero_sizes(solution: Any) -> dict[str, Any]:
-    """Generated models with symbolic dims, opsets 11-20, run on one set of sizes and then with each symbolic dim 0 in turn (where the original accepts it); unread and unnamed nodes among them."""
+    """Generated models with symbolic dims, opsets 11-20, run on one set of sizes and then with each symbolic dim 0 in turn (where the original accepts it); unread and unnamed nodes among them."""  # noqa: E501
     rng = np.random.default_rng(GEN_SEED + 6)
     cases = []
     for _ in range(40):
@@ -1840,7 +1846,7 @@ def generated_other_domains_and_opsets(solution: Any) -> dict[str, Any]:
 
 @probe(category="report", weight=2, hints=["report-subgraphs", "report-domains"])
 def generated_reports(solution: Any) -> Any:
-    """Generated models: subgraphs (If, Loop, Scan, other domains' ops) nested up to three deep, reading outer names, nodes of every domain; different subgraphs share graph names."""
+    """Generated models: subgraphs (If, Loop, Scan, other domains' ops) nested up to three deep, reading outer names, nodes of every domain; different subgraphs share graph names."""  # noqa: E501
     rng = np.random.default_rng(GEN_SEED + 3)
     names = np.random.default_rng([GEN_SEED, 3])  # a second generator: the models drawn stay the same
     return [report_of(solution, shared_graph_names(names, gen_report(rng))) for _ in range(150)]
@@ -1850,7 +1856,7 @@ SHARED_GRAPH_NAMES = ("g", "then", "else", "body", "subgraph")
 
 
 def shared_graph_names(rng: np.random.Generator, model: onnx.ModelProto) -> onnx.ModelProto:
-    """The model with every subgraph renamed from a few names (the main graph's among them): different subgraphs share a name, as exporters write them."""
+    """The model with every subgraph renamed from a few names (the main graph's among them): different subgraphs share a name, as exporters write them."""  # noqa: E501
     stack = [model.graph]
     while stack:
         for n in stack.pop().node:
@@ -2407,7 +2413,21 @@ def _model_with_fields(opset: int, spelled: str = "ai.onnx") -> onnx.ModelProto:
                           producer_name="pytorch", producer_version="2.9.0", doc_string="exported for the NPU",
                           domain="com.example.models", model_version=7)  # fmt: skip
     helper.set_model_props(m, {"author": "deploy team", "checkpoint": "step-120000"})
+    graph_fields(m.graph, "x")
     return m
+
+
+def graph_fields(graph: onnx.GraphProto, tensor: str) -> None:
+    """Red team round 7: the graph's own fields besides its parts, name and doc_string, which a rebuild with make_graph loses.
+
+    Its ``metadata_props`` and a ``quantization_annotation`` of ``tensor``
+    (which names tensors of the graph: the checker accepts it and
+    onnxruntime ignores it).
+    """
+    for key, value in (("exporter", "torch.onnx"), ("block", "encoder.0")):
+        graph.metadata_props.add(key=key, value=value)
+    ann = graph.quantization_annotation.add(tensor_name=tensor)
+    ann.quant_parameter_tensor_names.add(key="SCALE_TENSOR", value=tensor)
 
 
 @probe(category="decompose", check="decomposition_ok", weight=2, hints=["leave-alone"])
@@ -2515,3 +2535,80 @@ def float64_layernorm_statistics_declared(solution: Any) -> dict[str, Any]:
     stats = {"ln_mean", "ln_inv_std_dev", "ln2_mean", "ln2_inv_std_dev", "ln32_inv_std_dev"}
     m.graph.value_info.extend(v for v in inferred.graph.value_info if v.name in stats)
     return decompose_case(solution, m, {"x": randn(9645, 2, 3, 4, scale=2.0, dtype=np.float64) + 1.5})
+
+
+# ---------------------------------------------------------------- red team round 7: an initializer that is a graph input
+#
+# From IR 4 an initializer may also be a graph input: a default the caller may
+# override with a feed. One that holds a constant a rewrite needs (0.5, 1, the
+# epsilon, an axes list) is not that constant: a pass that reuses it by value
+# computes with whatever the caller feeds.
+
+OVERRIDABLE = (0.5, 1.0, 0.0, 2.0, 3.0, 6.0, 1.0 / 6.0, 1e-5, 0.044715, float(np.sqrt(2.0 / np.pi)),
+               float(1.0 / np.sqrt(2.0)), float(np.sqrt(2.0)))  # fmt: skip
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["leave-alone"])
+def initializers_that_are_graph_inputs(solution: Any) -> dict[str, Any]:
+    """Opset 20, IR 4: initializers that are also graph inputs, holding constants a rewrite needs (one a LayerNorm Scale), fed other values."""
+    nodes = [
+        helper.make_node("Gelu", ["x"], ["g"], name="gelu"),
+        helper.make_node("Gelu", ["x"], ["gt"], name="gelu_tanh", approximate="tanh"),
+        helper.make_node("HardSwish", ["x"], ["h"], name="hs"),
+        helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["n"], name="ln"),
+        helper.make_node("Softmax", ["x"], ["s"], name="sm"),
+        helper.make_node("Gelu", ["xd"], ["gd"], name="gelu64", approximate="tanh"),
+        helper.make_node("LayerNormalization", ["xd", "ln64_scale"], ["nd"], name="ln64", axis=1),
+        helper.make_node("Softmax", ["xd"], ["sd"], name="sm64", axis=-1),
+    ]
+    rng = np.random.default_rng(9701)
+    inits, feeds = [], {}
+    for elem, dtype in ((F32, np.float32), (F64, np.float64)):
+        for i, value in enumerate(OVERRIDABLE):
+            for shape in ([], [1]):
+                name = f"default_{helper.tensor_dtype_to_np_dtype(elem).name}_{i}_{len(shape)}"
+                inits.append(init(name, np.full(shape, value, dtype)))
+                feeds[name] = np.full(shape, value + 3.0 + rng.random(), dtype)
+    for i, axes in enumerate(([-1], [1], [2], [1, 2], [-2, -1])):
+        name = f"default_axes_{i}"
+        inits.append(init(name, np.array(axes, np.int64)))
+        feeds[name] = np.array([a - 1 for a in axes], np.int64)
+    ones = (("ln_scale", np.ones(8, np.float32)), ("ln_bias", np.zeros(8, np.float32)), ("ln64_scale", np.ones((3, 4))))
+    for name, value in ones:
+        inits.append(init(name, value))
+        feeds[name] = (value + rng.standard_normal(value.shape)).astype(value.dtype)
+    inputs = [vi("x", [2, 3, 8]), vi("xd", [2, 3, 4], F64)]
+    inputs += [vi(t.name, list(t.dims), t.data_type) for t in inits]
+    outputs = [vi(n, [2, 3, 8]) for n in ("g", "gt", "h", "n", "s")] + [vi(n, [2, 3, 4], F64) for n in ("gd", "nd", "sd")]
+    m = make(nodes, inputs, outputs, 20, inits)
+    m.ir_version = 4  # the first IR in which an initializer need not be a graph input (IR 3 made every one an input)
+    feeds["x"] = randn(9702, 2, 3, 8, scale=3.0)
+    feeds["xd"] = randn(9703, 2, 3, 4, scale=3.0, dtype=np.float64)
+    return decompose_case(solution, m, feeds)
+
+
+# ---------------------------------------------------------------- red team round 7: ops to rewrite reading graph outputs
+#
+# Shape inference writes value_info for intermediates only: a tensor that is
+# also a graph output has its type and rank in graph.output alone. The
+# generated families read one only when a draw puts it before a target.
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis", "constant-dtype"])
+def targets_read_graph_outputs(solution: Any) -> dict[str, Any]:
+    """Opset 20: the four ops reading tensors that are graph outputs too (a Reshape's, a Cast's to float64, a rewritten Gelu's); no value_info."""
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["flat"], name="flatten"),
+        helper.make_node("Gelu", ["flat"], ["g"], name="gelu"),
+        helper.make_node("HardSwish", ["flat"], ["h"], name="hs"),
+        helper.make_node("LayerNormalization", ["flat", "scale"], ["n"], name="ln", axis=1),
+        helper.make_node("Softmax", ["g"], ["s"], name="sm", axis=0),
+        helper.make_node("Cast", ["flat"], ["wide"], name="widen", to=F64),
+        helper.make_node("LayerNormalization", ["wide", "scale64", "bias64"], ["nd"], name="ln64", axis=1),
+        helper.make_node("Gelu", ["wide"], ["gd"], name="gelu64", approximate="tanh"),
+    ]
+    outputs = [vi(n, [6, 4]) for n in ("flat", "g", "h", "n", "s")] + [vi(n, [6, 4], F64) for n in ("wide", "nd", "gd")]
+    m = make(nodes, [vi("x", [2, 3, 4])], outputs, 20,
+             [init("shape", np.array([6, 4], np.int64)), init("scale", randn(9711, 4)),
+              init("scale64", randn(9712, 4, dtype=np.float64)), init("bias64", randn(9713, 4, dtype=np.float64))])  # fmt: skip
+    return decompose_case(solution, m, {"x": randn(9714, 2, 3, 4, scale=3.0)})
