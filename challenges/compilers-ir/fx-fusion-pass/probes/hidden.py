@@ -217,12 +217,33 @@ class LinearSubclasses(nn.Module):
         return F.relu(self.proj(x)), self.head(x).relu(), torch.relu(self.mine(x))
 
 
+class WeightNormedLinear(nn.Module):
+    """Red team round 7: torch.nn.utils.parametrize makes a weight-normed nn.Linear a ParametrizedLinear, torch's own
+    nn.Linear subclass (a leaf) with nn.Linear's forward, whose weight is computed when read: no Parameter to register
+    elsewhere, and no class name in a list of nn.Linear's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = torch.nn.utils.parametrizations.weight_norm(nn.Linear(6, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(self.norm(input=x)) + torch.relu(self.norm(x))
+
+
 @probe(category="linear-relu", weight=2, hints=["match-by-type"])
 def linear_subclass_submodules(solution: Any) -> dict[str, Any]:
     """Subclasses of nn.Linear: MultiheadAttention's out_proj (NonDynamicallyQuantizableLinear, with and without bias),
-    and a user's subclass, which FX traces into F.linear: each is a linear, so each ReLU fuses."""
+    a user's subclass, which FX traces into F.linear, and a weight-normed nn.Linear (torch's ParametrizedLinear,
+    whose weight is computed when read): each is a linear, so each ReLU fuses."""
     torch.manual_seed(69)
-    return run_pass(solution, LinearSubclasses(), randn(70, 2, 3, 6))
+    observed = run_pass(solution, LinearSubclasses(), randn(70, 2, 3, 6))
+    torch.manual_seed(123)
+    normed = run_pass(solution, WeightNormedLinear(), randn(124, 2, 3, 6))
+    # The module as returned computes the weight when it reads it, while a GraphModule rebuilt from its graph holds a
+    # copy: their dispatches differ for an in-place pass, not for one that builds a new GraphModule. Not observed here.
+    normed.pop("module as returned runs its graph", None)
+    observed["second module"] = normed
+    return observed
 
 
 class NamesAlreadyTaken(nn.Module):
@@ -765,6 +786,7 @@ class WeightChangedBeforeRelu(nn.Module):
         super().__init__()
         self.w = nn.Parameter(torch.randn(3, 4))
         self.b = nn.Parameter(torch.randn(3))
+        self.act = nn.Hardtanh(-100.0, 100.0, inplace=True)
 
     def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
         v = self.w * 1.0
@@ -778,13 +800,33 @@ class WeightChangedBeforeRelu(nn.Module):
         g = F.relu(g)
         k = F.linear(x, w)
         w.mul_(-1.0)
-        return r, g, k.relu(), v, c, w, b
+        # Red team round 7: changed through another name of the same tensor, the result of an in-place call.
+        y = x * 2.0
+        ry = F.relu(y, inplace=True)  # ry is y itself
+        e = F.linear(y, w, b)
+        ry.mul_(0.5)  # changes y between the linear and its ReLU
+        e = F.relu(e)
+        u = self.w * 1.0
+        au = u.add_(0.0)  # au is u
+        q = F.linear(x, u, self.b)
+        au.mul_(-2.0)  # changes the weight u between the linear and its ReLU
+        z = x + 1.0
+        rz = self.act(z)  # an in-place submodule returns z itself
+        p = F.linear(z, self.w, self.b)
+        rz.mul_(3.0)  # changes z between the linear and its ReLU
+        p = F.relu(p)
+        o = torch.empty_like(x)
+        ro = torch.add(x, 1.0, out=o)  # a call with out=o returns o itself
+        t = F.linear(o, self.w)
+        ro.sub_(2.0)  # changes o between the linear and its ReLU
+        return r, g, k.relu(), v, c, w, b, e, q.relu(), ry, au, p, t.relu(), rz, ro
 
 
 @probe(category="mixed", weight=2, hints=["inplace"])
 def weight_and_bias_changed_between_linear_and_relu(solution: Any) -> dict[str, Any]:
-    """A linear's weight or bias (computed in forward, or an input) changed in place between the linear and its ReLU:
-    the fused op must read them as the linear did."""
+    """A linear's input, weight or bias (computed in forward, or an input) changed in place between the linear and its
+    ReLU, directly or through the result of an in-place call (which is the tensor it wrote): the fused op must read them
+    as the linear did."""
     torch.manual_seed(86)
     return run_pass(solution, WeightChangedBeforeRelu(), randn(87, 2, 4), randn(88, 3, 4), randn(89, 3))
 
@@ -821,10 +863,17 @@ class LinearParametersChangedBetween(nn.Module):
         super().__init__()
         self.fc = nn.Linear(4, 4)
         self.fc2 = nn.Linear(4, 3, bias=False)
+        self.fc3 = nn.Linear(4, 2)
         self.w = nn.Parameter(torch.randn(3, 4))
         self.requires_grad_(False)
 
     def forward(self, x: torch.Tensor) -> tuple:
+        aw = self.fc3.weight.mul_(1.0)  # Red team round 7: aw is fc3's own weight, changed through it below
+        ab = self.fc3.bias.add_(0.0)
+        m = self.fc3(x)
+        aw.add_(0.5)
+        ab.mul_(-1.0)
+        m = F.relu(m)
         h = self.fc(x)
         self.fc.weight.mul_(0.5)  # between the Linear and its ReLU: the fused op reads them as the Linear did
         self.fc.bias.add_(1.0)
@@ -835,13 +884,14 @@ class LinearParametersChangedBetween(nn.Module):
         g = F.linear(x, self.w)
         self.w.mul_(-1.0)
         g = torch.relu(g)
-        return r, q, g
+        return r, q, g, m
 
 
 @probe(category="mixed", weight=2, hints=["inplace", "get-attr"])
 def linear_own_parameters_changed_between_linear_and_relu(solution: Any) -> dict[str, Any]:
     """An nn.Linear's own weight and bias (and a parameter read by F.linear) changed in place between the linear and
-    its ReLU, and the graph called twice: the fused op reads them as the linear did, on each call."""
+    its ReLU, directly or through the result of an in-place call, and the graph called twice: the fused op reads them
+    as the linear did, on each call."""
     torch.manual_seed(106)
     return run_pass(solution, LinearParametersChangedBetween(), randn(107, 2, 4), calls=2)
 
@@ -1064,14 +1114,25 @@ class SigmoidReadByCallsWritingOthers(nn.Module):
         torch.ops.aten.sort(w, values=vals, indices=idx)  # the packet: reads w, writes vals and idx
         buf.addcmul_(w, w)  # writes buf, reads w twice
         e = w * y
-        return a, b, c, d, e, s, buf, out, cpy, acc, vals, idx
+        # Red team round 7: this schema's argument named out is read-only (the attention's output), so out=f reads f.
+        q, k = x.view(1, 1, 3, 4), y.view(1, 1, 3, 4)
+        lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, k)[1]
+        z = q + k
+        f = torch.sigmoid(z)
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default(q, q, k, k, out=f, logsumexp=lse, dropout_p=0.0, is_causal=False)
+        g = z * f
+        n = k.sigmoid()
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(k, q, k, q, logsumexp=lse, dropout_p=0.0, is_causal=False, out=n)
+        h = n * k
+        return a, b, c, d, e, g, h, s, buf, out, cpy, acc, vals, idx
 
 
 @probe(category="silu", weight=2, hints=["inplace"])
 def calls_that_only_read_the_sigmoid_between(solution: Any) -> dict[str, Any]:
     """In-place and out= calls between the sigmoid and the product that write another tensor and only read the
     sigmoid's result (buf.add_(s), torch.add(buf, t, out=out), cpy.copy_(u), aten.add_.Tensor(acc, v),
-    aten.sort(v, values=vals, ...), buf.addcmul_(w, w)): s is unchanged, so every product is a SiLU."""
+    aten.sort(v, values=vals, ...), buf.addcmul_(w, w), an operator of torch.ops whose schema only reads its argument
+    named out): s is unchanged, so every product is a SiLU."""
     return run_pass(solution, SigmoidReadByCallsWritingOthers(), randn(104, 3, 4), randn(105, 3, 4))
 
 
@@ -1315,19 +1376,24 @@ class LinearSubclassesWithTheirOwnForward(nn.Module):
         self.qat = nnqat.Linear(6, 5, qconfig=qconfig)  # fake-quantises its weight
         self.dyn = nnqatd.Linear(6, 4, qconfig=torch.ao.quantization.qconfig.default_dynamic_qat_qconfig)  # no forward in its class, but its parent's: not nn.Linear's
         self.plain = nn.modules.linear.NonDynamicallyQuantizableLinear(6, 3)  # nn.Linear's forward: a linear
+        # Red team round 7: a float-in, float-out subclass with a forward of its own other than qat.Linear's (it
+        # quantises and dequantises its weight first).
+        qparams = {"qscheme": torch.per_tensor_affine, "dtype": torch.qint8, "scale": 0.1, "zero_point": 0}
+        self.ref = torch.ao.nn.quantized.reference.Linear(6, 4, weight_qparams=qparams)
         with torch.no_grad():
             self.qat.weight.mul_(3.0)
             self.dyn.weight.mul_(3.0)
             self(torch.zeros(1, 6))  # the fake-quantisers observe the weights once, so every call computes the same
 
     def forward(self, x: torch.Tensor) -> tuple:
-        return F.relu(self.qat(x)), self.dyn(x).relu(), torch.relu(self.plain(x))
+        return F.relu(self.qat(x)), self.dyn(x).relu(), torch.relu(self.plain(x)), torch.relu(self.ref(x))
 
 
 @probe(category="leave-alone", weight=2, hints=["match-by-type"])
 def linear_subclasses_with_their_own_forward(solution: Any) -> dict[str, Any]:
-    """A ReLU of torch.ao.nn.qat.Linear (whose forward fake-quantises the weight) and of its dynamic subclass (which
-    inherits that forward) stays: they are no linears. A NonDynamicallyQuantizableLinear (nn.Linear's forward) fuses."""
+    """A ReLU of torch.ao.nn.qat.Linear (whose forward fake-quantises the weight), of its dynamic subclass (which
+    inherits that forward) and of torch.ao.nn.quantized.reference.Linear (which quantises its weight) stays: they are
+    no linears. A NonDynamicallyQuantizableLinear (nn.Linear's forward) fuses."""
     torch.manual_seed(121)
     return run_pass(solution, LinearSubclassesWithTheirOwnForward(), randn(122, 2, 3, 6))
 

@@ -115,16 +115,16 @@ def _schema_writes(schema: torch.FunctionSchema, args: tuple, kwargs: dict, valu
 
 
 def _writes(gm: fx.GraphModule, node: fx.Node, value: fx.Node) -> bool:
-    """Whether ``node`` changes ``value`` in place: ``out=`` holding ``value``; an operator of ``torch.ops`` whose
-    schema writes an argument given it, at any position or by keyword (``torch.ops.aten.mul_.Tensor(s, y)``,
-    ``torch.ops.aten._cummax_helper.default(y, s, i, 0)``), an overload packet when one of its overloads that can
-    take the call's arguments does (``torch.ops.aten.sort(y, values=s, indices=i)``, ``torch.ops.aten._foreach_add_([s,
-    u], 0.5)``); with ``value`` as its first operand (by position, or as ``input=``, ``self=``, ``tensor=``) an
-    in-place method or function (``s.pow_(2.0)``, ``torch.exp_(s)``, ``torch.nn.init.constant_(s, 0.5)``, also with a
-    list holding it: ``torch._foreach_mul_([s, u], 2.0)``), ``inplace=True``, or a submodule built with
-    ``inplace=True``."""
-    if _holds(node.kwargs.get("out"), value):
-        return True
+    """Whether ``node`` changes ``value`` in place: an operator of ``torch.ops`` whose schema writes an argument given
+    it (the schema alone decides, even for an argument named ``out`` that it only reads), at any position or by keyword
+    (``torch.ops.aten.mul_.Tensor(s, y)``, ``torch.ops.aten._cummax_helper.default(y, s, i, 0)``), an overload packet
+    when one of its overloads that can take the call's arguments does (``torch.ops.aten.sort(y, values=s, indices=i)``,
+    ``torch.ops.aten._foreach_add_([s, u], 0.5)``); any other call with ``out=`` holding ``value``; with ``value`` as
+    its first operand (by position, or as ``input=``, ``self=``, ``tensor=``) an in-place method or function
+    (``s.pow_(2.0)``, ``torch.exp_(s)``, ``torch.nn.init.constant_(s, 0.5)``, also with a list holding it:
+    ``torch._foreach_mul_([s, u], 2.0)``), ``inplace=True``, or a submodule built with ``inplace=True``."""
+    # The operators of torch.ops first: for them the schema alone decides, and some schemas have an argument named
+    # out that they only read (aten::_scaled_dot_product_flash_attention_for_cpu_backward's out).
     if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
         return _schema_writes(node.target._schema, node.args, node.kwargs, value)
     if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverloadPacket):
@@ -132,10 +132,10 @@ def _writes(gm: fx.GraphModule, node: fx.Node, value: fx.Node) -> bool:
         # indices=i) is aten::sort.values, which writes values): it writes what such an overload writes.
         packet = node.target
         return any(_schema_writes(getattr(packet, name)._schema, node.args, node.kwargs, value) for name in packet.overloads())
-    if node.args:
-        first = node.args[0]
-    else:
-        first = next((node.kwargs[k] for k in ("input", "self", "tensor") if k in node.kwargs), None)
+    if _holds(node.kwargs.get("out"), value):
+        return True
+    keyed = (node.kwargs[k] for k in ("input", "self", "tensor") if k in node.kwargs)
+    first = node.args[0] if node.args else next(keyed, None)
     if node.op == "call_module":
         return first is value and getattr(_module(gm, node), "inplace", False) is True
     if node.op not in ("call_function", "call_method"):

@@ -155,7 +155,9 @@ def _binds_write(schema, args, kwargs, s):
 
 
 def _writes_to(gm, n, t) -> bool:
-    if _mentions(n.kwargs.get("out"), t):
+    # out= outside torch.ops (red team round 7: there the schema alone decides, and an argument named out may be
+    # only read, as in aten::_scaled_dot_product_flash_attention_for_cpu_backward)
+    if not isinstance(n.target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) and _mentions(n.kwargs.get("out"), t):
         return True
     if isinstance(n.target, torch._ops.OpOverload):  # torch.ops.aten.sort.values(y, values=t, ...): ask the schema
         return _binds_write(n.target._schema, n.args, n.kwargs, t)

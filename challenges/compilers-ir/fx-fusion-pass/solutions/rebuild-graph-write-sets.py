@@ -148,9 +148,11 @@ def _schema_written(schema, node, out) -> None:
 def _written(gm, node) -> set:
     """The nodes that ``node`` changes in place."""
     out: list = []
-    if "out" in node.kwargs:
-        _nodes_in(node.kwargs["out"], out)
     target = node.target
+    # out= outside torch.ops (red team round 7: there the schema alone decides, and an argument named out may be
+    # only read, as in aten::_scaled_dot_product_flash_attention_for_cpu_backward)
+    if "out" in node.kwargs and not isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        _nodes_in(node.kwargs["out"], out)
     if node.op == "call_function" and isinstance(target, torch._ops.OpOverload):
         _schema_written(target._schema, node, out)
         return set(out)

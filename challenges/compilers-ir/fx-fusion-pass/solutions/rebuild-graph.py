@@ -95,7 +95,9 @@ def _sigmoid_changed(s, product, gm=None):
     x * sigmoid(x)."""
     n = s.next
     while n is not product and n.op != "root":
-        if _holds(n.kwargs.get("out"), s):
+        # out= outside torch.ops (red team round 7: there the schema alone decides, and an argument named out may be
+        # only read, as in aten::_scaled_dot_product_flash_attention_for_cpu_backward)
+        if not isinstance(n.target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) and _holds(n.kwargs.get("out"), s):
             return True
         if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
             if _binds_write(n.target._schema, n.args, n.kwargs, s):

@@ -161,7 +161,9 @@ def _binds_write(schema, args, kwargs, s):
 
 def _mutates(gm, n, t):
     """Whether node n changes tensor node t in place (the statement's list)."""
-    if _contains(n.kwargs.get("out", None), t):
+    # out= outside torch.ops (red team round 7: there the schema alone decides, and an argument named out may be
+    # only read, as in aten::_scaled_dot_product_flash_attention_for_cpu_backward)
+    if not isinstance(n.target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) and _contains(n.kwargs.get("out", None), t):
         return True
     target = n.target
     if n.op == "call_function" and isinstance(target, torch._ops.OpOverload):
