@@ -310,7 +310,7 @@ def grads_noncontiguous_incoming_gradient(solution: Any) -> dict[str, Any]:
     for i, shape in enumerate(((2, 3, 5), (2, 2, 3, 4))):
         x = randn(*shape, dtype=torch.float64, seed=180 + 4 * i).requires_grad_()
         weight = randn(shape[-1], dtype=torch.float64, seed=181 + 4 * i).requires_grad_()
-        k, rstd = rms_norm(x, weight)
+        k, _rstd = rms_norm(x, weight)
         q = randn(*shape[:-2], 4, shape[-1], dtype=torch.float64, seed=182 + 4 * i)
         scores = q @ k.transpose(-2, -1)
         (scores * randn(*scores.shape, dtype=torch.float64, seed=183 + 4 * i)).sum().backward()
@@ -495,7 +495,7 @@ def compile_bfloat16_batch(solution: Any) -> dict[str, Any]:
 
 @probe(category="compile", weight=2, rtol=1e-4, atol=1e-5, hints=["fake-kernel", "autograd-formula"])
 def compile_dynamic_shapes(solution: Any) -> dict[str, Any]:
-    """Compiled with dynamic=True, float32, called with three shapes that share one graph."""
+    """Compiled with dynamic=True, float32, called with three shapes: outputs and gradients (how many graphs is not graded)."""
     # Rows and D both change, so the fake kernel and the backward run on
     # symbolic sizes. All of rank 2 and above 1, so one compile serves all
     # three calls: each extra compile costs seconds on a busy machine.
@@ -672,3 +672,115 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
             weight = _over_memory(memory[1], dtype).requires_grad_()
             steps[f"new tensors over earlier memory, call {k + 1}"] = _call_and_grad(x, weight, EPS, seed=seed + 27 + 2 * k)
     return {**out, "freed ids taken again": all(ids_taken)}
+
+
+# ---------------------------------------------------------------- blind red team round 3
+
+
+def _described_both_ways(x: torch.Tensor, weight: torch.Tensor) -> dict[str, Any]:
+    """The op's outputs described under FakeTensorMode and on the meta device, for inputs with x's metadata."""
+    with FakeTensorMode() as mode:
+        fake = fake_call(mode.from_tensor(x), mode.from_tensor(weight))
+    on_meta = fake_call(torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta"), weight.to("meta"))
+    return {"fake": fake, "meta": on_meta}
+
+
+@probe(category="fake", weight=2, hints=["fake-strides"])
+def fake_size_one_dims_and_empty_inputs(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode and meta: size-1 dimensions with odd strides and empty inputs: every stride is the eager kernel's (size-1 dims count)."""
+    # Layouts in which is_contiguous() is True although the strides are not the standard ones (a size-1
+    # dimension's stride is free), a batch of one in seq-first or heads-first order; and empty inputs, where
+    # is_contiguous() is always True. The standard strides of the shape are what the eager kernel returns.
+    layouts = {
+        "(3, 1, 4) transposed to (1, 3, 4)": lambda dtype: torch.empty(3, 1, 4, dtype=dtype).transpose(0, 1),
+        "(1, 3, 4) transposed to (3, 1, 4)": lambda dtype: torch.empty(1, 3, 4, dtype=dtype).transpose(0, 1),
+        "heads first, batch 1, one head": lambda dtype: torch.empty(1, 3, 1, 4, dtype=dtype).transpose(1, 2),
+        "heads first, one head": lambda dtype: torch.empty(2, 3, 1, 4, dtype=dtype).permute(0, 2, 1, 3),
+        "empty, transposed": lambda dtype: torch.empty(8, 0, dtype=dtype).t(),
+        "empty, permuted": lambda dtype: torch.empty(0, 2, 4, dtype=dtype).transpose(0, 1),
+    }
+    out: dict[str, Any] = {}
+    for name, make in layouts.items():
+        for dtype in (torch.float32, torch.bfloat16):
+            x = make(dtype)
+            weight = torch.empty(x.shape[-1], dtype=dtype)
+            case = _described_both_ways(x, weight)
+            if x.numel():
+                # The eager kernel on real values with the same layout: what the fake must describe.
+                real = randn(*x.shape, dtype=torch.float64, seed=400)
+                x = torch.empty_strided(x.shape, x.stride(), dtype=dtype).copy_(real)
+                y, rstd = rms_norm(x, randn(x.shape[-1], dtype=dtype, seed=401))
+                case["eager"] = {"y": describe(y), "rstd": describe(rstd)}
+            out[f"{name}, {dtype}"] = case
+    return out
+
+
+def _unmergeable_layouts(dtype: torch.dtype, seed: int) -> dict[str, torch.Tensor]:
+    """Inputs whose batch dimensions x.view(-1, D) cannot merge: rank 3 and 4, permuted or narrowed."""
+    return {
+        "permuted (3, 2, 5) to (2, 3, 5)": randn(3, 2, 5, dtype=dtype, seed=seed).permute(1, 0, 2),
+        "heads first (2, 3, 2, 4) to (2, 2, 3, 4)": randn(2, 3, 2, 4, dtype=dtype, seed=seed + 1).transpose(1, 2),
+        "narrowed middle dim": randn(2, 5, 6, dtype=dtype, seed=seed + 2)[:, 1:, :],
+    }
+
+
+def _gradcheck_and_grads(x: torch.Tensor, weight: torch.Tensor, seed: int) -> dict[str, Any]:
+    """gradcheck and backward_values on (x, weight), or the error's class name; the same keys either way."""
+    try:
+        passed = torch.autograd.gradcheck(lambda a, b: rms_norm(a, b), (x, weight), raise_exception=False)
+        grads = backward_values(rms_norm, x, weight, seed)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "gradcheck": None, "x.grad": None, "weight.grad": None}
+    return {"error": None, "gradcheck": passed, "x.grad": grads["x.grad"], "weight.grad": grads["weight.grad"]}
+
+
+@probe(category="autograd", weight=2, rtol=1e-9, atol=1e-12, hints=["autograd-rank", "x-any-strides"])
+def grads_unmergeable_batch_dims(solution: Any) -> dict[str, Any]:
+    """float64 ranks 3 and 4: x permuted, narrowed or expanded, so its batch dims cannot be flattened by view: gradcheck and gradients."""
+    out: dict[str, Any] = {}
+    for i, (name, x) in enumerate(_unmergeable_layouts(torch.float64, seed=410).items()):
+        weight = randn(x.shape[-1], dtype=torch.float64, seed=420 + i).requires_grad_()
+        out[name] = _gradcheck_and_grads(x.requires_grad_(), weight, seed=430 + 2 * i)
+    # Expanded: one (3, 5) input broadcast over a batch of 2 (stride 0), its gradient summed back by autograd.
+    base = randn(1, 3, 5, dtype=torch.float64, seed=440).requires_grad_()
+    weight = randn(5, dtype=torch.float64, seed=441).requires_grad_()
+    try:
+        y, rstd = rms_norm(base.expand(2, 3, 5), weight)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        out["expanded batch"] = {"error": type(exc).__name__, "x.grad": None, "weight.grad": None}
+        return out
+    grads = (randn(2, 3, 5, dtype=torch.float64, seed=442), randn(2, 3, dtype=torch.float64, seed=443))
+    out["expanded batch"] = _grads_or_error((y, rstd), (base, weight), grads)
+    return out
+
+
+@probe(category="compile", rtol=1e-4, atol=1e-5, hints=["x-any-strides", "autograd-formula"])
+def compile_unmergeable_batch_dims(solution: Any) -> dict[str, Any]:
+    """Compiled graph around the op, float32, a heads-first x whose batch dims cannot be flattened by view: outputs and gradients."""
+    x = randn(2, 3, 2, 4, seed=450).transpose(1, 2)
+    return compiled_or_error(rms_norm_then_mix, x, randn(4, seed=451), seed=452)
+
+
+def _bfloat16_case(x: torch.Tensor, weight: torch.Tensor, gy_scale: float, grstd_scale: float, seed: int) -> dict[str, Any]:
+    """Gradients of a bfloat16 call for incoming gradients of the given scales (grad_rstd is float32, rstd's dtype)."""
+    x, weight = x.requires_grad_(), weight.requires_grad_()
+    try:
+        y, rstd = rms_norm(x, weight)
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return {"error": type(exc).__name__, "x.grad": None, "weight.grad": None}
+    gy = (gy_scale * randn(*y.shape, dtype=torch.float64, seed=seed)).to(torch.bfloat16)
+    grstd = (grstd_scale * randn(*rstd.shape, dtype=torch.float64, seed=seed + 1)).to(rstd.dtype)
+    return _grads_or_error((y, rstd), (x, weight), (gy, grstd))
+
+
+@probe(category="autograd", weight=2, rtol=2e-2, atol=2e-2, hints=["autograd-formula", "bfloat16-range"])
+def grads_bfloat16_beyond_float16_range(solution: Any) -> dict[str, Any]:
+    """bfloat16 with inputs, incoming gradients or gradients far above float16's 65504: every result fits bfloat16 and must be finite and right."""
+    bf16 = torch.bfloat16
+    weight = (1.0 + 0.5 * randn(16, dtype=torch.float64, seed=460)).to(bf16)
+    return {
+        "large grad_y": _bfloat16_case(randn(4, 16, dtype=bf16, seed=461), weight.clone(), 2e5, 1.0, seed=462),
+        "large x": _bfloat16_case((3e5 * randn(4, 16, dtype=torch.float64, seed=464)).to(bf16), weight.clone(), 1.0, 1.0, seed=465),
+        "large grad_rstd": _bfloat16_case(randn(4, 16, dtype=bf16, seed=467), weight.clone(), 1.0, 1e6, seed=468),
+        "large weight": _bfloat16_case(randn(4, 16, dtype=bf16, seed=473), (2e5 * weight).to(bf16), 1.0, 1.0, seed=474),
+    }

@@ -103,14 +103,14 @@ def _backward(
     """
     x, weight, rstd = ctx.saved_tensors
     # custom_op materialises the gradient of an unused output as zeros, so
-    # None does not arrive by default; the checks keep the formula right if
-    # that is ever turned off (ctx.set_materialize_grads(False)).
+    # None does not arrive by default. Were that turned off, a None grad_y
+    # still owes the weight a zero gradient, never None: hence zeros here.
     acc = rstd.dtype
     xf = x.to(acc)
     r = rstd.unsqueeze(-1)
     x_hat = xf * r
     grad_x = torch.zeros_like(xf)
-    grad_w = None
+    grad_w = torch.zeros_like(weight)
     if grad_y is not None:
         gy = grad_y.to(acc)
         g = gy * weight.to(acc)
