@@ -11,13 +11,17 @@ counts every call and keeps the costs it returned), measured in this very call
 (``measured_here``: not remembered from an earlier search). A problem whose optimum
 is ``None`` is a tiny-budget probe, judged by that rule alone; a budget that
 covers the whole space must find the optimum itself. ``searches_ok`` judges
-hidden.py's generated families of small problems the same way.
+hidden.py's generated families of small problems the same way, and
+``searches_near_optimum`` a run of several searches, each against its own
+optimum (``SAME_SHAPE_OPTIMA``).
 """
 
 from __future__ import annotations
 
 import itertools
 from typing import Any
+
+from grader.checks import CheckResult
 
 TOLERANCE = 0.05
 
@@ -187,3 +191,57 @@ def searches_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         if not ok:
             return False, f"case {index + 1} of {len(cases)} (M={M}, N={N}, K={K}, budget {want['budget']}): {message}"
     return True, f"all {len(cases)} searches returned the best schedule they measured"
+
+
+# same_shape_small_cache_after_large_* (red team round 5): each shape on a large cache (budget: a third of the space) and
+# on 32 lines (budget: a quarter), by exhaustive_optimum offline.
+SAME_SHAPE_OPTIMA: dict[tuple[int, int, int, int], int] = {
+    (40, 40, 40, 256): 600,
+    (40, 40, 40, 32): 1800,
+    (64, 40, 40, 256): 840,
+    (64, 40, 40, 32): 2760,
+    (96, 32, 48, 256): 1152,
+    (96, 32, 48, 32): 3648,
+}
+
+
+def _reason(message: str) -> str:
+    """A short name for the way _judge failed a search (the diagnosis tells mistakes apart by it)."""
+    for needle, reason in (
+        ("the budget is", "over-budget"),
+        ("more than budget", "over-budget"),
+        ("did not measure in this call", "not-measured-here"),
+        ("but it measured a schedule costing", "not-best-measured"),
+        ("x the optimum", "far-from-optimum"),
+        ("search reported cost", "cost-misreported"),
+        ("search raised", "raised"),
+    ):
+        if needle in message:
+            return reason
+    return "malformed"
+
+
+def searches_every_call_counted(actual: Any, expected: Any) -> CheckResult:
+    """searches_ok on a run whose probe counted every call of cost (a refused one included), with a reason."""
+    ok, message = searches_ok(actual, expected)
+    return CheckResult(True, message) if ok else CheckResult(False, message, {"reason": _reason(message)})
+
+
+def searches_near_optimum(actual: Any, expected: Any) -> CheckResult:
+    """Several searches in one run, each judged alone against its own problem's optimum (SAME_SHAPE_OPTIMA): within its
+    budget, the best schedule it measured in that call, and within 5% of the optimum (the optimum itself when the budget
+    covers the space). A search that starts from an earlier call's answer on the same shape fails where that answer is
+    far from the new cache's optimum."""
+    cases = expected["cases"]
+    if not isinstance(actual, dict) or not isinstance(actual.get("cases"), list) or len(actual["cases"]) != len(cases):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    for index, (got, want) in enumerate(zip(actual["cases"], cases, strict=True)):
+        M, N, K, lines = want["problem"]
+        optimum = SAME_SHAPE_OPTIMA.get((M, N, K, lines))
+        if optimum is None:  # a package bug, not the candidate's
+            return CheckResult(False, f"no optimum is stored for problem {want['problem']}", {"reason": "no-optimum"})
+        ok, message = _judge(got, want, optimum)
+        if not ok:
+            where = f"search {index + 1} of {len(cases)} (M={M}, N={N}, K={K}, budget {want['budget']})"
+            return CheckResult(False, f"{where}: {message}", {"reason": _reason(message)})
+    return CheckResult(True, f"all {len(cases)} searches within {TOLERANCE:.0%} of their own optimum")
