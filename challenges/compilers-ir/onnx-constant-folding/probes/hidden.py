@@ -17,8 +17,16 @@ values), and the last twelve from round 4 (bodies left as they are, the
 opsets 11 to 21 with the ops ReferenceEvaluator gets wrong at some of them,
 float16 constants, every element type, empty and rank-0 values, the default
 domain imported as "ai.onnx", control flow of constants, an Identity of a
-graph output). Every kept body is compared with the original's, with only
-the main-graph names it reads masked (they follow the renames).
+graph output). Round 5 added one (nodes of the input that change nothing but
+are not Identity stay) and grew six: the opset models hold the ops
+ReferenceEvaluator gets wrong or cannot run (a folded value is onnxruntime's),
+the string probe numbers and bools cast to strings, the narrow-type probe a
+float cast to int4, float8 infinities and narrow values cast to strings, the
+dead-code probe a dead random op and a dead If, the graph-output probe an
+initializer that is itself a graph output, and the overridable probe the
+Shape of an overridable initializer fed at another shape. Every kept body is
+compared with the original's, with only the main-graph names it reads masked
+(they follow the renames).
 """
 
 from __future__ import annotations
@@ -867,7 +875,8 @@ def multi_output_and_types(solution: Any) -> dict[str, Any]:
 
 @probe(category="folding", check="folded_ok", hints=["graph-output"])
 def constant_graph_output(solution: Any) -> dict[str, Any]:
-    """One graph output is computed from constants only; it must become an initializer with the output's name."""
+    """One graph output is computed from constants only; it must become an initializer with the output's name. Another
+    is an initializer of the model itself that no node reads: it stays."""
     nodes = [
         helper.make_node("ReduceSum", ["w"], ["wsum"], keepdims=0),
         helper.make_node("Sqrt", ["wsum"], ["norm"]),
@@ -876,7 +885,7 @@ def constant_graph_output(solution: Any) -> dict[str, Any]:
         helper.make_node("Exp", ["wn"], ["scale"]),
     ]
     w = np.abs(randn(8, 3)) + 0.1
-    m = make(nodes, [vi("x", [3])], [vi("y", [3]), vi("scale", [3])], [init("w", w)])
+    m = make(nodes, [vi("x", [3])], [vi("y", [3]), vi("scale", [3]), vi("offsets", [2])], [init("w", w), init("offsets", np.float32([0.5, -1.5]))])
     return fold_case(solution, m, [{"x": randn(9, 3)}])
 
 
@@ -969,22 +978,26 @@ def equal_constants_stay_apart(solution: Any) -> dict[str, Any]:
 @probe(category="semantics", check="folded_ok", weight=2, hints=["overridable"])
 def overridable_initializer(solution: Any) -> dict[str, Any]:
     """An initializer that is also a graph input is a default value: run with it and with a fed value. An Identity
-    exposes it as a graph output too, and must stay (its input is a graph input)."""
+    exposes it as a graph output too, and must stay (its input is a graph input). Its Shape stays too: the third
+    feed gives it another shape than the default's."""
     nodes = [
         helper.make_node("Mul", ["gain", "k"], ["g2"]),
         helper.make_node("Mul", ["bias", "k"], ["b2"]),
         helper.make_node("Mul", ["x", "g2"], ["xg"]),
-        helper.make_node("Add", ["xg", "b2"], ["y"]),
+        helper.make_node("Add", ["xg", "b2"], ["y0"]),
+        helper.make_node("Shape", ["gain"], ["gain_dims"]),
+        helper.make_node("Cast", ["gain_dims"], ["gain_dims_f"], to=F32),
+        helper.make_node("Add", ["y0", "gain_dims_f"], ["y"]),
         helper.make_node("Identity", ["gain"], ["gain_seen"]),
     ]
     m = make(
         nodes,
-        [vi("x", [2, 3]), vi("gain", [3])],
-        [vi("y", [2, 3]), vi("gain_seen", [3])],
+        [vi("x", [2, 3]), vi("gain", ["n"])],
+        [vi("y", [2, 3]), vi("gain_seen", ["n"])],
         [init("gain", np.float32([1.0, 2.0, 3.0])), init("bias", randn(11, 3)), init("k", np.float32(3.0))],
     )
     x = randn(12, 2, 3)
-    return fold_case(solution, m, [{"x": x}, {"x": x, "gain": np.float32([-1.0, 0.5, 10.0])}])
+    return fold_case(solution, m, [{"x": x}, {"x": x, "gain": np.float32([-1.0, 0.5, 10.0])}, {"x": x, "gain": np.float32([4.0])}])
 
 
 @probe(category="semantics", check="folded_ok", hints=["input-dependent"])
@@ -1084,9 +1097,15 @@ def identity_chains(solution: Any) -> dict[str, Any]:
     return fold_case(solution, m, [{"x": randn(18, 4)}])
 
 
+def _branch(name: str, outer: str, op: str) -> onnx.GraphProto:
+    """An If branch of one node that reads an outer tensor of shape [3]."""
+    return helper.make_graph([helper.make_node(op, [outer], [f"{name}_out"])], name, [], [vi(f"{name}_out", [3])])
+
+
 @probe(category="cleanup", check="folded_ok", hints=["dead-code"])
 def dead_nodes_and_initializers(solution: Any) -> dict[str, Any]:
-    """Nodes whose results nobody reads (some from the input), and initializers only they used."""
+    """Nodes whose results nobody reads (some from the input, a random op and an If among them), and initializers only
+    they used."""
     nodes = [
         helper.make_node("Mul", ["x", "unused_w"], ["dead1"]),
         helper.make_node("Relu", ["dead1"], ["dead2"]),
@@ -1094,12 +1113,18 @@ def dead_nodes_and_initializers(solution: Any) -> dict[str, Any]:
         helper.make_node("Add", ["s", "b"], ["y"]),
         helper.make_node("Exp", ["dead2"], ["dead3"]),
         helper.make_node("Transpose", ["big"], ["bigt"], perm=[1, 0]),
+        helper.make_node("RandomNormalLike", ["x"], ["dead_noise"]),  # dead: a random op goes like any other dead node
+        helper.make_node("ReduceMax", ["x"], ["x_max"], keepdims=0),
+        helper.make_node("Greater", ["x_max", "b0"], ["x_pos"]),
+        helper.make_node("If", ["x_pos"], ["dead_branch"], then_branch=_branch("then_dead", "b", "Neg"),
+                         else_branch=_branch("else_dead", "b", "Abs")),  # dead: so is a node that holds bodies
     ]
     m = make(
         nodes,
         [vi("x", [3])],
         [vi("y", [3])],
-        [init("unused_w", randn(19, 3)), init("b", randn(20, 3)), init("big", randn(21, 16, 16)), init("orphan", randn(22, 5))],
+        [init("unused_w", randn(19, 3)), init("b", randn(20, 3)), init("big", randn(21, 16, 16)), init("orphan", randn(22, 5)),
+         init("b0", np.float32(0.0))],
     )
     return fold_case(solution, m, [{"x": randn(23, 3)}])
 
@@ -1490,10 +1515,11 @@ def large_constants_fold(solution: Any) -> dict[str, Any]:
     return fold_case(solution, m, [{"x": randn(87, 4, 256, scale=0.1)}])
 
 
-@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "graph-output"])
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "graph-output", "opset"])
 def string_constants_fold(solution: Any) -> dict[str, Any]:
     """String tensors: Concat of two string initializers is a graph output; Constant value_strings and value_string
-    feed a Concat and a Gather whose folded strings a live Where and Equal read."""
+    feed a Concat and a Gather whose folded strings a live Where and Equal read; floats, doubles (NaN and infinities
+    among them) and bools cast to strings, which live Where nodes read."""
     nodes = [
         helper.make_node("Concat", ["s1", "s2"], ["joined"], axis=0),  # a graph output: an initializer named joined
         helper.make_node("Constant", [], ["more"], value_strings=["up", "down"]),
@@ -1505,30 +1531,50 @@ def string_constants_fold(solution: Any) -> dict[str, Any]:
         helper.make_node("Where", ["pos", "picked", "other"], ["label"]),
         helper.make_node("Equal", ["label", "other"], ["is_none"]),
         helper.make_node("Cast", ["is_none"], ["z"], to=F32),
+        # numbers and bools cast to strings as onnxruntime writes them ("1", "NaN", "INF", "1e+10"; ReferenceEvaluator
+        # gives "1.0", "nan", "inf", "10000000000.0", "True"), read by a live Where
+        helper.make_node("Cast", ["nums"], ["nums_s"], to=TensorProto.STRING),
+        helper.make_node("Cast", ["flags"], ["flags_s"], to=TensorProto.STRING),
+        helper.make_node("Cast", ["doubles"], ["doubles_s"], to=TensorProto.STRING),
+        helper.make_node("Where", ["pos", "nums_s", "flags_s"], ["num_label"]),
+        helper.make_node("Where", ["pos", "doubles_s", "picked"], ["dbl_label"]),
     ]
     strings = lambda vals, name: numpy_helper.from_array(np.array([v.encode() for v in vals], dtype=object), name)  # noqa: E731
-    inits = [strings(["alpha", "beta"], "s1"), strings(["gamma"], "s2"), init("order", np.array([3, 0, 2, 1], np.int64))]
-    m = make(nodes, [vi("x", [4])], [vi("joined", [3], TensorProto.STRING), vi("label", [4], TensorProto.STRING), vi("z", [4])],
-             inits, opset=19)  # fmt: skip
+    inits = [strings(["alpha", "beta"], "s1"), strings(["gamma"], "s2"), init("order", np.array([3, 0, 2, 1], np.int64)),
+             init("nums", np.float32([1.0, np.nan, np.inf, -2.5])), init("flags", np.array([True, False, False, True])),
+             init("doubles", np.float64([1e10, 1 / 3, -np.inf, 4.0]))]  # fmt: skip
+    m = make(nodes, [vi("x", [4])], [vi("joined", [3], TensorProto.STRING), vi("label", [4], TensorProto.STRING), vi("z", [4]),
+             vi("num_label", [4], TensorProto.STRING), vi("dbl_label", [4], TensorProto.STRING)], inits, opset=19)  # fmt: skip
     return fold_case(solution, m, [{"x": np.float32([0.5, -1.0, 2.0, -0.25])}, {"x": randn(88, 4)}])
 
 
-@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes"])
+@probe(category="folding", check="folded_ok", weight=2, hints=["dtypes", "opset"])
 def narrow_float_types_fold(solution: Any) -> dict[str, Any]:
     """An opset-21 model: Casts of a weight to FLOAT8E4M3FN, FLOAT8E5M2, BFLOAT16 and INT4 and back to float fold; a
-    float8 zero point (a folded Cast) stays as an initializer that a live QuantizeLinear/DequantizeLinear pair reads."""
+    float8 zero point (a folded Cast) stays as an initializer that a live QuantizeLinear/DequantizeLinear pair reads.
+    Float8 infinities (a Cast without saturation) are read by a folded node, and the narrow values cast to strings
+    (which only onnxruntime computes) are a graph output."""
     casts = [("w", TensorProto.FLOAT8E4M3FN, "f8"), ("w", TensorProto.FLOAT8E5M2, "f8b"), ("w", TensorProto.BFLOAT16, "bf"),
-             ("k", TensorProto.INT4, "i4")]  # INT4 from integers: a float's rounding to int4 differs between evaluators
+             ("k", TensorProto.INT4, "i4"), ("w", TensorProto.INT4, "i4w")]  # floats to INT4 round as onnxruntime does (to nearest)
     nodes = [helper.make_node("Cast", ["zero"], ["zp"], to=TensorProto.FLOAT8E4M3FN)]
     acc = "x"
     for src, to, tag in casts:
         nodes += [helper.make_node("Cast", [src], [f"w_{tag}"], to=to), helper.make_node("Cast", [f"w_{tag}"], [f"back_{tag}"], to=F32),
                   helper.make_node("Add", [acc, f"back_{tag}"], [f"acc_{tag}"])]  # fmt: skip
         acc = f"acc_{tag}"
+    # float8 infinity (a Cast without saturation) read back by a folded node; narrow values cast to strings, which only
+    # onnxruntime can do (ReferenceEvaluator raises), a string graph output
+    nodes += [helper.make_node("Cast", ["huge"], ["w_e5"], to=TensorProto.FLOAT8E5M2, saturate=0),
+              helper.make_node("Cast", ["w_e5"], ["back_e5"], to=F32), helper.make_node("IsInf", ["back_e5"], ["e5_inf"]),
+              helper.make_node("Cast", ["e5_inf"], ["e5_one"], to=F32), helper.make_node("Add", [acc, "e5_one"], ["acc_e5"])]
+    acc = "acc_e5"
+    nodes += [helper.make_node("Cast", [f"w_{tag}"], [f"s_{tag}"], to=TensorProto.STRING) for tag in ("f8", "f8b", "bf", "i4w")]
+    nodes.append(helper.make_node("Concat", ["s_f8", "s_f8b", "s_bf", "s_i4w"], ["narrow_text"], axis=1))
     nodes += [helper.make_node("QuantizeLinear", [acc, "qscale", "zp"], ["q"]), helper.make_node("DequantizeLinear", ["q", "qscale", "zp"], ["y"])]
     w = np.float32([[1.0, 0.3333, 3.1, 7.0], [-2.6, 0.09, -5.2, 4.4]])
-    m = make(nodes, [vi("x", [2, 4])], [vi("y", [2, 4])], [init("w", w), init("k", np.int64([[3, -2, 7, -8], [0, 5, -1, 6]])),
-             init("zero", np.float32(0.0)), init("qscale", np.float32(0.5))],
+    m = make(nodes, [vi("x", [2, 4])], [vi("y", [2, 4]), vi("narrow_text", [2, 16], TensorProto.STRING)],
+             [init("w", w), init("k", np.int64([[3, -2, 7, -8], [0, 5, -1, 6]])), init("zero", np.float32(0.0)), init("qscale", np.float32(0.5)),
+              init("huge", np.float32([[1e9, -1e9, 2.0, 0.5], [3.0, 1e9, -4.0, 0.25]]))],
              opset=21)  # fmt: skip
     return fold_case(solution, m, [{"x": randn(89, 2, 4)}])
 
@@ -1860,12 +1906,33 @@ def _opset_model(opset: int) -> onnx.ModelProto:
         helper.make_node("ReduceProd", ["dims"], ["dims_p"], keepdims=1),  # no axes: all of them, at every opset
         helper.make_node("Cast", ["dims_p"], ["dims_f"], to=F32),
     ]
+    # ops ReferenceEvaluator (onnx 1.23) gets wrong or cannot run, where a folded value is onnxruntime's: BatchNormalization
+    # before 14, Resize (linear, align_corners), ReduceSumSquare of int32 (the evaluator gives int64),
+    # ReduceLogSumExp of int32, Gelu (20, 21) and GroupNormalization (21)
+    nodes += [
+        helper.make_node("BatchNormalization", ["w", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn"], epsilon=1e-3),
+        helper.make_node("Resize", ["w", "roi", "scales_lin"], ["rl"], mode="linear", coordinate_transformation_mode="align_corners"),
+        helper.make_node("Slice", ["rl", "zero", "four", "two"], ["rls"]),  # [2, 3, 6] -> [2, 3, 4]
+        helper.make_node("ReduceSumSquare", ["wi"], ["rss"], keepdims=1),  # int32 [1, 1]
+        helper.make_node("ReduceLogSumExp", ["wi"], ["rlse"], keepdims=1),
+        helper.make_node("Add", ["rss", "rlse"], ["ri"]),
+        helper.make_node("Cast", ["x"], ["xi"], to=TensorProto.INT32),  # of the input: an int32 reader of the folded ri
+        helper.make_node("Add", ["xi", "ri"], ["xri"]),
+        helper.make_node("Cast", ["xri"], ["xrf"], to=F32),
+    ]
+    extra = ["bn", "rls", "xrf"]
+    if opset >= 20:
+        nodes.append(helper.make_node("Gelu", ["w"], ["ge"]))
+        extra.append("ge")
+    if opset >= 21:
+        nodes.append(helper.make_node("GroupNormalization", ["w", "bn_s", "bn_b"], ["gn"], num_groups=3))
+        extra.append("gn")
     if opset >= 12:
         nodes += [helper.make_node("Dropout", ["w", "ratio"], ["dr", "dr_mask"]), helper.make_node("Cast", ["dr_mask"], ["dr_m"], to=F32),
                   helper.make_node("Mul", ["dr", "dr_m"], ["drop"])]  # fmt: skip
     else:
         nodes += [helper.make_node("Dropout", ["w"], ["drop"], ratio=0.5)]  # opset 11: no mask (onnxruntime's differs)
-    terms = ["a4", "sm", "lsm", "hm", "cl", "pds", "tk_sum", "am_f", "dq", "rzs", "drop"]
+    terms = ["a4", "sm", "lsm", "hm", "cl", "pds", "tk_sum", "am_f", "dq", "rzs", "drop", *extra]
     acc = "x"
     for k, t in enumerate(terms):
         nodes.append(helper.make_node("Add" if k % 2 == 0 else "Sub", [acc, t], [f"acc{k}"]))
@@ -1878,7 +1945,10 @@ def _opset_model(opset: int) -> onnx.ModelProto:
              init("five", np.array([5], np.int64)), init("two", np.array([2], np.int64)), init("k2", np.array([2], np.int64)),
              init("q", rng.integers(-50, 50, (2, 3, 4)).astype(np.int8)), init("q_scale", np.float32(0.02)), init("q_zero", np.int8(3)),
              init("roi", np.zeros(0, np.float32)), init("scales", np.float32([1, 1, 2])), init("zero", np.array([0], np.int64)),
-             init("eight", np.array([8], np.int64)), init("ratio", np.float32(0.5))]  # fmt: skip
+             init("eight", np.array([8], np.int64)), init("ratio", np.float32(0.5)), init("bn_s", np.float32([1.0, 2.0, 0.5])),
+             init("bn_b", np.float32([0.0, 0.1, -0.2])), init("bn_m", np.float32([0.1, 0.0, 0.3])), init("bn_v", np.float32([1.0, 2.0, 0.5])),
+             init("scales_lin", np.float32([1, 1, 1.7])), init("four", np.array([4], np.int64)),
+             init("wi", np.array([[1, -2, 3], [4, 5, -6]], np.int32))]  # fmt: skip
     if opset >= 13:
         inits += [init(f"axes_{n}", np.array(a, np.int64)) for n, a in axis_inits.items() if n in ("u", "rs", "sq", "usq", "tk_sum")]
     if opset >= 18:
@@ -1958,3 +2028,61 @@ def control_flow_of_constants_stays(solution: Any) -> dict[str, Any]:
     inits = [init("w", randn(122, 3)), init("flag", np.array(False)), init("trips", np.int64(2)), init("rows", randn(123, 2, 3))]
     m = make(nodes, [vi("x", [3])], [vi("y", [3]), vi("z", [2, 3])], inits)
     return fold_case(solution, m, [{"x": randn(124, 3)}])
+
+
+# ---------------------------------------------------------------- red team round 5
+# No rewrite but folding, Identity removal and dead code: nodes of an input-dependent tensor that an optimizer would
+# call no-ops or fuse (onnxoptimizer's eliminate_nop_cast, eliminate_nop_concat, eliminate_nop_pad,
+# eliminate_nop_expand, eliminate_nop_reshape, eliminate_nop_transpose, eliminate_nop_dropout, eliminate_nop_flatten,
+# eliminate_nop_split, eliminate_consecutive_idempotent_ops, fuse_consecutive_transposes,
+# fuse_consecutive_unsqueezes, fuse_matmul_add_bias_into_gemm, a Slice of everything, x*1 and x+0) stay. The ops
+# ReferenceEvaluator gets wrong or cannot run are in _opset_model, string_constants_fold and narrow_float_types_fold.
+
+
+@probe(category="semantics", check="folded_ok", weight=2, hints=["no-rewrite"])
+def no_op_looking_nodes_of_the_input_stay(solution: Any) -> dict[str, Any]:
+    """Nodes of the input that change nothing, or that an optimizer would fuse, but are not Identity: a Cast to the
+    type its input already has (a graph input, an intermediate typed in value_info, one typed by inference only),
+    one-input Concat, Sum, Max, Min and Mean, a Pad by zeros, an Expand and a Reshape to the shape the tensor has, a
+    Transpose with the identity perm, two Transposes in a row that undo each other, Mul by 1, Add of 0, Dropout
+    without training_mode, Squeeze of an Unsqueeze, Relu of a Relu, a Flatten and a one-output Split that keep the
+    shape, two Unsqueezes in a row, a Slice of everything, a MatMul and an Add of a bias (a Gemm); all stay."""
+    nodes = [
+        helper.make_node("Cast", ["x"], ["xc"], to=F32),  # x is declared float
+        helper.make_node("Relu", ["xc"], ["r"]),
+        helper.make_node("Cast", ["r"], ["rc"], to=F32),  # r is float by inference only
+        helper.make_node("Concat", ["rc"], ["cat"], axis=0),
+        helper.make_node("Sum", ["cat"], ["sm"]),
+        helper.make_node("Max", ["sm"], ["mx"]),
+        helper.make_node("Min", ["mx"], ["mn"]),
+        helper.make_node("Cast", ["mn"], ["mnc"], to=F32),  # mn is declared float in value_info
+        helper.make_node("Mean", ["mnc"], ["me"]),
+        helper.make_node("Pad", ["me", "zero_pads"], ["pd"]),
+        helper.make_node("Expand", ["pd", "shape23"], ["ex"]),
+        helper.make_node("Reshape", ["ex", "shape23"], ["rs"]),
+        helper.make_node("Transpose", ["rs"], ["tid"], perm=[0, 1]),
+        helper.make_node("Transpose", ["tid"], ["t1"], perm=[1, 0]),
+        helper.make_node("Transpose", ["t1"], ["t2"], perm=[1, 0]),
+        helper.make_node("Mul", ["t2", "one"], ["m1"]),
+        helper.make_node("Add", ["m1", "nil"], ["a0"]),
+        helper.make_node("Dropout", ["a0"], ["dr"]),
+        helper.make_node("Unsqueeze", ["dr", "axis0"], ["us"]),
+        helper.make_node("Squeeze", ["us", "axis0"], ["sq"]),
+        helper.make_node("Relu", ["sq"], ["r1"]),
+        helper.make_node("Relu", ["r1"], ["r2"]),  # idempotent: Relu(Relu(t)) is Relu(t)
+        helper.make_node("Flatten", ["r2"], ["fl"], axis=1),  # [2, 3] stays [2, 3]
+        helper.make_node("Split", ["fl"], ["sp"], axis=0, num_outputs=1),
+        helper.make_node("Unsqueeze", ["sp", "axis0"], ["u1"]),
+        helper.make_node("Unsqueeze", ["u1", "axis0"], ["u2"]),  # two Unsqueezes an optimizer would fuse
+        helper.make_node("Squeeze", ["u2", "axes01"], ["sq2"]),
+        helper.make_node("Slice", ["sq2", "axis0", "to_end", "axis0"], ["sl"]),  # every row (axis0 is [0], also the start)
+        helper.make_node("MatMul", ["sl", "w33"], ["mm"]),
+        helper.make_node("Add", ["mm", "bias3"], ["g"]),  # MatMul + Add of a bias: what a Gemm fusion takes
+        helper.make_node("Neg", ["g"], ["y"]),
+    ]
+    inits = [init("zero_pads", np.zeros(4, np.int64)), init("shape23", np.array([2, 3], np.int64)), init("one", np.float32(1.0)),
+             init("nil", np.float32(0.0)), init("axis0", np.array([0], np.int64)), init("axes01", np.array([0, 1], np.int64)),
+             init("to_end", np.array([2**63 - 1], np.int64)), init("w33", randn(151, 3, 3)), init("bias3", randn(152, 3))]  # fmt: skip
+    m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], inits)
+    m.graph.value_info.append(vi("mn", [2, 3]))
+    return fold_case(solution, m, [{"x": randn(150, 2, 3)}])

@@ -21,10 +21,17 @@ NONDETERMINISTIC = frozenset(
     {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial", "Bernoulli"}
 )
 DEFAULT_DOMAINS = ("", "ai.onnx")
-#: Ops that ReferenceEvaluator gets wrong below an opset, where onnxruntime evaluates them: before opset 13
-#: Softmax, LogSoftmax and Hardmax coerce their input to 2-D at `axis` (the evaluator knows only the opset-13
-#: meaning, one axis), and the evaluator has no DequantizeLinear before opset 19.
-ONNXRUNTIME_BELOW = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13, "DequantizeLinear": 19}
+#: Element types onnxruntime's Python API cannot take or give back as they are: each travels as a wider type that
+#: holds its values exactly, with a Cast inside the one-node model (onnxruntime returns float8 as raw uint8 bits).
+WIDENED = {
+    onnx.TensorProto.BFLOAT16: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E4M3FN: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E4M3FNUZ: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E5M2: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E5M2FNUZ: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.INT4: onnx.TensorProto.INT8,
+    onnx.TensorProto.UINT4: onnx.TensorProto.UINT8,
+}
 
 
 def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
@@ -86,8 +93,11 @@ def _evaluate(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int
     the op, whose inputs and attributes can differ from the model's.
     """
     default = next(o.version for o in opset if o.domain in DEFAULT_DOMAINS)
-    if node.domain in DEFAULT_DOMAINS and default < ONNXRUNTIME_BELOW.get(node.op_type, 0):
-        return _evaluate_onnxruntime(node, constants, default)
+    if node.domain in DEFAULT_DOMAINS:
+        try:
+            return _evaluate_onnxruntime(node, constants, default)
+        except Exception:  # noqa: BLE001, S110 - no CPU kernel for this op and type: the evaluator's value
+            pass
     inputs = list(dict.fromkeys(name for name in node.input if name))
     outputs = [name for name in node.output if name]
     function = helper.make_function(
@@ -97,17 +107,46 @@ def _evaluate(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int
     return dict(zip(outputs, values, strict=True))
 
 
-def _evaluate_onnxruntime(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int) -> dict[str, np.ndarray]:
-    """Run one node in a one-node onnxruntime model at the model's opset (its outputs' types left to onnxruntime)."""
-    inputs = list(dict.fromkeys(name for name in node.input if name))
-    outputs = [name for name in node.output if name]
-    typed = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(constants[n].dtype), constants[n].shape) for n in inputs]
-    graph = helper.make_graph([node], "fold", typed, [helper.make_value_info(n, onnx.TypeProto()) for n in outputs])
+def _session(nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outputs: list[str], opset: int) -> ort.InferenceSession:
+    graph = helper.make_graph(nodes, "fold", inputs, [helper.make_value_info(n, onnx.TypeProto()) for n in outputs])
     one = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
-    session = ort.InferenceSession(one.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return dict(zip(outputs, session.run(outputs, {n: constants[n] for n in inputs}), strict=True))
+    options.log_severity_level = 4
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(one.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _evaluate_onnxruntime(node: onnx.NodeProto, constants: dict[str, np.ndarray], opset: int) -> dict[str, np.ndarray]:
+    """Run one node in a one-node onnxruntime model at the model's opset (its outputs' types left to onnxruntime).
+
+    A value of a WIDENED type goes in as the wider type and is cast to its own inside the model; an output of one
+    comes back cast to the wider type and is viewed as its own again (both exact)."""
+    inputs = list(dict.fromkeys(name for name in node.input if name))
+    outputs = [name for name in node.output if name]
+    before, typed, feeds = [], [], {}
+    for n in inputs:
+        elem = helper.np_dtype_to_tensor_dtype(constants[n].dtype)
+        if elem in WIDENED:
+            typed.append(helper.make_tensor_value_info(n + "/wide", WIDENED[elem], constants[n].shape))
+            feeds[n + "/wide"] = constants[n].astype(helper.tensor_dtype_to_np_dtype(WIDENED[elem]))
+            exact = {"saturate": 0} if WIDENED[elem] == onnx.TensorProto.FLOAT and elem != onnx.TensorProto.BFLOAT16 else {}
+            before.append(helper.make_node("Cast", [n + "/wide"], [n], to=elem, **exact))  # float8's inf stays inf
+        else:
+            typed.append(helper.make_tensor_value_info(n, elem, constants[n].shape))
+            feeds[n] = constants[n]
+    session = _session([*before, node], typed, outputs, opset)
+    types = {o.name: o.type for o in session.get_outputs()}
+    narrow = {n: t for n in outputs for t in WIDENED if types[n] == f"tensor({helper.tensor_dtype_to_string(t)[len('TensorProto.'):].lower()})"}
+    if narrow:
+        after = [helper.make_node("Cast", [n], [n + "/wide"], to=WIDENED[t]) for n, t in narrow.items()]
+        fetch = [n + "/wide" if n in narrow else n for n in outputs]
+        session = _session([*before, node, *after], typed, fetch, opset)
+        values = session.run(fetch, feeds)
+        values = [v.astype(helper.tensor_dtype_to_np_dtype(narrow[n])) if n in narrow else v for n, v in zip(outputs, values, strict=True)]
+    else:
+        values = session.run(outputs, feeds)
+    return dict(zip(outputs, values, strict=True))
 
 
 def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:

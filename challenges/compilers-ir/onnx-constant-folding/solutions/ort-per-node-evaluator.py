@@ -51,20 +51,49 @@ def _rename_free(g, mapping, bound=frozenset()):
             _rename_free(b, mapping, bound)
 
 
+_NARROW_IN = {  # element types onnxruntime's Python API takes no arrays of: fed as a wider type, cast inside the model
+    onnx.TensorProto.BFLOAT16: onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT8E4M3FN: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E4M3FNUZ: onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT8E5M2: onnx.TensorProto.FLOAT,
+    onnx.TensorProto.FLOAT8E5M2FNUZ: onnx.TensorProto.FLOAT, onnx.TensorProto.INT4: onnx.TensorProto.INT8,
+    onnx.TensorProto.UINT4: onnx.TensorProto.UINT8,
+}
+
+
 def _ort_eval(node, values, opset):
     ins = list(dict.fromkeys(i for i in node.input if i))
     outs = [o for o in node.output if o]
-    g = helper.make_graph(
-        [node], "one",
-        [helper.make_tensor_value_info(i, helper.np_dtype_to_tensor_dtype(values[i].dtype), values[i].shape) for i in ins],
-        [onnx.ValueInfoProto(name=o) for o in outs])
+    declared, casts, feeds = [], [], {}
+    for i in ins:
+        t = helper.np_dtype_to_tensor_dtype(values[i].dtype)
+        if t in _NARROW_IN:
+            declared.append(helper.make_tensor_value_info(i + "_in", _NARROW_IN[t], values[i].shape))
+            feeds[i + "_in"] = values[i].astype(helper.tensor_dtype_to_np_dtype(_NARROW_IN[t]))
+            keep = {"saturate": 0} if _NARROW_IN[t] == onnx.TensorProto.FLOAT and t != onnx.TensorProto.BFLOAT16 else {}
+            casts.append(helper.make_node("Cast", [i + "_in"], [i], to=t, **keep))
+        else:
+            declared.append(helper.make_tensor_value_info(i, t, values[i].shape))
+            feeds[i] = values[i]
+    g = helper.make_graph([*casts, node], "one", declared, [onnx.ValueInfoProto(name=o) for o in outs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     so.log_severity_level = 3
     sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    res = dict(zip(outs, sess.run(outs, {i: values[i] for i in ins})))
+    four = {o.name: o.type for o in sess.get_outputs() if o.type in ("tensor(int4)", "tensor(uint4)")}
+    if four:  # onnxruntime's Python API has no 4-bit arrays: fetch them cast to 8 bits (exact) inside the model
+        wide = {"tensor(int4)": onnx.TensorProto.INT8, "tensor(uint4)": onnx.TensorProto.UINT8}
+        g.node.extend(helper.make_node("Cast", [o], [o + "_8bit"], to=wide[t]) for o, t in four.items())
+        fetch = [o + "_8bit" if o in four else o for o in outs]
+        del g.output[:]
+        g.output.extend(onnx.ValueInfoProto(name=o) for o in fetch)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8
+        sess8 = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        got = sess8.run(fetch, feeds)
+        narrow = {"tensor(int4)": onnx.TensorProto.INT4, "tensor(uint4)": onnx.TensorProto.UINT4}
+        return {o: v.astype(helper.tensor_dtype_to_np_dtype(narrow[four[o]])) if o in four else v for o, v in zip(outs, got, strict=True)}
+    res = dict(zip(outs, sess.run(outs, feeds), strict=True))
     for o in sess.get_outputs():  # float8 comes back as its uint8 bit patterns: view the bits as float8
         if o.type == "tensor(float8e4m3fn)":
             res[o.name] = res[o.name].view(helper.tensor_dtype_to_np_dtype(onnx.TensorProto.FLOAT8E4M3FN))
@@ -75,7 +104,7 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
     m = onnx.ModelProto()
     m.CopyFrom(model)
     g = m.graph
-    opset = [o.version for o in m.opset_import if o.domain in STD][0]
+    opset = next(o.version for o in m.opset_import if o.domain in STD)
     gin = {i.name for i in g.input}
     gout = [o.name for o in g.output]
     values = {t.name: numpy_helper.to_array(t) for t in g.initializer if t.name not in gin}
@@ -93,13 +122,13 @@ def fold_constants(model: onnx.ModelProto) -> onnx.ModelProto:
             else:
                 try:
                     values.update(_ort_eval(n, values, opset))
-                except Exception:  # no onnxruntime kernel for this op/dtype: use the reference evaluator
+                except Exception:  # noqa: BLE001 - no onnxruntime kernel for this op/dtype: use the reference evaluator
                     from onnx.reference import ReferenceEvaluator
                     ins = list(dict.fromkeys(i for i in n.input if i))
                     outs = [o for o in n.output if o]
                     fn = helper.make_function("f", "c", ins, outs, [n], [helper.make_opsetid("", opset)])
                     res = ReferenceEvaluator(fn).run(None, {i: values[i] for i in ins}, attributes={})
-                    values.update({o: np.asarray(v) for o, v in zip(outs, res)})
+                    values.update({o: np.asarray(v) for o, v in zip(outs, res, strict=True)})
         else:
             rest.append(n)
 
