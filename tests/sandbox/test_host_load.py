@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import GradeResult, Package
 from grader.errors import HostLoadError
 from tests.helpers import add_numbers, grade, real_backends
 
@@ -187,6 +188,24 @@ def test_a_child_reaped_inside_the_sandbox_counts_and_the_runners_other_probes_d
     assert other_probe < 0.3, other_probe  # the runner's own few ticks at most, not the probe it reaped
 
 
+def graded_through_load_faults(
+    code: str, backend: str, package: Package, *, backoffs: tuple[int, ...]
+) -> tuple[GradeResult | None, list[float], list[str]]:
+    """Grade ``code`` until a run is not refused as overloaded, once per backoff (slept after each refusal): the
+    result (None when every run was refused), and the load average and message of each refusal, for the caller to
+    judge whether the host really was that busy."""
+    loads: list[float] = []
+    faults: list[str] = []
+    for backoff in backoffs:
+        try:
+            return grade(code, backend=backend, package=package, load_retries=0), loads, faults
+        except HostLoadError as fault:
+            loads.append(os.getloadavg()[0])
+            faults.append(f"{fault} (load average {loads[-1]:.1f})")
+            time.sleep(backoff)
+    return None, loads, faults
+
+
 @pytest.mark.parametrize("backend", real_backends())
 def test_correct_code_on_fully_loaded_cores_is_accepted(backend: str) -> None:
     package = add_numbers()
@@ -200,21 +219,12 @@ def test_correct_code_on_fully_loaded_cores_is_accepted(backend: str) -> None:
     # If every try met a host far busier than this test makes it (the other worker's load on top: seen at load
     # averages of 9-16 on two cores in a fresh-clone CI run), a load fault each time is the right answer, not a
     # failure; below that, the grading must come through as accepted.
-    faults: list[str] = []
-    loads: list[float] = []
     with busy_cores(per_core=1):
-        for backoff in (2, 4, 8, 16, 0):
-            try:
-                loaded = grade(SPINS_TWO_SECONDS, backend=backend, package=package, load_retries=0)
-                break
-            except HostLoadError as fault:
-                loads.append(os.getloadavg()[0])
-                faults.append(f"{fault} (load average {loads[-1]:.1f})")
-                time.sleep(backoff)
-        else:
-            overloaded = 3 * (os.cpu_count() or 1)
-            assert min(loads) > overloaded, f"a load fault on every grading, some at a load average below {overloaded}: {faults}"
-            return
+        loaded, loads, faults = graded_through_load_faults(SPINS_TWO_SECONDS, backend, package, backoffs=(2, 4, 8, 16, 0))
+    if loaded is None:
+        overloaded = 3 * (os.cpu_count() or 1)
+        assert min(loads) > overloaded, f"a load fault on every grading, some at a load average below {overloaded}: {faults}"
+        return
     assert loaded.verdict == "accepted", [(p.name, p.status, p.message) for p in loaded.probes]
 
 
@@ -228,19 +238,12 @@ def test_an_endless_loop_is_a_time_limit_idle_and_under_load(backend: str) -> No
     # "Idle" is this test's own doing only: the suite's other worker may load the host enough that the run is refused
     # as overloaded (seen in a fresh-clone CI run). Graded again as the worker would; a load fault every time is the
     # right answer only on a host far busier than two cores can serve.
-    faults: list[str] = []
-    loads: list[float] = []
-    for backoff in (2, 4, 8, 0):
-        try:
-            assert grade(SPINS_FOREVER, backend=backend, package=package, load_retries=0).verdict == "time_limit"
-            break
-        except HostLoadError as fault:
-            loads.append(os.getloadavg()[0])
-            faults.append(f"{fault} (load average {loads[-1]:.1f})")
-            time.sleep(backoff)
-    else:
+    idle, loads, faults = graded_through_load_faults(SPINS_FOREVER, backend, package, backoffs=(2, 4, 8, 0))
+    if idle is None:
         busy = os.cpu_count() or 1
         assert min(loads) > busy, f"a load fault on every grading, some with the cores not all busy: {faults}"
+    else:
+        assert idle.verdict == "time_limit"
     with busy_cores(per_core=1):
         try:
             verdict = grade(SPINS_FOREVER, backend=backend, package=package, load_retries=0).verdict
