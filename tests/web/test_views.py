@@ -82,6 +82,15 @@ def test_challenge_page_has_the_documented_ids(alice: Client, challenge: Challen
     assert html.index("js/error-report.js") < html.index("js/result-panel.js")
 
 
+def test_challenge_page_says_the_starters_interface_is_kept(alice: Client, challenge: Challenge) -> None:
+    # grader/interface.py refuses renamed parameters before any probe runs: the rule is said where the code is
+    # written, not only in the refusal.
+    html = alice.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    note = html[html.index('id="interface-note"') :]
+    assert "their parameters' names and order" in note[: note.index("</p>")]
+    assert html.index('id="interface-note"') < html.index('id="editor"')
+
+
 GIVEN_PIPELINE = 'def stages():\n    """The pipeline <the candidate> reads."""\n    return ["fx", "onnx"]\n'
 
 
