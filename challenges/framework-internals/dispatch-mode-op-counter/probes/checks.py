@@ -180,3 +180,59 @@ def ops_outside_table_flops(actual: Any, expected: Any) -> tuple[bool, str]:
         return False, "the probe's input 'mm' differs from the reference's"
     (m, k), (_, n) = expected["mm"]
     return _check_parts({"calls": actual}, {"calls": expected}, (), {"calls": {"aten.mm": 2 * m * k * n}})
+
+
+def empty_sizes_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Each case ran alone in a counter: every table operator it ran has an entry of 0 FLOPs (sizes of 0 multiply
+    to 0), and nothing raised. The counts are the reference's."""
+    cases = actual.get("cases") if isinstance(actual, dict) else None
+    if not isinstance(cases, dict) or set(cases) != set(expected["cases"]):
+        return False, "the probe's cases differ from the reference's"
+    for name, want in expected["cases"].items():
+        got = cases[name]
+        if not isinstance(got, dict) or got.get("ops") != want["ops"]:
+            return False, f"{name}: the probe's input differs from the reference's"
+        if got.get("error") is not None:
+            return False, f"{name}: the call raised {got['error']} under the counter"
+        ok, message = _compare_counted(got.get("results"), dict.fromkeys(want["ops"], 0), name)
+        if not ok:
+            return False, message
+        if got["results"].get("counts") != want["results"]["counts"]:
+            return False, f"{name}: counts are {got['results'].get('counts')}, expected {want['results']['counts']}"
+    return True, ""
+
+
+def zero_cost_backward_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Every case is one convolution_backward call whose mask requests neither the input nor the weight gradient:
+    an entry of 0 FLOPs."""
+    cases = actual.get("cases") if isinstance(actual, dict) else None
+    if not isinstance(cases, dict) or set(cases) != set(expected["cases"]):
+        return False, "the probe's cases differ from the reference's"
+    return _check_parts(cases, expected["cases"], (), {case: {"aten.convolution_backward": 0} for case in expected["cases"]})
+
+
+def grouped_conv_flops(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Each grouped layer: F = 2 * outputs * (cin/groups) * kh * kw forward, and 2 F backward (the input needs a
+    gradient, so every layer asks for the input and the weight gradients). The direct call: one F."""
+    size, batch = list(expected["size"]), expected["batch"]
+    forward = 0
+    for layer in expected["layers"]:
+        pairs = zip(size, layer["kernel"], layer["stride"], layer["padding"], layer["dilation"], strict=True)
+        size = [_conv_out(side, kernel, stride, padding, dilation) for side, kernel, stride, padding, dilation in pairs]
+        per_group_in = layer["cin"] // layer["groups"]
+        forward += 2 * batch * layer["cout"] * size[0] * size[1] * per_group_in * layer["kernel"][0] * layer["kernel"][1]
+    direct = expected["direct"]
+    (d_n, d_in, d_h, d_w), (d_out, _, d_kh, d_kw) = direct["input"], direct["weight"]
+    s, p, dl = direct["stride"], direct["padding"], direct["dilation"]
+    outputs = _conv_out(d_h, d_kh, s, p, dl) * _conv_out(d_w, d_kw, s, p, dl)
+    called = 2 * d_n * d_out * outputs * (d_in // direct["groups"]) * d_kh * d_kw
+    return _check_parts(
+        actual,
+        expected,
+        ("layers", "batch", "size", "direct"),
+        {
+            "forward": {"aten.convolution": forward},
+            "backward": {"aten.convolution_backward": 2 * forward},
+            "called directly": {"aten.convolution": called},
+        },
+    )

@@ -555,3 +555,156 @@ def out_variants_write_buffers(solution: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
         return {"error": type(exc).__name__, "mm": None, "add": None, "sum": None}
     return {"error": None, "mm": mm_buf, "add": add_buf, "sum": sum_buf}
+
+
+# ---------------------------------------------------------------- flops: sizes of 0, calls that cost 0, groups
+
+
+def empty_size_calls() -> dict[str, tuple[list[str], Any]]:
+    """Every operator of the table on each size of it that may be 0, and models on an empty batch: for each case,
+    the table operators it runs (each must get an entry of 0 FLOPs) and a function making the calls. Every
+    tensor is built here, before any counter is entered."""
+    m, k, n, batch = 3, 4, 5, 2
+    sizes = {"M": (0, k, n), "K": (m, 0, n), "N": (m, k, 0)}
+    cases: dict[str, tuple[list[str], Any]] = {}
+    for dim, (rows, inner, cols) in sizes.items():
+        a, b = randn(rows, inner, seed=110), randn(inner, cols, seed=111)
+        cases[f"mm, {dim} = 0"] = (["aten.mm"], lambda a=a, b=b: torch.mm(a, b))
+        # The added tensor broadcasts over the rows: [N].
+        bias = randn(cols, seed=112)
+        cases[f"addmm, {dim} = 0"] = (["aten.addmm"], lambda bias=bias, a=a, b=b: torch.addmm(bias, a, b))
+    batched = {"B": (0, m, k, n), **{dim: (batch, *shape) for dim, shape in sizes.items()}}
+    for dim, (size, rows, inner, cols) in batched.items():
+        p, r = randn(size, rows, inner, seed=113), randn(size, inner, cols, seed=114)
+        cases[f"bmm, {dim} = 0"] = (["aten.bmm"], lambda p=p, r=r: torch.bmm(p, r))
+        # The added tensor broadcasts over the batch: [M, N].
+        added = randn(rows, cols, seed=115)
+        cases[f"baddbmm, {dim} = 0"] = (["aten.baddbmm"], lambda added=added, p=p, r=r: torch.baddbmm(added, p, r))
+    # Convolutions: the batch N or the input channels C_in may be 0 (a kernel [C_out, 0, kh, kw]).
+    convs = {"N": ([0, 3, 7, 5], [4, 3, 3, 2]), "C_in": ([2, 0, 7, 5], [4, 0, 3, 2])}
+    for dim, (image_shape, kernel_shape) in convs.items():
+        image, kernel, conv_bias = randn(*image_shape, seed=116), randn(*kernel_shape, seed=117), randn(4, seed=118)
+        grad_output = randn(image_shape[0], 4, 3, 2, seed=119)  # the forward output's shape: stride 2, padding 1
+        cases[f"convolution, {dim} = 0"] = (
+            ["aten.convolution"],
+            lambda image=image, kernel=kernel, conv_bias=conv_bias: F.conv2d(image, kernel, conv_bias, stride=2, padding=1),
+        )
+        cases[f"convolution_backward, {dim} = 0"] = (
+            ["aten.convolution_backward"],
+            lambda grad_output=grad_output, image=image, kernel=kernel: torch.ops.aten.convolution_backward.default(
+                grad_output, image, kernel, [4], [2, 2], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]
+            ),
+        )
+    # Models on an empty batch, forward and backward: every input needs a gradient.
+    linear = mlp([6, 4], seed=120)
+    rows_in = randn(0, 6, seed=121, requires_grad=True)
+    cases["Linear on an empty batch, forward and backward"] = (
+        ["aten.addmm", "aten.mm"],
+        lambda: linear(rows_in).sum().backward(),
+    )
+    q, key, v = (randn(0, 5, 8, seed=s, requires_grad=True) for s in (122, 123, 124))
+    cases["written-out attention on an empty batch, forward and backward"] = (
+        ["aten.bmm"],
+        lambda: attention(q, key, v).sum().backward(),
+    )
+    torch.manual_seed(125)
+    conv = nn.Conv2d(3, 4, (3, 2), stride=(2, 1), padding=(1, 0))
+    images = randn(0, 3, 7, 6, seed=126, requires_grad=True)
+    cases["Conv2d on an empty batch, forward and backward"] = (
+        ["aten.convolution", "aten.convolution_backward"],
+        lambda: conv(images).sum().backward(),
+    )
+    return cases
+
+
+@probe(category="flops", weight=2, check="empty_sizes_flops", hints=["flop-table"])
+def empty_sizes_flops(solution: Any) -> dict[str, Any]:
+    """mm, addmm, bmm and baddbmm with each of B, M, K and N of 0, convolution and convolution_backward with a batch
+    or input channels of 0, and a Linear, attention and a Conv2d on an empty batch, forward and backward: each case
+    alone in its own counter. Every table operator that ran has an entry of 0 FLOPs; nothing raises."""
+    cases: dict[str, Any] = {}
+    for name, (ops, call) in empty_size_calls().items():
+        try:
+            with solution.OpCounter() as counter:
+                call()
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            cases[name] = {"ops": ops, "error": type(exc).__name__}
+            continue
+        cases[name] = {"ops": ops, "error": None, "results": counted(counter)}
+    return {"cases": cases}
+
+
+@probe(category="flops", weight=2, check="zero_cost_backward_flops", hints=["flop-table", "conv-backward"])
+def zero_cost_backward_flops(solution: Any) -> dict[str, Any]:
+    """convolution_backward calls that cost 0 through their mask, each alone in its own counter: the backward of a
+    Conv2d whose weight is frozen and whose bias trains, on data that needs no gradient (the mask asks for the bias
+    gradient alone), and direct calls with the masks [False, False, True] and [False, False, False]. Each gets an
+    entry of 0 FLOPs."""
+    torch.manual_seed(130)
+    conv = nn.Conv2d(3, 4, (3, 2), stride=(1, 2), padding=(1, 0))
+    conv.weight.requires_grad_(False)
+    image = randn(2, 3, 7, 6, seed=131)
+    loss = conv(image).sum()
+    x, weight, grad_output = randn(2, 3, 7, 5, seed=132), randn(4, 3, 3, 2, seed=133), randn(2, 4, 5, 4, seed=134)
+    cases: dict[str, Any] = {}
+    with solution.OpCounter() as bias_only:
+        loss.backward()
+    cases["a Conv2d's backward, the bias gradient alone"] = counted(bias_only)
+    for mask in ([False, False, True], [False, False, False]):
+        with solution.OpCounter() as direct:
+            torch.ops.aten.convolution_backward.default(grad_output, x, weight, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, mask)
+        cases[f"convolution_backward, mask {mask}"] = counted(direct)
+    return {"cases": cases}
+
+
+def grouped_stack(layers: list[dict[str, Any]], seed: int) -> nn.Sequential:
+    """Grouped Conv2d layers of the given specs, with ReLUs between them."""
+    torch.manual_seed(seed)
+    modules: list[nn.Module] = []
+    for i, spec in enumerate(layers):
+        if i:
+            modules.append(nn.ReLU())
+        modules.append(
+            nn.Conv2d(
+                spec["cin"],
+                spec["cout"],
+                tuple(spec["kernel"]),
+                stride=tuple(spec["stride"]),
+                padding=tuple(spec["padding"]),
+                dilation=tuple(spec["dilation"]),
+                groups=spec["groups"],
+            )
+        )
+    return nn.Sequential(*modules)
+
+
+@probe(category="flops", weight=2, check="grouped_conv_flops", hints=["flop-table", "conv-backward"])
+def grouped_conv_flops(solution: Any) -> dict[str, Any]:
+    """Grouped Conv2d layers (groups 2, then depthwise, then 3) on a non-square input that needs a gradient,
+    forward and backward; then a grouped aten.convolution called directly with one-element lists. Each output
+    element of a grouped convolution costs C_in/groups * kh * kw multiply-adds."""
+    layers = [
+        {"cin": 4, "cout": 6, "kernel": [3, 2], "stride": [2, 1], "padding": [1, 0], "dilation": [1, 1], "groups": 2},
+        {"cin": 6, "cout": 6, "kernel": [3, 3], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 2], "groups": 6},
+        {"cin": 6, "cout": 9, "kernel": [1, 2], "stride": [1, 1], "padding": [0, 0], "dilation": [1, 1], "groups": 3},
+    ]
+    batch, size = 2, [9, 8]
+    model = grouped_stack(layers, seed=140)
+    x = randn(batch, 4, *size, seed=141, requires_grad=True)
+    with solution.OpCounter() as forward:
+        loss = model(x).sum()
+    with solution.OpCounter() as backward:
+        loss.backward()
+    direct = {"input": [3, 8, 6, 7], "weight": [8, 2, 2, 3], "stride": 1, "padding": 1, "dilation": 1, "groups": 4}
+    image, kernel = randn(*direct["input"], seed=142), randn(*direct["weight"], seed=143)
+    with solution.OpCounter() as called:
+        torch.ops.aten.convolution.default(image, kernel, None, [1], [1], [1], False, [0], 4)
+    return {
+        "layers": layers,
+        "batch": batch,
+        "size": size,
+        "direct": direct,
+        "forward": counted(forward),
+        "backward": counted(backward),
+        "called directly": counted(called),
+    }
