@@ -317,6 +317,68 @@ def eager_functional_near_limits(solution: Any) -> dict[str, Any]:
     return guarded(run, (str(torch.float32), str(torch.float64)))
 
 
+def functional_cases(cases: dict[str, tuple[list[float], list[float], torch.dtype, float]]) -> dict[str, Any]:
+    """ema_update on each case, one by one, so that one error hides no other."""
+
+    def one(avg: list[float], value: list[float], dtype: torch.dtype, decay: float) -> dict[str, Any]:
+        return {"y": ema(torch.tensor(avg, dtype=dtype), torch.tensor(value, dtype=dtype), decay)}
+
+    return {name: guarded(lambda c=case: one(*c), ("y",)) for name, case in cases.items()}
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
+def eager_functional_coefficients(solution: Any) -> dict[str, Any]:
+    """Eager ema_update with decays float32 rounds to exactly 1 (1 - 1e-8, 1 + 1e-9) and decays beyond its range (+-1e39).
+
+    The coefficients ``decay`` and ``1 - decay`` are each computed as a Python
+    float and then rounded to avg's dtype, as the given kernel does: in float32
+    ``1 - 1e-8`` becomes 1 while ``1 - decay`` stays 1e-8, so value's term
+    survives (1 + 1e-8 * 1e4 is 1.0001, and inf in value stays inf); a
+    ``1 - d`` formed from decay already rounded to float32 is 0 and loses it
+    (or gives 0 * inf = NaN). A decay of 1e39 is inf in float32, and so is
+    ``-(1 - decay)``: the formula gives inf or NaN there, and finite values in
+    float64.
+    """
+    inf = float("inf")
+    f32, f64 = torch.float32, torch.float64
+    below, above = 1.0 - 1e-8, 1.0 + 1e-9
+    cases = {
+        "float32, decay 1 - 1e-8, large values": ([1.0, -2.0, 1.0, 0.5], [1e4, -1e6, 3e38, -3e38], f32, below),
+        "float32, decay 1 - 1e-8, inf in value": ([1.0, 2.0, 3.0], [inf, -inf, 4.0], f32, below),
+        "float32, decay 1 + 1e-9, inf and large values": ([1.0, 2.0, 3.0, 1.0], [inf, -inf, 1e4, 3e38], f32, above),
+        "float64, decay 1 - 1e-8, large values": ([1.0, -2.0, 1.0, 0.5], [1e4, -1e6, 3e38, -3e38], f64, below),
+        "float32, decay 1e39": ([0.0, 1.0, -1.0, 1.0], [1.0, 1.0, 2.0, -1.0], f32, 1e39),
+        "float32, decay -1e39": ([1.0, 0.0, 2.0, -1.0], [1.0, 1.0, -1.0, 2.0], f32, -1e39),
+        "float64, decay 1e39": ([0.0, 1.0, -1.0, 1.0], [1.0, 1.0, 2.0, -1.0], f64, 1e39),
+    }
+    return functional_cases(cases)
+
+
+@probe(category="eager", rtol=1e-6, atol=1e-6, hints=["functional-op"])
+def eager_functional_products_overflow(solution: Any) -> dict[str, Any]:
+    """Eager ema_update near the dtype's largest finite value with decays outside [0, 1] (-1, 2, -0.5), results over max.
+
+    Each product is rounded to avg's dtype on its own before the sum, as the
+    given kernel does: with decay -1 and avg = value = 0.9 * max,
+    ``(1 - decay) * value`` is inf, so the result is inf though the exact one
+    is finite. A fused multiply-add (``add_(value, alpha=1 - decay)`` on CPU)
+    never rounds that product and stays finite. Where no product overflows
+    the result stays finite.
+    """
+    cases = {}
+    for dtype in (torch.float32, torch.float64):
+        cases[f"{dtype}, decay -1"] = ([0.9, -0.9, 0.6, 0.4], [0.9, 0.9, 0.4, 0.6], dtype, -1.0)
+        cases[f"{dtype}, decay 2"] = ([0.9, 0.9, 0.6, 0.4], [0.9, -0.9, 0.4, 0.7], dtype, 2.0)
+        cases[f"{dtype}, decay -0.5"] = ([0.7, 0.3, -0.6, 0.9], [0.6, 0.1, 0.5, -0.9], dtype, -0.5)
+
+    def one(avg: list[float], value: list[float], dtype: torch.dtype, decay: float) -> dict[str, Any]:
+        big = torch.finfo(dtype).max
+        y = ema(torch.tensor(avg, dtype=dtype) * big, torch.tensor(value, dtype=dtype) * big, decay)
+        return {"y (over max)": y / big}  # scaled by 1/max so that the tolerances above are relative ones
+
+    return {name: guarded(lambda c=case: one(*c), ("y (over max)",)) for name, case in cases.items()}
+
+
 @probe(category="eager", rtol=1e-6, atol=1e-6, hints=["trajectory"])
 def trajectory_no_values(solution: Any) -> dict[str, Any]:
     """ema_trajectory with an empty list of values returns the empty list, and leaves avg alone."""
