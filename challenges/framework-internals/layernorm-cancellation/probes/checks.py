@@ -246,3 +246,14 @@ def within_layer_norm_bound(actual: Any, expected: Any) -> tuple[bool, str]:
 def within_layer_norm_bound_hidden(actual: Any, expected: Any) -> tuple[bool, str]:
     """Hidden probes: a failure shows which output, where, and its error relative to the bound; no value."""
     return _verdict(actual, expected, hidden=True)
+
+
+def new_tensors_within_layer_norm_bound_hidden(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Hidden probes that also note, per case, an output sharing memory with an input (``"shares storage"``,
+    written by the probe right after the call): such an output is not a new tensor, whatever its values."""
+    if isinstance(actual, dict) and isinstance(actual.get("cases"), dict):
+        for name, got in actual["cases"].items():
+            shared = got.get("shares storage") if isinstance(got, dict) else None
+            if isinstance(shared, str) and shared:
+                return False, f"{name}: {shared}: layer_norm() must return new tensors, not views of its arguments"
+    return _verdict(actual, expected, hidden=True)

@@ -882,3 +882,181 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
         steps.append((lambda fresh=fresh: fresh, None))
         steps += _same_storage_steps(label, n, d, dtype, seed + 5)
     return _in_sequence(solution, steps)
+
+
+# ---------------------------------------------------------------- red team round 4: outputs that are views of the inputs
+
+
+def _shared_storage(outputs: Any, inputs: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> str:
+    """Which output shares memory with which input ("" if none): a view of x, weight or bias is not a new tensor."""
+    if not isinstance(outputs, dict):
+        return ""
+    for label, out in outputs.items():
+        if not isinstance(out, torch.Tensor) or out.untyped_storage().nbytes() == 0:
+            continue
+        for input_name, t in zip(("x", "weight", "bias"), inputs, strict=True):
+            if t.untyped_storage().nbytes() and out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+                return f"{label} shares memory with {input_name}"
+    return ""
+
+
+def _overwrite_inputs(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> None:
+    """After a call: every element of x, weight and bias set to values no output of that call holds."""
+    x.fill_(4242.0)
+    weight.fill_(-77.0)
+    bias.fill_(991.0)
+
+
+@probe(category="basics", check="new_tensors_within_layer_norm_bound_hidden", hints=["state", "shapes"])
+def outputs_are_new_tensors(solution: Any) -> dict[str, Any]:
+    """Every output is a new tensor, even where its values are an input's: D = 1, constant and zero inputs, ordinary rows.
+
+    With D = 1 every y is the bias and every mean is x; with constant rows y
+    is the bias too. A shortcut that returns ``bias.expand(x.shape)``,
+    ``x[..., 0]`` or ``x.squeeze(-1)`` (a view when x is float32, where
+    ``x.to(torch.float32)`` is x itself) has the right values at the call,
+    but the caller's results change when the caller changes its tensors. After
+    each call x, weight and bias are overwritten in place; the observation
+    keeps the outputs as returned, and notes any output that shares memory
+    with an input.
+    """
+    inputs = [
+        ("float32 (4, 1), D = 1", randn(4, 1, scale=3.0, offset=1.0, dtype=F32, seed=9000)),
+        ("float32 (1,), D = 1, 1-D", randn(1, offset=5.0, dtype=F32, seed=9001)),
+        ("float32 (2, 3, 1), D = 1", randn(2, 3, 1, scale=2.0, dtype=F32, seed=9002)),
+        ("bfloat16 (3, 1), D = 1", randn(3, 1, scale=5.0, dtype=BF16, seed=9003)),
+        ("float16 (2, 2, 1), D = 1", randn(2, 2, 1, scale=10.0, dtype=F16, seed=9004)),
+        ("float32 (4, 64), all 2.5", torch.full((4, 64), 2.5)),
+        ("float32 (4, 256), all +0", torch.zeros(4, 256)),
+        ("float32 (64,), all -1.25, 1-D", torch.full((64,), -1.25)),
+        ("float32 (4, 32), each row constant", torch.arange(4, dtype=F32).mul(0.5).sub(1.0).unsqueeze(-1).repeat(1, 32)),
+        ("bfloat16 (4, 128), all -3", torch.full((4, 128), -3.0, dtype=BF16)),
+        ("float16 (4, 64), all 0.75", torch.full((4, 64), 0.75, dtype=F16)),
+        ("float32 (8, 256), 0.5 + 2*randn", randn(8, 256, scale=2.0, offset=0.5, dtype=F32, seed=9005)),
+        ("bfloat16 (4, 128), 1 + randn", randn(4, 128, offset=1.0, dtype=BF16, seed=9006)),
+        ("float16 (4, 64), -1 + 3*randn", randn(4, 64, scale=3.0, offset=-1.0, dtype=F16, seed=9007)),
+    ]
+    calls = ("positional", "eps by keyword", "weight and bias by keyword", "all by keyword")
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    for i, (name, x) in enumerate(inputs):
+        one = case(name, x, 9100 + i, call=calls[i % len(calls)])
+        result = run_cases(solution, [one])
+        observation["violations"] += [v for v in result["violations"] if v not in observation["violations"]]
+        observed = result["cases"][name]
+        observed["shares storage"] = _shared_storage(observed["outputs"], (one.x, one.weight, one.bias))
+        observation["cases"][name] = observed
+        _overwrite_inputs(one.x, one.weight, one.bias)
+    return observation
+
+
+# ---------------------------------------------------------------- red team round 4: changes that keep a checksum
+
+
+def _quantized(t: torch.Tensor, step: float, dtype: torch.dtype) -> torch.Tensor:
+    """t rounded to a multiple of ``step`` (a power of two), then to dtype: small sums of such values are exact in
+    float32 in any order, so a permutation keeps every sum of them, their float32 sum included."""
+    return (t.to(F64) / step).round().mul(step).to(dtype)
+
+
+def _even_bump(t: torch.Tensor, version: int) -> None:
+    """One more in-place call that changes no value if t's version counter moved by an odd number since ``version``."""
+    if (t._version - version) % 2:
+        t.mul_(1)
+
+
+def _permuting_steps(label: str, n: int, d: int, dtype: torch.dtype, seed: int) -> list[tuple[Callable[[], Case], Any]]:
+    """Calls on tensors changed in place between them to a reordering of their own values: same address, shape,
+    strides, dtype, sum (exactly, in float32) and every other symmetric summary, the version counter moved by 2."""
+    x = _quantized(randn(n, d, scale=2.0, offset=0.5, dtype=F64, seed=seed), 2.0**-6, dtype)
+    w = _quantized(randn(d, scale=0.5, offset=1.0, dtype=F64, seed=seed + 1), 2.0**-6, dtype)
+    b = _quantized(randn(d, scale=0.5, dtype=F64, seed=seed + 2), 2.0**-6, dtype)
+    shape = f"{label} ({n}, {d})"
+
+    def change(t: torch.Tensor, reorder: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[], None]:
+        def run() -> None:
+            version = t._version
+            t.copy_(reorder(t.clone()))
+            _even_bump(t, version)
+
+        return run
+
+    def swap_two(t: torch.Tensor) -> torch.Tensor:
+        i, j = 3, t.shape[-1] // 2 + 1
+        out = t.clone()
+        out[..., i], out[..., j] = t[..., j], t[..., i]
+        return out
+
+    return [
+        (lambda: Case(f"{shape}, first call", x, w, b, 1e-5), change(w, lambda t: t.flip(0))),
+        (lambda: Case(f"{shape}, weight reversed in place", x, w, b, 1e-5), change(b, swap_two)),
+        (lambda: Case(f"{shape}, two bias entries swapped in place", x, w, b, 1e-5, "weight and bias by keyword"), change(w, lambda t: t.roll(1))),
+        (lambda: Case(f"{shape}, weight rolled by one in place", x, w, b, 1e-5, "all by keyword"), change(x, lambda t: t.flip(0).roll(1, -1))),
+        (lambda: Case(f"{shape}, x's rows reversed and rolled in place", x, w, b, 1e-5, "eps by keyword"), change(x, swap_two)),
+        (lambda: Case(f"{shape}, two columns of x swapped in place", x, w, b, 1e-5), change(b, lambda t: t.flip(0))),
+        (lambda: Case(f"{shape}, bias reversed, passed as a new view", x[:], w.view(d), b[:], 1e-5), None),
+    ]
+
+
+@probe(category="basics", check="within_layer_norm_bound_hidden", hints=["state"])
+def reordered_in_place(solution: Any) -> dict[str, Any]:
+    """Calls on the same tensors reordered in place between them: weight reversed or rolled, two bias entries or two
+    columns of x swapped, x's rows reversed, in every dtype.
+
+    A reordering keeps the address, shape, strides, dtype and every
+    symmetric summary of the values: their sum (the values are multiples of
+    2^-6, so every float32 sum of them is exact, in any order), sum of
+    squares, minimum and maximum. A cache of converted weights or of
+    statistics keyed on those, a checksum of the values included, returns
+    the old values.
+    """
+    steps: list[tuple[Callable[[], Case], Any]] = []
+    for i, (dtype, label, n, d) in enumerate(((F32, "float32", 8, 256), (BF16, "bfloat16", 4, 512), (F16, "float16", 4, 128))):
+        steps += _permuting_steps(label, n, d, dtype, 9300 + 10 * i)
+    return _in_sequence(solution, steps)
+
+
+# ---------------------------------------------------------------- red team round 4: a cluster of far channels at the start
+
+
+def leading_cluster_rows(n: int, d: int, dtype: torch.dtype, seed: int, sizes: tuple[int, ...], where: str, rest: float) -> torch.Tensor:
+    """Rows whose first (where="first") or last ("last") k channels sit far from the rest, k = sizes[row % len(sizes)].
+
+    The k far channels are 100 * (1 + 0.05 rand) with a random sign per row
+    (30 * ... in float16); the rest are ``rest * randn`` (exact zeros for
+    rest = 0). The variance is then about (k / D) 100^2: a one-pass variance
+    shifted by the mean of the first (or last) few dozen channels subtracts
+    two numbers about D / k times larger than it.
+    """
+    g = _gen(seed)
+    magnitude = 30.0 if dtype == F16 else 100.0
+    x = torch.randn(n, d, generator=g, dtype=F64) * rest
+    for row in range(n):
+        k = sizes[row % len(sizes)]
+        sign = -1.0 if float(torch.rand(1, generator=g, dtype=F64)) < 0.5 else 1.0
+        cols = slice(0, k) if where == "first" else slice(d - k, d)
+        x[row, cols] += sign * magnitude * (1.0 + 0.05 * torch.rand(k, generator=g, dtype=F64))
+    return x.to(dtype)
+
+
+@probe(category="outliers", timeout=60, check="within_layer_norm_bound_hidden", hints=["outliers", "cancellation", "two-pass"])
+def far_cluster_at_the_start(solution: Any) -> dict[str, Any]:
+    """Rows whose first (or last) 16 to 64 channels are far from the rest, D = 4096 to 16384, in all three dtypes.
+
+    A shift by the mean of the first 32 channels (robust to one massive
+    activation, unlike a shift by x[0]) is no better than x[0] when those
+    channels are a cluster of massive activations: against the float64
+    truth, rstd is 2 to 4 times its bound away (float32, rest exactly 0).
+    """
+    sizes = (16, 24, 32, 40, 48, 64, 32, 28)
+    return run_cases(
+        solution,
+        [
+            case("float32 (8, 16384), zeros but the first 16 to 64", leading_cluster_rows(8, 16384, F32, 9500, sizes, "first", 0.0), 9600),
+            case("float32 (8, 4096), zeros but the first 16 to 64, #0", leading_cluster_rows(8, 4096, F32, 9510, sizes, "first", 0.0), 9610),
+            case("float32 (8, 4096), zeros but the first 16 to 64, #1", leading_cluster_rows(8, 4096, F32, 9511, sizes, "first", 0.0), 9611),
+            case("float32 (8, 8192), 0.1*randn but the first 16 to 64", leading_cluster_rows(8, 8192, F32, 9520, sizes, "first", 0.1), 9620),
+            case("float32 (8, 8192), zeros but the last 16 to 64", leading_cluster_rows(8, 8192, F32, 9530, sizes, "last", 0.0), 9630),
+            case("bfloat16 (8, 8192), 0.1*randn but the first 16 to 64", leading_cluster_rows(8, 8192, BF16, 9540, sizes, "first", 0.1), 9640),
+            case("float16 (8, 4096), zeros but the first 16 to 64", leading_cluster_rows(8, 4096, F16, 9551, sizes, "first", 0.0), 9651),
+        ],
+    )

@@ -3,7 +3,8 @@
 Every column starts as a one-element group (n=1, mean=x, M2=0); adjacent groups are
 merged level by level (an odd group out is carried up unchanged), so means and M2
 are never formed as E[x^2] - E[x]^2 and errors grow with the tree depth log2(D).
-Everything is float32; y uses rsqrt and addcmul.
+Everything is float32; y uses rsqrt and addcmul. The tree starts from a copy of the rows, so that
+for D = 1 (no merge at all) the mean returned is a new tensor, not a view of a float32 x.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import torch
 
 def _chan_tree(rows: torch.Tensor):
     """rows: (R, D) float32 -> mean (R,), M2 (R,)."""
-    mean = rows
+    mean = rows.clone()  # for D = 1 the loop never runs: the mean returned must not be a view of x
     m2 = torch.zeros_like(rows)
     counts = [1] * rows.shape[-1]
     while mean.shape[-1] > 1:
