@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.checks import CheckResult
+
 WITHIN = " (within rtol=1e-4, atol=1e-5)"
 
 
@@ -145,3 +147,64 @@ def every_call_right(actual: Any, expected: Any) -> tuple[bool, str]:
                 "An answer, verdict or output kept from an earlier call does not hold for this one."
             )
     return True, f"all {total} calls right, each on its own inputs"
+
+
+def same_pass_on_own_inputs(actual: Any, expected: Any) -> tuple[bool, str]:
+    """A case on inputs the probe made (red team round 3): ``same_pass``, once the case is shown to be what it was built to be.
+
+    The truth (the first dump that fails the statement's test on these
+    inputs, found by checking every dump) must be where the bug went in, the
+    margins the statement's, and the broken dumps as designed (NaN or +inf
+    the only elements over the bound, or every element within a tenfold
+    looser bound near zero); otherwise the package is at fault.
+    """
+    try:
+        sound = (
+            expected["truth"] == expected["planted"] and expected["as_designed"] is True
+            and expected["worst_good"] <= 0.01 and expected["least_bad"] >= 3
+        )  # fmt: skip
+    except (KeyError, TypeError):
+        sound = False
+    if not sound:
+        return False, "this case is not what its probe built it to be; report this challenge to its authors"
+    return same_pass(actual, expected)
+
+
+def every_call_right_lists_kept(actual: Any, expected: Any) -> CheckResult:
+    """Many calls on one list of arrays changed in place (``observe_one_list`` in probes/hidden.py).
+
+    Each answer must be that call's own truth, and each call must leave the
+    caller's lists holding the caller's arrays.
+    """
+    try:
+        cases, truth, got = expected["cases"], expected["truth"], actual["cases"]
+        sound = truth == expected["designed"] and expected["worst_good"] <= 0.01 and expected["least_bad"] >= 3
+    except (KeyError, TypeError):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    if not isinstance(got, list) or len(got) != len(cases):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    if not sound or None not in truth or all(t is None for t in truth):
+        return CheckResult(False, "a call of this probe is not what it was built to be; report this challenge to its authors", {"reason": "package"})
+    total = len(cases)
+    for index, (mine, ref, want) in enumerate(zip(got, cases, truth, strict=True)):
+        if not isinstance(ref, dict) or ref.get("answer") != want or ref.get("kept") is not True:
+            return CheckResult(False, "the reference did not answer every call right; report this challenge to its authors", {"reason": "package"})
+        where = f"call {index + 1} of {total} in one process"
+        if isinstance(mine, str):
+            return CheckResult(False, f"{where}: {mine}", {"reason": "answer-type"})
+        if not isinstance(mine, dict):
+            return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+        answer = mine.get("answer")
+        if answer != want:
+            right = "None (every dump is good on this call's inputs)" if want is None else f"#{want}"
+            return CheckResult(False, (
+                f"{where}: the first broken pass on this call's own inputs is {right}; you returned {answer!r}. "
+                "The caller changed one argument in place since the last call, keeping the others, every sum and every shape: "
+                "an answer, verdict or output kept from an earlier call does not hold for this one."
+            ), {"reason": "stale-answer"})  # fmt: skip
+        if mine.get("kept") is not True:
+            return CheckResult(False, (
+                f"{where}: after the call, the `inputs` or `expected` list no longer holds the caller's own arrays. "
+                "Leave the lists and arrays you are given as they are: the caller passes them again after changing its arrays in place."
+            ), {"reason": "arguments-changed"})  # fmt: skip
+    return CheckResult(True, f"all {total} calls right, each on its own inputs, the caller's lists left as they were")
