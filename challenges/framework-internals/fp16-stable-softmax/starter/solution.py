@@ -14,10 +14,10 @@ from __future__ import annotations
 import torch
 
 
-def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def softmax(x: torch.Tensor, /, dim: int = -1) -> torch.Tensor:
     e = torch.exp(x)
     return e / e.sum(dim, keepdim=True)
 
 
-def log_softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def log_softmax(x: torch.Tensor, /, dim: int = -1) -> torch.Tensor:
     return torch.log(softmax(x, dim))
