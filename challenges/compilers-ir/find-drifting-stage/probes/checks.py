@@ -24,6 +24,14 @@ one process, each report against the exact report of its step, once as it
 was returned and once after every call has run. A failure says which kind of
 step went wrong (``reason``: same-objects-changed, look-alike,
 rebuilt-at-freed-ids, changed-after-return), for the diagnosis only.
+
+``reports_and_runs_match_truth`` (``every_stage_runs_on_every_batch``)
+first requires that every stage ran at least once on every batch, then
+judges the reports as ``reports_match_truth``.
+``reports_and_process_as_found`` (``process_left_as_found``) requires that
+the import and each call left torch's and NumPy's process-wide settings as
+they were, that a pipeline built after a call still builds and runs, and
+each report as the reference's (``report_matches``).
 """
 
 from __future__ import annotations
@@ -137,3 +145,40 @@ def reports_in_sequence_match_truth(actual: Any, expected: Any) -> Any:
                 False, f"the report of call {number} ({label}) changed after later calls: {message}", {"reason": "changed-after-return"}
             )
     return True, f"all {len(truth)} calls as the exact report says, also after the later calls"
+
+
+def reports_and_runs_match_truth(actual: Any, expected: Any) -> Any:
+    """Every stage, the reference too, ran on every batch of every case; then every report against the exact one."""
+    if isinstance(actual, dict) and isinstance(actual.get("runs"), list):
+        for number, runs in enumerate(actual["runs"], start=1):
+            for stage, counts in enumerate(runs):
+                if not isinstance(counts, list) or any(not isinstance(c, int) or c < 1 for c in counts):
+                    message = f"case {number}: stage {stage} was run {counts} times on the batches, not on every batch"
+                    return CheckResult(False, message, {"reason": "stage-not-run-on-a-batch"})
+    elif not isinstance(actual, str):
+        return False, "the probe's observation holds no run counts"
+    return reports_match_truth(actual, expected)
+
+
+def reports_and_process_as_found(actual: Any, expected: Any) -> Any:
+    """Each call's report against the reference's, and torch's and NumPy's process-wide settings as each call found them."""
+    if isinstance(actual, str):
+        return False, actual
+    if not isinstance(actual, dict) or not isinstance(actual.get("steps"), list):
+        return False, "the probe's observation is not a sequence of calls"
+    if actual.get("changed before any call") != expected["changed before any call"]:
+        found, want = actual.get("changed before any call"), expected["changed before any call"]
+        message = f"importing the solution changed the process's {found} (the reference's run: {want})"
+        return CheckResult(False, message, {"reason": "process-changed-at-import"})
+    steps, want = actual["steps"], expected["steps"]
+    for number, (got, ref) in enumerate(zip(steps, want, strict=False), start=1):
+        if got.get("changed"):
+            return CheckResult(False, f"call {number} left the process's {got['changed']} changed", {"reason": "process-changed"})
+        if isinstance(got.get("report"), str) and not isinstance(ref.get("report"), str) and got["report"].startswith("a pipeline built after"):
+            return CheckResult(False, f"after call {number - 1}: {got['report']}", {"reason": "next-pipeline-broken"})
+        ok, message = report_matches(got.get("report"), ref["report"])
+        if not ok:
+            return CheckResult(False, f"call {number}: {message}", {"reason": "report"})
+    if len(steps) != len(want):
+        return False, "the probe did not make every call"
+    return True, f"all {len(want)} calls as the reference reports them, and the process as each call found it"

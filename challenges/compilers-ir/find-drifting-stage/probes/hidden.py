@@ -69,6 +69,20 @@ overflows their dtype, of stages of the probes' own and of a real pipeline
 whose outputs sit near 100 (``finite_outputs_whose_sum_overflows``,
 ``report_healthy_outputs_near_100``).
 
+Red team round 4 added: a call that leaves torch's or NumPy's process-wide
+settings changed (the default dtype set to float64, grad mode off, one
+thread, NumPy's errors silenced), seen after each call and after the import,
+and through a pipeline built after an earlier call
+(``process_left_as_found``); stages that count their runs, so that a stage
+not run on a batch once its numbers are settled (NaN, or out) fails
+(``every_stage_runs_on_every_batch``); outputs that overflow to +inf or
+-inf with no NaN (``outputs_that_overflow_to_infinity``); finite float64
+outputs past float32's largest value and float32 ones past float16's
+(``finite_outputs_beyond_a_narrower_range``); a batch of zero rows whose
+outputs have elements (``batch_of_zero_rows_with_outputs``); and outputs
+with no elements before one that drifts
+(``empty_output_before_a_drifted_one``).
+
 The drift mechanisms (all real, none is added noise):
 
 - fx: the decomposition table maps ``aten.gelu`` to the tanh approximation,
@@ -2158,3 +2172,367 @@ class OffsetHead(nn.Module):
 def report_healthy_outputs_near_100(solution: Any) -> Any:
     """A healthy pipeline whose outputs sit near 100: the float16 stage is finite and within, though its outputs' float16 sum overflows."""
     return case(solution, OffsetHead, 230, PLAIN)
+
+
+# ---------------------------------------------------------------- red team round 4
+#
+# A call that changes the caller's process (torch's default dtype, grad
+# mode, thread count, NumPy's error handling ...) and does not put it back;
+# a stage not run on a batch once its numbers are settled; outputs that
+# overflow to infinity (no NaN) and finite outputs beyond a narrower
+# dtype's range; a batch of zero rows whose outputs still have elements;
+# and an output with no elements before one that drifts.
+
+
+def subnormals_work() -> bool:
+    """Whether float32 arithmetic on subnormal numbers still gives subnormal results (no flush-to-zero)."""
+    tiny = torch.full((8,), 1e-40, dtype=torch.float32)
+    return bool(((tiny * 1.0) != 0).all())
+
+
+def process_settings() -> dict[str, Any]:
+    """The process-wide settings of torch and NumPy a call must leave as it found them (read only: each probe runs in a
+    process of its own). The random generators are left out: the statement asks nothing of them."""
+    return {
+        "torch default dtype": str(torch.get_default_dtype()),
+        "torch default device": str(torch.get_default_device()),
+        "torch number of threads": torch.get_num_threads(),
+        "torch grad mode": torch.is_grad_enabled(),
+        "torch inference mode": torch.is_inference_mode_enabled(),
+        "torch deterministic algorithms": [torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()],
+        "torch deterministic debug mode": torch.get_deterministic_debug_mode(),
+        "torch anomaly detection": torch.is_anomaly_enabled(),
+        "torch float32 matmul precision": torch.get_float32_matmul_precision(),
+        "torch subnormal arithmetic": subnormals_work(),
+        "torch warn-always": torch.is_warn_always_enabled(),
+        "torch print options": {k: repr(v) for k, v in sorted(vars(torch._tensor_str.PRINT_OPTS).items())},
+        "numpy error handling": dict(sorted(np.geterr().items())),
+        "numpy print options": {k: repr(v) for k, v in sorted(np.get_printoptions().items())},
+    }
+
+
+# What a fresh interpreter has (the number of threads depends on the host, and is left out).
+PROCESS_DEFAULTS = {
+    "torch default dtype": "torch.float32",
+    "torch default device": "cpu",
+    "torch grad mode": True,
+    "torch inference mode": False,
+    "torch deterministic algorithms": [False, False],
+    "torch deterministic debug mode": 0,
+    "torch anomaly detection": False,
+    "torch float32 matmul precision": "highest",
+    "torch subnormal arithmetic": True,
+    "torch warn-always": False,
+    "numpy error handling": {"divide": "warn", "invalid": "warn", "over": "warn", "under": "ignore"},
+}
+
+
+def settings_changed(before: dict[str, Any]) -> list[str]:
+    """The names of the settings that differ now from ``before`` (nothing is put back)."""
+    now = process_settings()
+    return [name for name in before if now[name] != before[name]]
+
+
+@probe(category="report", weight=2, check="reports_and_process_as_found", hints=["process-state"])
+def process_left_as_found(solution: Any) -> Any:
+    """Two calls in one process, the second on a pipeline built after the first: reports right, torch and NumPy settings as each call found them."""
+    # A call that sets torch's default dtype to float64 and leaves it so gets
+    # its own report right, but the next model the caller builds has float64
+    # parameters, and its pipeline cannot run on float32 inputs. The same for
+    # grad mode switched off, one thread, NumPy's warnings silenced: none of
+    # it may outlive the call (context managers put it back).
+    at_start = sorted(name for name, value in PROCESS_DEFAULTS.items() if process_settings()[name] != value)
+    torch.set_num_threads(2)  # not what a solution would set, so that a call setting one thread (or two) shows
+    steps: list[Any] = []
+    for cls, seed, specs, drift in ((MLPBlock, 240, PLAIN, ORT_GELU), (TwoHeads, 241, OFFSET_LAST, FX_GELU)):
+        inputs = batches(seed, *specs)
+        try:
+            stages = build_pipeline(build(cls, seed), inputs[0], **drift)
+            stages[0].run(*inputs[0])
+        except Exception as exc:  # noqa: BLE001 - what the last call left behind broke the caller's next pipeline
+            steps.append({"report": f"a pipeline built after the call could not be built or run ({type(exc).__name__})", "changed": []})
+            break
+        before = process_settings()
+        report = observe(solution, stages, inputs)
+        steps.append({"report": report, "changed": settings_changed(before)})
+    return {"changed before any call": at_start, "steps": steps}
+
+
+class CountedStage:
+    """A stage that counts its runs on each batch of its case (found by shape and values)."""
+
+    def __init__(self, stage: Stage, inputs: list[tuple[np.ndarray, ...]]) -> None:
+        self.name, self.rtol, self.atol = stage.name, stage.rtol, stage.atol
+        self._run = stage.run
+        self._index = {batch_key(b): i for i, b in enumerate(inputs)}
+        self.runs = [0] * len(inputs)
+
+    def run(self, *batch: np.ndarray) -> tuple[np.ndarray, ...]:
+        self.runs[self._index[batch_key(batch)]] += 1
+        return self._run(*batch)
+
+
+@probe(category="report", weight=2, check="reports_and_runs_match_truth", hints=["every-batch", "nan-is-drift"])
+def every_stage_runs_on_every_batch(solution: Any) -> Any:
+    """Stages of the probe's own that count their runs: every stage, the reference too, runs on every batch, also after its numbers are settled."""
+    # A stage whose first batch gives NaN has both numbers inf whatever the
+    # later batches give, and a stage out at its first batch is out: the
+    # report is the same if the remaining batches are not run, but the
+    # statement says run every stage on every batch. So is a batch of zero
+    # rows run: its outputs can still have elements.
+    rng = np.random.default_rng(250)
+    cases: list[Case] = []
+
+    # 1. fx is NaN at the first batch, onnx inf at the second, ort out at the first, fp16 within
+    inputs = token_batches(250, (2, 4), (3, 4), (4, 4))
+    refs = [rng.normal(0.0, 2.0, size=(5,)).astype(F32) for _ in inputs]
+    fx = [nudged(r, 0.5) for r in refs]
+    fx[0][2] = np.nan
+    onnx = [nudged(r, -0.5) for r in refs]
+    onnx[1][0] = np.inf
+    ort = [nudged(r, 0.25) for r in refs]
+    ort[0][4] = nudged(refs[0][4], 3.0)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fx", inputs, one_output(*fx)),
+                table_stage("onnx", inputs, one_output(*onnx)),
+                table_stage("ort", inputs, one_output(*ort)),
+                table_stage("fp16", inputs, one_output(*(r.astype(F16) for r in refs)), rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+
+    # 2. two outputs; a batch of zero rows in the middle, whose pooled output has elements; fx NaN in the last batch only
+    inputs = token_batches(251, (3, 4), (0, 4), (2, 4))
+    refs = [(rng.normal(size=(len(x), 4)).astype(F32), rng.normal(size=(4,)).astype(F32)) for (x,) in inputs]
+    within = [tuple(nudged(o, 0.5) for o in outs) for outs in refs]
+    fx = [tuple(o.copy() for o in outs) for outs in within]
+    fx[2][1][3] = np.nan
+    onnx = [tuple(o.copy() for o in outs) for outs in within]
+    onnx[1] = (onnx[1][0], nudged(refs[1][1], 2.5))
+    cases.append(
+        (
+            [
+                table_stage("golden", inputs, refs, 0.0, 0.0),
+                table_stage("fx", inputs, fx),
+                table_stage("onnx", inputs, onnx),
+                table_stage("eager", inputs, within),
+            ],
+            inputs,
+        )
+    )
+    truth = [exact_report(stages, inputs) for stages, inputs in cases]
+    counted = [([CountedStage(s, inputs) for s in stages], inputs) for stages, inputs in cases]
+    reports = [observe(solution, stages, inputs) for stages, inputs in counted]
+    return {"reports": reports, "truth": truth, "runs": [[s.runs for s in stages] for stages, _ in counted]}
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["nan-is-drift", "report-definition"])
+def outputs_that_overflow_to_infinity(solution: Any) -> Any:
+    """Stages of the probe's own whose outputs overflow to +inf or -inf, with no NaN: both numbers are inf, reported as inf."""
+    # float16 stops at 65504: a float16 stage of a model whose activations
+    # reach 7e4 returns inf there, and float32 stops near 3.4e38. Cleaning
+    # the difference with np.nan_to_num, or clipping it, reports a finite
+    # number for an infinite one.
+    rng = np.random.default_rng(260)
+    cases: list[Case] = []
+
+    # 1. activations near 6e4 to 1e5: the float16 stage holds +inf and -inf, a clipped one does not
+    inputs = token_batches(260, (2, 3), (3, 3))
+    refs = [(rng.uniform(5e4, 1e5, size=(6,)) * rng.choice([-1.0, 1.0], size=(6,))).astype(F32) for _ in inputs]
+    refs[0][0], refs[1][1] = 7.5e4, -9e4
+    fp16 = [r.astype(F16) for r in refs]
+    assert all(np.isinf(y).any() and not np.isnan(y).any() for y in fp16)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("onnx", inputs, one_output(*(nudged(r, 0.5) for r in refs))),
+                table_stage("fp16", inputs, one_output(*fp16), rtol=1e-2, atol=2e-3),
+                table_stage("fp16-clipped", inputs, one_output(*(np.clip(r, -65504, 65504).astype(F16) for r in refs)), rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+
+    # 2. float32 near its limit: one stage overflows to +inf at a single element of the last batch, of the second output
+    inputs = token_batches(261, (4,), (2, 2), (1, 4))
+    refs = [(rng.normal(size=(3,)).astype(F32), (rng.uniform(1.0, 3.0, size=(2, 2)) * 1e38).astype(F32)) for _ in inputs]
+    over = [(a.copy(), b.copy()) for a, b in refs]
+    over[2][1][1, 0] = np.float32(np.inf)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, refs, 0.0, 0.0),
+                table_stage("fx", inputs, [tuple(nudged(o, -0.5) for o in outs) for outs in refs]),
+                table_stage("ort", inputs, over),
+                table_stage("fp16", inputs, [(a.astype(F16), np.full(b.shape, 6e4, F16)) for a, b in refs], rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+
+    # 3. -inf only, in a float64 output of the first batch; the stage after it is within
+    inputs = token_batches(262, (2, 2), (2, 3))
+    refs = [rng.normal(0.0, 3.0, size=(2, 2)).astype(F32) for _ in inputs]
+    neg = [nudged(r, 0.5) for r in refs]
+    neg[0][1, 1] = -np.inf
+    cases.append(
+        (
+            [
+                table_stage("reference", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("onnx", inputs, one_output(*neg)),
+                table_stage("ort", inputs, one_output(*(nudged(r, -0.75) for r in refs))),
+            ],
+            inputs,
+        )
+    )
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["finite-values", "report-definition"])
+def finite_outputs_beyond_a_narrower_range(solution: Any) -> Any:
+    """Finite outputs beyond a narrower dtype's range: float64 values past float32's largest, float32 values past float16's. They are not inf."""
+    # Testing finiteness on an output cast to float32 (the reference's
+    # dtype) or to float16 turns these finite values into inf.
+    rng = np.random.default_rng(270)
+    top = float(np.finfo(F32).max)
+    cases: list[Case] = []
+
+    # 1. float64 outputs past 3.4e38: within their tolerance at the very top of float32's range, or far out but finite
+    inputs = token_batches(270, (2, 3), (3, 2))
+    refs = [np.array([top, -top, 1.0, 2.5e38], F32), np.array([-1.5, top, 3e38, -2e38], F32)]
+    within = [nudged(r, np.where(r < 0, -0.5, 0.5)) for r in refs]
+    assert all(np.isinf(y.astype(F32)).any() and np.isfinite(y).all() for y in within)
+    far = [r.astype(F64) * np.array([4.0, 1.0, 1.0, 1e5]) for r in refs]
+    far[1][3] = 1e300
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fx", inputs, one_output(*within)),
+                table_stage("onnx", inputs, one_output(*far), rtol=1e-2, atol=2e-3),
+                table_stage("ort", inputs, one_output(*(r.copy() for r in refs))),
+            ],
+            inputs,
+        )
+    )
+
+    # 2. float32 outputs between 7e4 and 3e5, past float16's 65504: within their tolerance, and one stage out
+    inputs = token_batches(271, (4,), (2, 2))
+    refs = [(rng.uniform(7e4, 3e5, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3))).astype(F32) for _ in inputs]
+    out = [nudged(r, 0.5).astype(F32) for r in refs]
+    out[1][0, 2] = nudged(refs[1][0, 2], -8.0)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, one_output(*refs), 0.0, 0.0),
+                table_stage("fx", inputs, one_output(*(nudged(r, -0.5).astype(F32) for r in refs)), rtol=1e-4, atol=1e-4),
+                table_stage("onnx", inputs, one_output(*out), rtol=1e-4, atol=1e-4),
+                table_stage("fp16", inputs, one_output(*(nudged(r, 0.5) for r in refs)), rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["any-shape", "every-batch"])
+def batch_of_zero_rows_with_outputs(solution: Any) -> Any:
+    """Stages of the probe's own run on a batch of zero rows whose outputs still have elements (a sum over rows plus a bias): the drift is there."""
+    # An input with no elements does not make a batch with nothing to
+    # compare: a pooled output, a bias, a count have elements. Skipping such
+    # a batch misses what its outputs show.
+    rng = np.random.default_rng(280)
+    cases: list[Case] = []
+    for seed, rows, drifted in ((280, (3, 0, 2), 1), (281, (0, 4), 0), (282, (2, 0), 1)):
+        inputs = token_batches(seed, *((n, 4) for n in rows))
+        bias = rng.normal(size=(4,)).astype(F32)
+        refs = [((x.sum(axis=0) + bias).astype(F32), (x * 2.0).astype(F32)) for (x,) in inputs]
+        within = [tuple(nudged(o, 0.5) for o in outs) for outs in refs]
+        onnx = [tuple(o.copy() for o in outs) for outs in within]
+        onnx[drifted][0][2] = nudged(refs[drifted][0][2], 4.0)
+        fp16 = [tuple(o.astype(F16) for o in outs) for outs in refs]
+        fp16[drifted][0][0] = np.nan if seed == 281 else fp16[drifted][0][0]
+        cases.append(
+            (
+                [
+                    table_stage("eager", inputs, refs, 0.0, 0.0),
+                    table_stage("fx", inputs, within),
+                    table_stage("onnx", inputs, onnx),
+                    table_stage("fp16", inputs, fp16, rtol=1e-2, atol=2e-3),
+                ],
+                inputs,
+            )
+        )
+    return judged_exactly(solution, cases)
+
+
+@probe(category="report", weight=2, check="reports_match_truth", hints=["any-shape", "every-output"])
+def empty_output_before_a_drifted_one(solution: Any) -> Any:
+    """Stages of the probe's own whose outputs with no elements come before outputs that drift, in the same batch."""
+    # An output with no elements has nothing to compare, and the outputs
+    # after it in the same batch still do: leaving the batch's loop there
+    # (break for continue) misses them.
+    rng = np.random.default_rng(290)
+    cases: list[Case] = []
+
+    # 1. outputs (0, 3) then (4,): onnx out in the second output of the second batch
+    inputs = token_batches(290, (2, 2), (3, 2))
+    refs = [(np.zeros((0, 3), F32), rng.normal(size=(4,)).astype(F32)) for _ in inputs]
+    within = [(e.copy(), nudged(r, 0.5)) for e, r in refs]
+    onnx = [(e.copy(), y.copy()) for e, y in within]
+    onnx[1][1][2] = nudged(refs[1][1][2], -3.0)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, refs, 0.0, 0.0),
+                table_stage("fx", inputs, within),
+                table_stage("onnx", inputs, onnx),
+                table_stage("ort", inputs, [(e.copy(), y.copy()) for e, y in within]),
+            ],
+            inputs,
+        )
+    )
+
+    # 2. three outputs, the middle one (2, 0): fx out in the third, ort NaN in the third
+    inputs = token_batches(291, (4,), (2, 3))
+    refs = [(rng.normal(size=(3,)).astype(F32), np.zeros((2, 0), F32), rng.normal(size=(2, 2)).astype(F32)) for _ in inputs]
+    within = [tuple(nudged(o, -0.5) for o in outs) for outs in refs]
+    fx = [tuple(o.copy() for o in outs) for outs in within]
+    fx[0][2][1, 1] = nudged(refs[0][2][1, 1], 2.0)
+    ort = [tuple(o.copy() for o in outs) for outs in within]
+    ort[1][2][0, 0] = np.nan
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, refs, 0.0, 0.0),
+                table_stage("fx", inputs, fx),
+                table_stage("onnx", inputs, within),
+                table_stage("ort", inputs, ort),
+            ],
+            inputs,
+        )
+    )
+
+    # 3. the first output has a row per input row, none in the first batch; onnx out only in that batch's second output
+    inputs = token_batches(292, (0, 2), (3, 2))
+    refs = [(rng.normal(size=(len(x), 2)).astype(F32), rng.normal(size=(2,)).astype(F32)) for (x,) in inputs]
+    within = [tuple(nudged(o, 0.5) for o in outs) for outs in refs]
+    onnx = [tuple(o.copy() for o in outs) for outs in within]
+    onnx[0][1][1] = nudged(refs[0][1][1], 5.0)
+    cases.append(
+        (
+            [
+                table_stage("eager", inputs, refs, 0.0, 0.0),
+                table_stage("fx", inputs, within),
+                table_stage("onnx", inputs, onnx),
+                table_stage("fp16", inputs, [tuple(o.astype(F16) for o in outs) for outs in refs], rtol=1e-2, atol=2e-3),
+            ],
+            inputs,
+        )
+    )
+    return judged_exactly(solution, cases)
