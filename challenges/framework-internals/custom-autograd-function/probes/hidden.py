@@ -245,6 +245,93 @@ def forward_protocol(solution: Any) -> dict[str, Any]:
     }
 
 
+def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the storages behind a and b overlap anywhere (a view of x, or x itself, shares x's storage)."""
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0:
+        return False
+    return sa.data_ptr() < sb.data_ptr() + sb.nbytes() and sb.data_ptr() < sa.data_ptr() + sa.nbytes()
+
+
+def size_one_inputs(shape: tuple[int, ...], dim: int, dtype: torch.dtype, seed: int) -> dict[str, Callable[[], torch.Tensor]]:
+    """Ways a caller hands x over: plain, a leaf or a non-leaf that requires grad, and a slice of a larger tensor.
+
+    Each x holds a lone -inf (a fully masked single-entry row) when it has more than one entry.
+    """
+
+    def values() -> torch.Tensor:
+        x = randn(*shape, seed=seed, dtype=dtype)
+        if x.numel() > 1:
+            x.view(-1)[0] = NEG_INF
+        return x
+
+    def sliced() -> torch.Tensor:
+        wide = list(shape)
+        wide[dim] += 2
+        base = randn(*wide, seed=seed + 1, dtype=dtype).requires_grad_()
+        return base.narrow(dim, 1, shape[dim])  # a view into base's storage, at an offset, non-contiguous where dim is not the first
+
+    return {
+        "plain": values,
+        "leaf requiring grad": lambda: values().requires_grad_(),
+        "non-leaf": lambda: values().requires_grad_() * 1.0,
+        "sliced": sliced,
+    }
+
+
+@probe(category="forward", hints=["new-output", "protocol"])
+def outputs_are_new_tensors(solution: Any) -> dict[str, Any]:
+    """A reduced dimension of size 1 at every position: out shares no memory with x, and x changed later leaves out alone.
+
+    log-sum-exp of a single entry is that entry, but ``out`` must still be a
+    new tensor, as ``torch.logsumexp``'s is: returning ``x``, or a view of it
+    such as ``x.squeeze(dim)``, gives values and derivatives that are right
+    until the caller changes ``x`` in place, and then the output it holds
+    changes with it. Every position of the size-1 dim in 1-D to 3-D inputs,
+    with and without keepdim, float32 and float64, each input plain, a leaf or
+    non-leaf requiring grad, called under no_grad, or a slice of a larger
+    tensor; a second call's output must not share memory with the first. Two
+    (3, 4) reductions over a dim of size 4 come last.
+    """
+    shapes = ((1,), (1, 4), (4, 1), (1, 3, 4), (3, 1, 4), (3, 4, 1))
+    cases = []
+    for shape in shapes:
+        for dtype in (torch.float64, torch.float32):
+            for keepdim in (False, True):
+                position = shape.index(1)
+                dim = position if (dtype == torch.float64) != keepdim else position - len(shape)
+                cases.append((shape, dim, dtype, keepdim))
+    cases += [((3, 4), 1, torch.float64, False), ((3, 4), -1, torch.float32, True)]
+    out: dict[str, Any] = {}
+    for i, (shape, dim, dtype, keepdim) in enumerate(cases):
+        for mode, make in size_one_inputs(shape, dim, dtype, seed=700 + 2 * i).items():
+            for no_grad in (False, True):
+                name = f"{shape} dim={dim} keepdim={keepdim} {str(dtype).removeprefix('torch.')} {mode}{' under no_grad' if no_grad else ''}"
+                x = make()
+                try:
+                    with torch.set_grad_enabled(not no_grad):
+                        y = solution.LogSumExp.apply(x, dim, keepdim)
+                        again = solution.LogSumExp.apply(x, dim, keepdim)
+                    held = y.detach().clone()
+                    with torch.no_grad():
+                        x.fill_(12.5)  # the caller reuses its buffer after the call
+                    out[name] = {
+                        "error": None,
+                        "shares memory with x": shares_memory(y, x),
+                        "shares memory with a second call's output": shares_memory(y, again),
+                        # NaN equal to NaN: a wrong value is other probes' business, only a change counts here.
+                        "unchanged after x is changed in place": bool(torch.allclose(y.detach(), held, rtol=0.0, atol=0.0, equal_nan=True)),
+                    }
+                except Exception as exc:  # noqa: BLE001 - the failure is the observation
+                    out[name] = {
+                        "error": type(exc).__name__,
+                        "shares memory with x": None,
+                        "shares memory with a second call's output": None,
+                        "unchanged after x is changed in place": None,
+                    }
+    return out
+
+
 # ---------------------------------------------------------------- gradients
 
 
