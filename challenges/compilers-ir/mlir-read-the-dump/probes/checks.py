@@ -191,3 +191,70 @@ def every_flag_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
         return _every_flag_call_matches(actual, expected)
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
         return False, f"the probe's observation is malformed ({type(exc).__name__})"
+
+
+def _steps_match(actual: Any, expected: Any, why: str) -> tuple[bool, str]:
+    """Every step's four answers, as returned and as read after the later calls, against the reference's."""
+    steps, want_steps = actual["steps"], expected["steps"]
+    if not isinstance(steps, list) or len(steps) != len(want_steps):
+        return False, "the probe's observation is malformed"
+    calls = len(want_steps) * len(_FUNCTION_CHECKS)
+    for number, (got, want) in enumerate(zip(steps, want_steps, strict=True), start=1):
+        for function, check in _FUNCTION_CHECKS.items():
+            for when, moment in (("at call", "as returned"), ("after all calls", "read again after the later calls")):
+                ok, message = check(got[when][function], want["at call"][function])
+                if not ok:
+                    return False, (
+                        f"{function} on compile {number} of {len(want_steps)} in one process ({want['step']}), its answer {moment}: "
+                        f"{message}. Each call must answer from the dumps it is given ({why}), and an answer already returned must not change."
+                    )
+    return True, f"all {calls} calls right, each on its own compile, and still right after the later calls"
+
+
+def _answers_differ(expected: Any) -> bool:
+    answers = [step["at call"] for step in expected["steps"]]
+    return all(a != b for i, a in enumerate(answers) for b in answers[i + 1 :])
+
+
+def every_same_end_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    """The four functions called on three programs whose compiles end alike (``same_last_dump_other_programs``).
+
+    Each step's four answers must match the reference's answers on the same
+    dumps, as returned and as read once every call has run. The expected
+    observation must show that the compiles share their last dump, their
+    dump count and their pass names (and what each ran on), and that no two
+    get the same answers: a probe that stops testing a cache keyed on the
+    last dump (alone, or with the count or the passes) fails validation.
+    """
+    try:
+        lengths = expected["lengths"]
+        if not expected["same last dump"] or not expected["same headers"] or len(set(lengths)) != 1 or not _answers_differ(expected):
+            return False, (
+                f"the expected observation's compiles do not share their last dump, their dump count and their pass names, or two "
+                f"of them get the same answers (lengths {lengths}): the probe no longer tests a cache keyed on the last dump; report "
+                "this challenge to its authors"
+            )
+        return _steps_match(actual, expected, "different programs can end in the same last dump, with as many dumps")
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"
+
+
+def every_same_ends_call_matches(actual: Any, expected: Any) -> tuple[bool, str]:
+    """The four functions called on one program compiled two ways that share the first and last dumps (``same_first_and_last_dump``).
+
+    Each step's four answers must match the reference's answers on the same
+    dumps, as returned and as read once every call has run. The expected
+    observation must show that the compiles share their first and their last
+    dump and get other answers: a probe that stops testing a cache keyed on
+    the two ends fails validation.
+    """
+    try:
+        if not expected["same first dump"] or not expected["same last dump"] or not _answers_differ(expected):
+            return False, (
+                f"the expected observation's compiles do not share their first and last dumps, or get the same answers (lengths "
+                f"{expected['lengths']}): the probe no longer tests a cache keyed on the first and last dumps; report this challenge "
+                "to its authors"
+            )
+        return _steps_match(actual, expected, "the same program compiled with other flags can begin and end with the same dumps")
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        return False, f"the probe's observation is malformed ({type(exc).__name__})"

@@ -773,3 +773,110 @@ def calls_on_other_flags(solution: Any, source: str, flag_sets: tuple[tuple[str,
 def same_source_other_flags(solution: Any) -> Any:
     """All four functions, 12 calls in one process: one program compiled with no extra flag, then with two other flags."""
     return calls_on_other_flags(solution, DATA_TILED, OTHER_FLAGS)
+
+
+# ---------------------------------------------------------------- calls: compiles that end alike (red team round 4)
+
+#: DEAD_MATMUL without its unused matmul: the elementwise add alone (the same dumps from dump 2 on).
+ADD_ONLY = """
+func.func @main(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %sum : tensor<32x32xf32>
+}
+"""
+
+#: DEAD_MATMUL with an unused generic whose body is written with vector ops in place of the unused matmul.
+DEAD_VECTOR_BODY = """
+func.func @main(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %unused = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                            iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x32xf32>) outs(%acc : tensor<32x32xf32>) {
+  ^bb0(%w: f32, %o: f32):
+    %bw = vector.broadcast %w : f32 to vector<4xf32>
+    %r = vector.reduction <add>, %bw : vector<4xf32> into f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%empty : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %sum : tensor<32x32xf32>
+}
+"""
+
+#: Three programs whose compiles end in the same last dump, with as many dumps and the same pass names, and other answers.
+SAME_END = (("an elementwise add beside an unused matmul", DEAD_MATMUL, ()),
+            ("the same add alone", ADD_ONLY, ()),
+            ("the same add beside an unused generic whose body is written with vector ops", DEAD_VECTOR_BODY, ()))  # fmt: skip
+
+#: DATA_TILED's source compiled with no extra flag, then with edge reshape propagation: the same first and last dumps.
+EDGE_RESHAPES = ("--iree-global-opt-experimental-enable-edge-reshape-propagation",)
+SAME_ENDS_OTHER_FLAGS = (
+    ("a matmul compiled with no extra flag", DATA_TILED, ()),
+    ("the same matmul compiled with --iree-global-opt-experimental-enable-edge-reshape-propagation", DATA_TILED, EDGE_RESHAPES),
+)
+
+
+def calls_on_compiles(solution: Any, compiles: tuple[tuple[str, str, tuple[str, ...]], ...]) -> dict[str, Any]:
+    """The four functions called on each of ``compiles`` (what, source, flags), one after the other, in this process.
+
+    The compiles end alike (the same last dump, and for some the same first
+    dump or as many dumps) and answer differently: a cache keyed on anything
+    less than every dump's text answers a later compile from an earlier one.
+    Each list stays alive to the end. Every answer is read when it is
+    returned and again once every call has run; "same first dump", "same
+    last dump", "same headers" and "lengths" record what makes the probe a
+    test of that.
+    """
+    made = [compile_dumps(source, flags) for _, source, flags in compiles]
+    steps: list[dict[str, Any]] = []
+    returned: list[tuple[dict[str, Any], str, Any, list[Dump]]] = []
+    kept: list[list[Dump]] = []
+    for (what, _, _), fields in zip(compiles, made, strict=True):
+        dumps = [Dump(*d) for d in fields]
+        kept.append(dumps)
+        where = [Dump(d.pass_name, d.op, "") for d in fields]
+        entry: dict[str, Any] = {"step": what, "at call": {}}
+        for function in FUNCTIONS:
+            answer = getattr(solution, function)(dumps)
+            entry["at call"][function] = answer_of(function, answer, where)
+            returned.append((entry, function, answer, where))
+        steps.append(entry)
+    for entry, function, answer, where in returned:
+        entry.setdefault("after all calls", {})[function] = answer_of(function, answer, where)
+    return {
+        "steps": steps,
+        "same first dump": len({c[0].ir for c in made}) == 1,
+        "same last dump": len({c[-1].ir for c in made}) == 1,
+        "same headers": len({tuple((d.pass_name, d.op) for d in c) for c in made}) == 1,
+        "lengths": [len(c) for c in made],
+    }
+
+
+@probe(category="calls", check="every_same_end_call_matches", hints=["fresh-each-call"], timeout=120)
+def same_last_dump_other_programs(solution: Any) -> Any:
+    """All four functions, 12 calls in one process: three programs whose compiles end in the same last dump, with as many dumps."""
+    return calls_on_compiles(solution, SAME_END)
+
+
+@probe(category="calls", check="every_same_ends_call_matches", hints=["fresh-each-call"], timeout=120)
+def same_first_and_last_dump(solution: Any) -> Any:
+    """All four functions, 8 calls in one process: one program compiled two ways that share the first and the last dump."""
+    return calls_on_compiles(solution, SAME_ENDS_OTHER_FLAGS)
