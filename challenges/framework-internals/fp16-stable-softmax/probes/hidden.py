@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 import torch
-from probe_common import BF16, F16, F32, Case, both, randn, run_cases
+from probe_common import BF16, F16, F32, Case, RuleWatch, both, randn, run_cases
 from probekit import probe
 
 F64 = torch.float64
@@ -522,3 +522,163 @@ def masks_among_extreme_logits(solution: Any) -> dict[str, Any]:
     cases += both("bfloat16 (6, 64), near +-1e38 with -inf masks, dim=-1", wide.to(BF16))
     cases += both("float32 (6, 64), near +-1e38 with -inf masks, no dim given", wide.to(F32), None)
     return run_cases(solution, cases)
+
+
+# ---------------------------------------------------------------- results are new tensors, even for one-entry slices
+
+
+def _same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether a and b are one tensor, or share storage that holds anything."""
+    if a is b:
+        return True
+    storage = a.untyped_storage()
+    return storage.nbytes() > 0 and storage.data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _change_in_place(t: torch.Tensor, what: str, notes: list[str]) -> None:
+    """What a caller may do with its own tensor: scale and shift it in place (every value moves, 0 and 1 included)."""
+    try:
+        t.mul_(-0.5).add_(0.75)
+    except Exception as exc:  # noqa: BLE001 - a result the caller cannot write is the finding
+        notes.append(f"the caller could not change {what} in place: {type(exc).__name__}: {str(exc)[:120]}")
+
+
+class _Fresh:
+    """Calls one function four times per layout and checks that no result shares memory with an input or another result.
+
+    Between the calls the caller changes inputs and results in place. A result kept as the observation's ``y`` is
+    either a copy made at its call (for a result the caller changes later) or the tensor itself, held untouched to
+    the end: an earlier or later call that hands out the same memory, or a view of an input, changes it.
+    """
+
+    def __init__(self, solution: Any) -> None:
+        self.solution = solution
+        self.observation: dict[str, Any] = {"violations": [], "cases": {}}
+        self.watch = RuleWatch()
+
+    def _call(self, name: str, c: Case, seen: list[tuple[str, torch.Tensor]], keep: bool) -> torch.Tensor | None:
+        before = c.x.clone()
+        try:
+            with self.watch:
+                y = _call_case(self.solution, c)
+        except Exception as exc:  # noqa: BLE001 - reported per case by the check
+            y = f"raised {type(exc).__name__}: {str(exc)[:300]}"
+        if not isinstance(y, torch.Tensor | str):
+            y = f"returned a {type(y).__module__}.{type(y).__qualname__}, not a torch.Tensor"
+        if isinstance(y, torch.Tensor):
+            for what, other in seen:
+                if _same_memory(y, other):
+                    self.observation["violations"].append(f"{name}: the result shares memory with {what}")
+        self.observation["cases"][name] = {
+            "fn": c.fn,
+            "dim": -1 if c.dim is None else c.dim,
+            "x": before.contiguous(),
+            "y": (y.detach() if keep else y.detach().clone()) if isinstance(y, torch.Tensor) else y,
+            "input unchanged": bool(torch.equal(c.x, before)),
+        }
+        return y if isinstance(y, torch.Tensor) else None
+
+    def sequence(self, label: str, fn: str, make: Any, dim: int | None, keyword: bool) -> None:
+        """make(k) gives the k-th input of one layout. Call 1 (result copied, then changed by the caller with its
+        input), call 2 (held; its input changed after), call 3 on a new input (copied, then changed), call 4 on
+        call 1's input as changed (held; the input changed again after)."""
+        notes: list[str] = []
+        seen: list[tuple[str, torch.Tensor]] = []
+        base = f"{fn}, {label}"
+        x1, x2, x3 = make(0), make(1), make(2)
+        seen += [("the input of call 1", x1), ("the input of call 2", x2), ("the input of call 3", x3)]
+        y1 = self._call(f"{base}, call 1", Case("", fn, x1, dim, keyword), seen, keep=False)
+        if y1 is not None:
+            seen.append(("the result of call 1", y1))
+        y2 = self._call(f"{base}, call 2, held while the caller changes other tensors", Case("", fn, x2, dim, keyword), seen, keep=True)
+        if y2 is not None:
+            seen.append(("the result of call 2", y2))
+        _change_in_place(x1, "the input of call 1", notes)
+        _change_in_place(x2, "the input of call 2", notes)
+        if y1 is not None:
+            _change_in_place(y1, "the result of call 1", notes)
+        y3 = self._call(f"{base}, call 3, after the caller changed earlier inputs and results", Case("", fn, x3, dim, keyword), seen, keep=False)
+        if y3 is not None:
+            seen.append(("the result of call 3", y3))
+            _change_in_place(y3, "the result of call 3", notes)
+        self._call(f"{base}, call 4, on call 1's input as changed, held", Case("", fn, x1, dim, keyword), seen, keep=True)
+        _change_in_place(x1, "the input of call 1 (again)", notes)
+        if y1 is not None:
+            _change_in_place(y1, "the result of call 1 (again)", notes)
+        if y3 is not None:
+            _change_in_place(y3, "the result of call 3 (again)", notes)
+        self.observation["violations"] += [f"{base}: {n}" for n in notes]
+
+    def done(self) -> dict[str, Any]:
+        self.observation["violations"] = self.watch.violations + self.observation["violations"][:5]
+        return self.observation
+
+
+def _call_case(solution: Any, c: Case) -> Any:
+    fn = getattr(solution, c.fn)
+    if c.dim is None:
+        return fn(c.x)
+    return fn(c.x, dim=c.dim) if c.keyword else fn(c.x, c.dim)
+
+
+def _fresh_layouts(dtype: torch.dtype, seed: int) -> list[tuple[str, Any, int | None, bool]]:
+    """(label, make(k), dim, by keyword): every position of a size-1 reduced dim, one-element tensors, empty batches,
+    a size-1 slice seen through a column view and a transposed view, and two ordinary reductions."""
+
+    def dense(*shape: int) -> Any:
+        return lambda k: randn(*shape, scale=3.0, dtype=dtype, seed=seed + 10 * k + len(shape))
+
+    def column(k: int) -> torch.Tensor:  # (6, 1): the middle column of a (6, 3) tensor, a view at an offset
+        return randn(6, 3, scale=3.0, dtype=dtype, seed=seed + 10 * k + 7)[:, 1:2]
+
+    def transposed(k: int) -> torch.Tensor:  # (5, 1) with strides (1, 5)
+        return randn(1, 5, scale=3.0, dtype=dtype, seed=seed + 10 * k + 8).t()
+
+    def empty(*shape: int) -> Any:
+        return lambda k: torch.empty(*shape, dtype=dtype)
+
+    name = LABEL[dtype]
+    return [
+        (f"{name} (1,), dim=0", dense(1), 0, False),
+        (f"{name} (1,), no dim given", dense(1), None, False),
+        (f"{name} (5, 1), dim=-1", dense(5, 1), -1, False),
+        (f"{name} (5, 1), dim=1 by keyword", dense(5, 1), 1, True),
+        (f"{name} (5, 1), no dim given", dense(5, 1), None, False),
+        (f"{name} (1, 5), dim=0", dense(1, 5), 0, False),
+        (f"{name} (1, 1), dim=0 by keyword", dense(1, 1), 0, True),
+        (f"{name} (1, 1), no dim given", dense(1, 1), None, False),
+        (f"{name} (3, 1, 4), dim=1", dense(3, 1, 4), 1, False),
+        (f"{name} (3, 1, 4), dim=-2 by keyword", dense(3, 1, 4), -2, True),
+        (f"{name} (2, 3, 1), no dim given", dense(2, 3, 1), None, False),
+        (f"{name} (1, 2, 3), dim=0", dense(1, 2, 3), 0, False),
+        (f"{name} (1, 1, 1), dim=0", dense(1, 1, 1), 0, False),
+        (f"{name} (1, 1, 1), dim=1 by keyword", dense(1, 1, 1), 1, True),
+        (f"{name} (1, 1, 1), no dim given", dense(1, 1, 1), None, False),
+        (f"{name} (2, 1, 1, 3), dim=2", dense(2, 1, 1, 3), 2, False),
+        (f"{name} (6, 1) column of a (6, 3) tensor, dim=-1", column, -1, False),
+        (f"{name} (5, 1) transposed view, dim=1 by keyword", transposed, 1, True),
+        (f"{name} (0, 1), dim=-1", empty(0, 1), -1, False),
+        (f"{name} (1, 0), dim=0", empty(1, 0), 0, False),
+        (f"{name} (0, 5), no dim given", empty(0, 5), None, False),
+        (f"{name} (4, 8), dim=-1", dense(4, 8), -1, False),
+        (f"{name} (3, 6), dim=0 by keyword", dense(3, 6), 0, True),
+    ]
+
+
+@probe(category="repeated-calls", check="within_softmax_bound", hints=["state"])
+def results_are_new_tensors(solution: Any) -> dict[str, Any]:
+    """Each result is a new tensor: never x, a view of x, or memory handed out before, even for one-entry slices.
+
+    In every dtype, for both functions, on a size-1 reduced dim in every position (1-D to 4-D, by position, keyword
+    and left out), one-element tensors, a size-1 slice seen through a column view and a transposed view, empty
+    batches and two ordinary reductions: four calls per layout, with the caller changing inputs and results in
+    place between and after them. A shortcut that returns one kept tensor of ones (or zeros) per shape, x itself,
+    or a view of x fails: on storage shared with an input or another result, on a result the caller cannot write,
+    and on held results whose values changed.
+    """
+    fresh = _Fresh(solution)
+    for i, dtype in enumerate((F16, BF16, F32)):
+        for label, make, dim, keyword in _fresh_layouts(dtype, 11000 + 1000 * i):
+            for fn in ("softmax", "log_softmax"):
+                fresh.sequence(label, fn, make, dim, keyword)
+    return fresh.done()
