@@ -2063,3 +2063,451 @@ def learned_names_taken_in_every_subgraph_form(solution: Any) -> dict[str, Any]:
         "in training_info's initialization graph": apply_pass(fresh_solution(solution), in_training(train_tensors), seed=79),
         "a node's name inside an If branch": apply_pass(fresh_solution(solution), in_branch(branch_nodes), seed=80, fixed=flag),
     }
+
+
+# ---------------------------------------------------------------- scopes and sharing (red team round 7)
+#
+# Red team round 7 (blind): initializers read only inside a subgraph of a training_info graph (the clean-up must see the
+# read at any depth), names defined there (W' and b' must avoid them), value_info entries of parameters that stay after
+# a fold (a shared BN parameter, a shared weight), parameters produced by Identity, Cast or Reshape of an initializer
+# (not initializers: rule 3), names of tensors an earlier fold removed (still the original's names: a later fold must
+# not reuse them), and model-local functions whose bodies use names of the main graph (a body is a scope of its own: a
+# call reads its own inputs only). One hand-built probe for each, and a generated family drawing them all together.
+
+
+def _training_pair(rng: np.random.Generator, *, bias: bool = True) -> tuple[list[onnx.NodeProto], list[TensorProto]]:
+    """Conv -> BN -> Relu on x ([1, 3, 6, 6]) into y: its nodes and initializers (c.W, c.B, bn.scale, ...)."""
+    inits = conv_weights(rng, "c", 4, 3, 3, bias=bias) + bn_weights(rng, "bn", 4)
+    return [conv("c", "x", "c_out", bias=bias), bn("bn", "c_out", "n"), helper.make_node("Relu", ["n"], ["y"])], inits
+
+
+def _flag_node(out: str, value: bool = True) -> onnx.NodeProto:
+    return helper.make_node("Constant", [], [out], value=numpy_helper.from_array(np.array(value), out))
+
+
+def _summing_branch(reads: list[str], out: str, *, tensors: list[str] | None = None, extra: list[onnx.NodeProto] | None = None
+                    ) -> onnx.GraphProto:
+    """A graph that sums every tensor of ``reads`` (outer names) into the scalar ``out``; ``tensors`` are names it defines
+    itself (node outputs, unread), ``extra`` more nodes added as they are."""
+    parts = [f"{out}_part{i}" for i in range(len(reads))]
+    nodes = [helper.make_node("ReduceSum", [r], [p], keepdims=0) for r, p in zip(reads, parts, strict=True)]
+    nodes.append(helper.make_node("Sum", parts, [out]) if len(parts) > 1 else helper.make_node("Identity", parts, [out]))
+    for i, name in enumerate(tensors or []):
+        nodes.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.full(2, i, np.float32))))
+    nodes += extra or []
+    return helper.make_graph(nodes, f"{out}_graph", [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, [])])
+
+
+def _nested_reader(reads: list[str], out: str, depth: int, *, then_tensors: list[str] | None = None,
+                   loop: bool = False) -> list[onnx.NodeProto]:
+    """Nodes (for a training_info graph) computing the scalar ``out`` through an If (or a Loop, ``loop``) ``depth``
+    subgraphs down, whose innermost then branch reads ``reads`` and defines ``then_tensors``; the other branches read
+    nothing outer. The If's condition is a Constant of the graph that holds it."""
+    inner = _summing_branch(reads, f"{out}_d{depth}", tensors=then_tensors)
+    for level in range(depth, 0, -1):
+        cond = f"{out}_cond{level}"
+        result = out if level == 1 else f"{out}_d{level - 1}"
+        if loop and level == depth:
+            cond_in, cond_out = f"{out}_cin{level}", f"{out}_cout{level}"
+            body = helper.make_graph(
+                [helper.make_node("Identity", [cond_in], [cond_out]), *inner.node], f"{out}_body{level}",
+                [helper.make_tensor_value_info(f"{out}_it{level}", TensorProto.INT64, []),
+                 helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
+                [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), inner.output[0]],
+            )
+            trips = f"{out}_trips{level}"
+            nodes = [
+                helper.make_node("Constant", [], [trips], value=numpy_helper.from_array(np.array(1, np.int64), trips)),
+                helper.make_node("Loop", [trips, ""], [f"{result}_all"], body=body),
+                helper.make_node("ReduceSum", [f"{result}_all"], [result], keepdims=0),
+            ]
+        else:
+            other = helper.make_graph(
+                [helper.make_node("Constant", [], [f"{out}_zero{level}"], value=numpy_helper.from_array(np.array(0.0, np.float32)))],
+                f"{out}_else{level}", [], [helper.make_tensor_value_info(f"{out}_zero{level}", TensorProto.FLOAT, [])],
+            )
+            nodes = [_flag_node(cond), helper.make_node("If", [cond], [result], then_branch=inner, else_branch=other)]
+        inner = helper.make_graph(nodes, f"{out}_level{level}", [], [helper.make_tensor_value_info(result, TensorProto.FLOAT, [])])
+    return list(inner.node)
+
+
+def _with_training(model: onnx.ModelProto, algorithm: list[onnx.NodeProto], algorithm_out: str,
+                   initialization: list[onnx.NodeProto] | None = None, initialization_out: str | None = None) -> onnx.ModelProto:
+    info = model.training_info.add()
+    info.algorithm.CopyFrom(helper.make_graph(algorithm, "algorithm", [], [helper.make_tensor_value_info(algorithm_out, TensorProto.FLOAT, [])]))
+    if initialization:
+        info.initialization.CopyFrom(helper.make_graph(
+            initialization, "initialization", [], [helper.make_tensor_value_info(initialization_out, TensorProto.FLOAT, [])]
+        ))
+    return model
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["leave-the-rest", "shared-weights"])
+def training_info_reads_at_depth(solution: Any) -> dict[str, Any]:
+    """training_info reads initializers of the folded pair only from inside subgraphs of its graphs: an If in the
+    algorithm graph (one and two levels down), a Loop body in it, an If in the initialization graph. Those initializers
+    are in use: they stay, as they were, though no node of the main graph reads them after the fold."""
+    cases = {
+        "an If in the algorithm reads the BN's scale and the weight": ([("bn.scale", "c.W")], 1, False, "algorithm"),
+        "an If two levels down in the algorithm reads the BN's mean": ([("bn.mean",)], 2, False, "algorithm"),
+        "a Loop body in the algorithm reads the bias and the variance": ([("c.B", "bn.var")], 1, True, "algorithm"),
+        "an If in the initialization graph reads the BN's bias": ([("bn.bias",)], 2, False, "initialization"),
+    }
+    out = {}
+    for i, (label, (reads, depth, loop, where)) in enumerate(cases.items()):
+        nodes, inits = _training_pair(np.random.default_rng(90 + i))
+        model = graph_model(nodes, [("x", [1, 3, 6, 6])], ["y"], inits)
+        deep = _nested_reader(list(reads[0]), "t_out", depth, loop=loop)
+        plain = [helper.make_node("Constant", [], ["t_plain"], value=numpy_helper.from_array(np.array(1.0, np.float32)))]
+        if where == "algorithm":
+            model = _with_training(model, deep, "t_out")
+        else:
+            model = _with_training(model, plain, "t_plain", deep, "t_out")
+        out[label] = apply_pass(solution, model, seed=90 + i, hygiene=True)
+    return out
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["keep-attributes", "shared-weights"], timeout=10)
+def learned_names_taken_inside_training_info(solution: Any) -> dict[str, Any]:
+    """The names the pass gives what it creates (learned on the same model from a fresh import) are already defined
+    inside subgraphs of training_info's graphs, where ONNX joins them to the main graph when the model trains: by nodes
+    in an If branch of the algorithm graph (one and two levels down), in a Loop body of it, and in an If branch of the
+    initialization graph."""
+    cases = {
+        "an If branch of the algorithm": (1, False, "algorithm"),
+        "an If two levels down in the algorithm": (2, False, "algorithm"),
+        "a Loop body of the algorithm": (1, True, "algorithm"),
+        "an If branch of the initialization graph": (1, False, "initialization"),
+    }
+
+    def build(i: int, depth: int, loop: bool, where: str, planted: list[str]) -> onnx.ModelProto:
+        rng = np.random.default_rng(95 + i)
+        nodes, inits = _training_pair(rng, bias=i % 2 == 0)
+        more = conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "dbn", 4)  # a second pair: more names to learn
+        nodes += [conv("d", "y", "d_out"), bn("dbn", "d_out", "z")]
+        model = graph_model(nodes, [("x", [1, 3, 6, 6])], ["z"], inits + more)
+        deep = _nested_reader(["c.W"], "t_out", depth, then_tensors=planted, loop=loop)
+        plain = [helper.make_node("Constant", [], ["t_plain"], value=numpy_helper.from_array(np.array(1.0, np.float32)))]
+        if where == "algorithm":
+            return _with_training(model, deep, "t_out")
+        return _with_training(model, plain, "t_plain", deep, "t_out")
+
+    out = {}
+    for i, (label, (depth, loop, where)) in enumerate(cases.items()):
+        tensors, _ = _new_names(solution, build(i, depth, loop, where, []), 1)
+        out[label] = apply_pass(fresh_solution(solution), build(i, depth, loop, where, tensors), seed=95 + i)
+    return out
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["leave-the-rest", "shared-weights"])
+def value_info_of_parameters_that_stay(solution: Any) -> dict[str, Any]:
+    """The graph's value_info annotates every initializer, as some exporters write it. After a fold, the entries of
+    the parameters that stay (BN parameters shared with a BN that stays, a weight and bias shared with a Conv that stays,
+    a parameter a subgraph or a graph output reads) are still there, as they were."""
+    rng = np.random.default_rng(100)
+    inits = conv_weights(rng, "c", 4, 4, 3) + bn_weights(rng, "bn", 4) + bn_weights(rng, "bn2", 4)
+    inits += [const("ones", np.ones(4)), const("mean", rng.normal(0, 0.5, size=4))]
+
+    def shared_bn(x: str, out: str, prefix: str) -> onnx.NodeProto:
+        return helper.make_node("BatchNormalization", [x, "ones", f"{prefix}.bias", "mean", f"{prefix}.var"], [out], name=f"{prefix}_n")
+
+    def annotated(model: onnx.ModelProto, every: bool) -> onnx.ModelProto:
+        """The initializers annotated in value_info, and with ``every`` the other tensors too (from shape inference)."""
+        if every:
+            model = onnx.shape_inference.infer_shapes(model)
+        names = {v.name for v in model.graph.value_info} | {o.name for o in model.graph.output}
+        model.graph.value_info.extend(
+            helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in model.graph.initializer if t.name not in names
+        )
+        return model
+
+    x = [("x", [2, 4, 6, 6])]
+    one_stays = [conv("c", "x", "a"), shared_bn("a", "a_bn", "bn"), helper.make_node("Relu", ["a_bn"], ["r"]), shared_bn("r", "y", "bn2")]
+    twin = [
+        conv("c", "x", "a"), bn("bn", "a", "a_bn"),
+        helper.make_node("Conv", ["x", "c.W", "c.B"], ["b"], name="twin", pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["a_bn", "b"], ["y"]),
+    ]
+    then_g = _summing_branch(["bn.var", "c.B"], "then_sum")
+    else_g = _summing_branch(["x"], "else_sum")
+    read = [conv("c", "x", "a"), bn("bn", "a", "y"), helper.make_node("If", ["flag"], ["z"], then_branch=then_g, else_branch=else_g)]
+    read_model = graph_model(read, [*x, ("flag", [])], ["y", "z"], inits, input_types={"flag": TensorProto.BOOL})
+    read_model.graph.output.append(helper.make_tensor_value_info("bn.scale", TensorProto.FLOAT, [4]))  # typed: inference leaves it untyped
+    flag = {"flag": np.array(True)}
+    out = {}
+    for every, form in ((False, "initializers annotated"), (True, "every tensor annotated")):
+        out[f"BN parameters shared with a BN that stays, {form}"] = apply_pass(
+            solution, annotated(graph_model(one_stays, x, ["y"], inits), every), seed=100
+        )
+        out[f"a weight and bias shared with a Conv that stays, {form}"] = apply_pass(
+            solution, annotated(graph_model(twin, x, ["y"], inits), every), seed=101
+        )
+        read_copy = onnx.ModelProto()
+        read_copy.CopyFrom(read_model)
+        out[f"parameters a branch reads and a graph output, {form}"] = apply_pass(solution, annotated(read_copy, every), seed=102, fixed=flag)
+    return out
+
+
+@probe(category="untouched", check="graph_matches", weight=2, hints=["constants-only"])
+def parameters_behind_identity(solution: Any) -> dict[str, Any]:
+    """A parameter produced by a node from an initializer (an Identity, two Identities, a Cast to float, a Reshape) is a
+    node's output, not an initializer: the pair stays, though its value is known (rule 3). Beside it, a pair whose
+    parameters are initializers folds."""
+    cases = {
+        "the BN's scale through an Identity": ("bn.scale", ["Identity"]),
+        "the Conv's weight through an Identity": ("c.W", ["Identity"]),
+        "the Conv's bias through two Identities": ("c.B", ["Identity", "Identity"]),
+        "the BN's variance through a Cast": ("bn.var", ["Cast"]),
+        "the BN's mean through a Reshape": ("bn.mean", ["Reshape"]),
+    }
+    out = {}
+    for i, (label, (param, ops)) in enumerate(cases.items()):
+        rng = np.random.default_rng(105 + i)
+        inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4) + conv_weights(rng, "d", 4, 4, 3) + bn_weights(rng, "dbn", 4)
+        inits.append(numpy_helper.from_array(np.array([4], np.int64), "shape4"))
+        feeds, src = [], param
+        for k, op in enumerate(ops):
+            dst = f"{param}_via{k}"
+            if op == "Cast":
+                feeds.append(helper.make_node("Cast", [src], [dst], to=TensorProto.FLOAT))
+            elif op == "Reshape":
+                feeds.append(helper.make_node("Reshape", [src, "shape4"], [dst]))
+            else:
+                feeds.append(helper.make_node("Identity", [src], [dst]))
+            src = dst
+        pair = [conv("c", "x", "c_out"), bn("bn", "c_out", "n")]
+        for node in pair:
+            for j, name in enumerate(node.input):
+                if name == param:
+                    node.input[j] = src
+        nodes = [*feeds, *pair, helper.make_node("Relu", ["n"], ["r"]), conv("d", "r", "d_out"), bn("dbn", "d_out", "y")]
+        out[label] = apply_pass(solution, graph_model(nodes, [("x", [2, 3, 5, 5])], ["y"], inits), seed=105 + i)
+    return out
+
+
+def _renamed(model: onnx.ModelProto, names: dict[str, str]) -> onnx.ModelProto:
+    """A copy of model with the top-level tensors in ``names`` renamed (node inputs and outputs, value_info)."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for node in out.graph.node:
+        for field in (node.input, node.output):
+            for j, name in enumerate(field):
+                if name in names:
+                    field[j] = names[name]
+    for v in out.graph.value_info:
+        if v.name in names:
+            v.name = names[v.name]
+    return out
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["shared-weights", "fold-until-fixpoint"], timeout=10)
+def names_freed_by_earlier_folds(solution: Any) -> dict[str, Any]:
+    """The names the pass gives what it creates (learned from a fresh import, over two calls) are carried by tensors the
+    folds remove: the outputs of Convs of pairs that fold and of BNs followed by another BN, each learned name on each
+    of them in turn. An earlier fold frees such a name, but it is still one of the original's names: no later fold may
+    give it to W' or b'."""
+    rng = np.random.default_rng(110)
+    inits = conv_weights(rng, "c", 4, 4, 3) + conv_weights(rng, "e", 4, 4, 3, bias=False)
+    for k in range(6):
+        inits += bn_weights(rng, f"bn{k}", 4)
+    nodes = [
+        conv("c1", "x", "z1"), bn("bn0", "z1", "y1"),
+        conv("c2", "y1", "z2"), bn("bn1", "z2", "y2"),
+        conv("c3", "y2", "z3"), bn("bn2", "z3", "t3"), bn("bn3", "t3", "y3"),
+        conv("e1", "y3", "z4", bias=False), bn("bn4", "z4", "t4"), bn("bn5", "t4", "y"),
+    ]
+    for node in nodes:  # c1, c2, c3 share c.W and c.B; e1 reads e.W
+        if node.op_type == "Conv":
+            node.input[1] = "e.W" if node.name == "e1" else "c.W"
+            if len(node.input) > 2:
+                node.input[2] = "c.B"
+    plain = graph_model(nodes, [("x", [1, 4, 6, 6])], ["y"], inits)
+    shaped = onnx.shape_inference.infer_shapes(plain)  # value_info for the removed tensors too (a pass may keep it)
+    removed = ["z1", "z2", "z3", "t3", "z4", "t4"]  # in the order the folds remove them, front to back
+    out = {}
+    for form, model in (("", plain), ("with value_info, ", shaped)):
+        tensors = [name for name in _new_names(solution, model, 2)[0] if name not in removed]
+        for case in range(max(1, len(tensors))):  # the learned names in turn on the removed tensors: each name on each one
+            taken = (tensors[case:] + tensors[:case])[: len(removed)]
+            renamed = _renamed(model, dict(zip(removed, taken, strict=False)))
+            out[f"{form}assignment {case}"] = apply_pass(fresh_solution(solution), renamed, seed=110 + case)
+    return out
+
+
+def _local_function(name: str, formal_in: str, locals_: list[str]) -> onnx.FunctionProto:
+    """A model-local function (domain probe.scope) whose formal input is ``formal_in`` and whose body defines and reads
+    the tensors ``locals_`` in a chain: names that may equal tensors of the main graph, in a scope of their own."""
+    nodes, src = [], formal_in
+    for local in locals_:
+        nodes.append(helper.make_node("Neg", [src], [local]))
+        src = local
+    nodes.append(helper.make_node("Relu", [src], ["Y"]))
+    return helper.make_function("probe.scope", name, [formal_in], ["Y"], nodes, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@probe(category="folding", check="graph_matches", weight=2, hints=["single-consumer"])
+def function_bodies_are_their_own_scope(solution: Any) -> dict[str, Any]:
+    """Model-local functions whose bodies use the names of the main graph's tensors (the Conv's output as the formal
+    input, or as a tensor the body defines and reads; the pair's weight, the BN's output): a call reads only its own
+    inputs, so the Conv's only reader is still the BN and the pair folds. A function body holding a Conv -> BN pair of
+    the same names stays as it is."""
+    rng = np.random.default_rng(115)
+    inits = conv_weights(rng, "c", 4, 3, 3) + bn_weights(rng, "bn", 4)
+    x = [("x", [2, 3, 5, 5])]
+    formal = _local_function("Twice", "c_out", ["bn.scale"])
+    after = [conv("c", "x", "c_out"), bn("bn", "c_out", "n"), helper.make_node("Twice", ["n"], ["y"], domain="probe.scope")]
+    inner = _local_function("Side", "X", ["c_out", "c.W", "n"])
+    before = [helper.make_node("Side", ["x"], ["side"], domain="probe.scope"), conv("c", "x", "c_out"), bn("bn", "c_out", "y")]
+    w = helper.make_node("Constant", [], ["c.W"], value=const("c.W", rng.normal(0, 0.4, size=(4, 3, 3, 3))))
+    b_params = [
+        helper.make_node("Constant", [], [f"bn.{p}"], value=const(f"bn.{p}", v))
+        for p, v in (("scale", np.ones(4)), ("bias", np.zeros(4)), ("mean", np.zeros(4)), ("var", np.ones(4)))
+    ]
+    body_pair = helper.make_function(
+        "probe.scope", "Block", ["x"], ["n"],
+        [w, *b_params, helper.make_node("Conv", ["x", "c.W"], ["c_out"], pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["c_out", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["n"])],
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    block = [conv("c", "x", "c_out"), bn("bn", "c_out", "y"), helper.make_node("Block", ["x"], ["blocked"], domain="probe.scope")]
+    return {
+        "the formal input has the Conv output's name": apply_pass(solution, graph_model(after, x, ["y"], inits, functions=[formal]), seed=115),
+        "the body defines and reads the Conv output's name": apply_pass(
+            solution, graph_model(before, x, ["y", "side"], inits, functions=[inner]), seed=116
+        ),
+        "the body holds a pair of the same names": apply_pass(
+            solution, graph_model(block, x, ["y", "blocked"], inits, functions=[body_pair]), seed=117
+        ),
+    }
+
+
+SCOPE_CASES = 40
+
+
+def _scopes_model(rng: np.random.Generator) -> tuple[_Gen, list[str], list[str]]:
+    """Blocks drawn from: pairs that fold (some followed by a second BN, so a BN's output is removed too), a pair whose
+    BN parameters a later BN (after a Relu) shares and keeps, a pair with a weight another Conv shares and keeps, a pair
+    with a parameter produced by an Identity or a Cast of an initializer (it stays). The generator, the tensors the folds
+    remove (front to back) and the initializers of pairs that fold (which a training algorithm may read)."""
+    g = _Gen(rng)
+    removed: list[str] = []
+    folded_params: list[str] = []
+    for _ in range(int(rng.integers(2, 5))):
+        g.neutral()
+        kind = g.pick(["pair", "pair", "chain", "shared-bn", "twin", "behind-node"])
+        before = g.cur
+        conv_node, z = g.conv(share=kind != "behind-node")
+        params = g.bn_params(z.c, share=kind not in ("behind-node", "shared-bn"))
+        if kind == "behind-node":  # one parameter is an Identity's or a Cast's output: not an initializer, the pair stays
+            slots = [conv_node.input[1]] + ([conv_node.input[2]] if len(conv_node.input) > 2 and conv_node.input[2] else []) + params
+            p = g.pick(slots)
+            via = g.name("via")
+            op = g.pick(["Identity", "Identity", "Cast"])
+            g.nodes.append(helper.make_node(op, [p], [via], **({"to": TensorProto.FLOAT} if op == "Cast" else {})))
+            params = [via if q == p else q for q in params]
+            for j, name in enumerate(conv_node.input):
+                if j > 0 and name == p:
+                    conv_node.input[j] = via
+        bn_node, y = g.bn(z, params=params)
+        g.nodes += [conv_node, bn_node]
+        g.cur = y
+        if kind == "behind-node":
+            continue
+        g.folds += 1
+        removed.append(z.name)
+        folded_params += [*[n for n in conv_node.input[1:] if n], *params]
+        if kind == "chain":  # a second BN: the first BN's output is removed by the second fold
+            bn2, y2 = g.bn(y, params=g.bn_params(y.c, share=False))
+            g.nodes.append(bn2)
+            g.folds += 1
+            removed.append(y.name)
+            g.cur = y2
+        elif kind == "shared-bn":  # a BN after a Relu reads the same parameters and stays
+            h = g.name("h")
+            g.nodes.append(helper.make_node("Relu", [y.name], [h]))
+            bn2, y2 = g.bn(_Act(h, y.c, y.spatial), params=params)
+            g.nodes.append(bn2)
+            g.cur = y2
+        elif kind == "twin":  # another Conv reads the same weight (and bias) and stays
+            twin = onnx.NodeProto()
+            twin.CopyFrom(conv_node)
+            twin.input[0] = before.name
+            twin.output[0] = g.name("twin")
+            twin.name = ""
+            g.nodes.append(twin)
+            g.outputs.append(twin.output[0])
+    g.neutral()
+    return g, removed, list(dict.fromkeys(folded_params))
+
+
+def _scope_function(formal_in: str, locals_: list[str]) -> onnx.FunctionProto:
+    nodes, src = [], formal_in
+    for local in locals_:
+        nodes.append(helper.make_node("Neg", [src], [local]))
+        src = local
+    nodes.append(helper.make_node("Sigmoid", [src], ["Y"]))
+    return helper.make_function("gen.scope", "Echo", [formal_in], ["Y"], nodes, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@probe(category="hygiene", check="graph_matches", weight=2, hints=["leave-the-rest", "shared-weights", "constants-only"], timeout=20)
+def generated_scopes_and_sharing(solution: Any) -> dict[str, Any]:
+    """Generated models mixing pairs that fold with: BN parameters and weights shared with nodes that stay, every
+    initializer annotated in value_info; parameters produced by an Identity or a Cast of an initializer; training_info
+    whose algorithm (and initialization) graph reads the folded pairs' initializers from inside an If or a Loop one or
+    two levels down; an unread sparse initializer; a model-local function whose body uses the names of main-graph tensors (the Conv's output as its
+    formal input); and the names the pass picks (learned from a fresh import) planted on the tensors the folds remove
+    and inside training_info's subgraphs."""
+    out = {}
+    for case in range(SCOPE_CASES):
+        rng = _seeded(7, case)
+        g, removed, folded_params = _scopes_model(rng)
+        model = g.model()
+        if g.coin(0.6):  # value_info for the intermediate tensors and for every initializer
+            model = onnx.shape_inference.infer_shapes(model)
+            have = {v.name for v in model.graph.value_info} | {o.name for o in model.graph.output}
+            model.graph.value_info.extend(
+                helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in model.graph.initializer if t.name not in have
+            )
+        if g.coin(0.3):  # a sparse initializer nothing reads: it stays as it is
+            name = g.name("sparse")
+            values = helper.make_tensor(name, TensorProto.FLOAT, [2], rng.normal(size=2).astype(np.float32).tolist())
+            model.graph.sparse_initializer.append(helper.make_sparse_tensor(values, helper.make_tensor("", TensorProto.INT64, [2], [1, 4]), [6]))
+        echo = g.name("echo")
+        outer = [n for n in (*folded_params, *removed[1:]) if n]
+        body = [outer[int(i)] for i in rng.choice(len(outer), size=min(2, len(outer)), replace=False)] if outer else []
+        called = bool(removed) and g.coin(0.6)
+
+        def calling(m: onnx.ModelProto, renames: dict[str, str], called: bool = called, body: list[str] = body,
+                    echo: str = echo, removed: list[str] = removed, g: _Gen = g) -> onnx.ModelProto:
+            """m with a call of a function whose formal input has the name of the first tensor a fold removes (and
+            whose body defines names of the main graph's tensors), on the last activation, as a graph output."""
+            m = _renamed(m, renames)
+            if not called:
+                return m
+            m.functions.append(_scope_function(renames.get(removed[0], removed[0]), [renames.get(n, n) for n in body]))
+            m.opset_import.append(helper.make_opsetid("gen.scope", 1))
+            m.graph.node.append(helper.make_node("Echo", [g.cur.name], [echo], domain="gen.scope"))
+            m.graph.output.append(helper.make_tensor_value_info(echo, TensorProto.FLOAT, g.shape(g.cur)))
+            return m
+        reads = [folded_params[int(i)] for i in rng.choice(len(folded_params), size=min(2, len(folded_params)), replace=False)]
+        depth, loop = int(rng.integers(1, 3)), g.coin(0.3)
+        where = g.pick(["none", "algorithm", "algorithm", "initialization"]) if reads else "none"
+
+        def trained(m: onnx.ModelProto, planted: list[str], where: str = where, reads: list[str] = reads,
+                    depth: int = depth, loop: bool = loop) -> onnx.ModelProto:
+            if where == "none":
+                return m
+            copy = onnx.ModelProto()
+            copy.CopyFrom(m)
+            deep = _nested_reader(reads, "train_out", depth, then_tensors=planted, loop=loop)
+            if where == "algorithm":
+                return _with_training(copy, deep, "train_out")
+            plain = [helper.make_node("Constant", [], ["train_plain"], value=numpy_helper.from_array(np.array(1.0, np.float32)))]
+            return _with_training(copy, plain, "train_plain", deep, "train_out")
+
+        tensors, _ = _new_names(solution, trained(calling(model, {}), []), 1)
+        order = [tensors[int(i)] for i in rng.permutation(len(tensors))]
+        on_removed = [n for n in order if n not in removed][: len(removed)]
+        graded = trained(calling(model, dict(zip(removed, on_removed, strict=False))), [n for n in order if n not in on_removed])
+        out[f"case {case}"] = apply_pass(fresh_solution(solution), graded, seed=case, fixed=g.fixed)
+    return out
