@@ -801,3 +801,122 @@ def output_changed_in_place_by_the_model(solution: Any) -> dict[str, Any]:
         out[name] = _gradients_or_error(table, randint(6, 2, 4, seed=seed + 2), weights, 0.6, seed=seed + 3,
                                         change=change)
     return out
+
+
+# ---------------------------------------------------------------- red team round 3 (blind)
+
+
+def nonfinite_kinds(value: torch.Tensor | None) -> Any:
+    """A gradient as (the kind of each entry: 0 finite, 1 +inf, -1 -inf, 2 NaN; its finite values, 0 elsewhere).
+
+    Unlike :func:`finite_split`, inf and NaN are told apart, and so are the
+    signs of inf.
+    """
+    if value is None:
+        return None
+    kind = torch.zeros(value.shape, dtype=torch.int64)
+    kind[value == float("inf")] = 1
+    kind[value == -float("inf")] = -1
+    kind[torch.isnan(value)] = 2
+    finite = torch.isfinite(value)
+    return {"kind": kind, "values": torch.where(finite, value, torch.zeros_like(value))}
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["formulas", "non-finite"])
+def gate_gradient_scale_times_row_sum(solution: Any) -> dict[str, Any]:
+    """An infinite scale with zeros in looked-up rows and in the incoming gradient: a gate's gradient is scale * (row sum), so +-inf, not NaN."""
+    indices = torch.tensor([[0, 0, 2, 5], [2, 6, 0, 5]])  # rows 1, 3 and 4 never looked up
+    out: dict[str, Any] = {}
+    for name, scale, seed in (("scale +inf", float("inf"), 600), ("scale -inf", -float("inf"), 610)):
+        table = randn(7, 3, seed=seed)
+        table[0, 1] = 0.0  # a zero in rows looked up: one product of the row sum is 0
+        table[2, 0] = 0.0
+        table[5, 2] = -0.0
+        table.requires_grad_()
+        gates = randn(2, 4, seed=seed + 1).requires_grad_()
+        upstream = randn(2, 4, 3, seed=seed + 2)
+        upstream[1, 1, 0] = 0.0  # a zero in the incoming gradient (row 6 has none)
+        upstream[0, 3, 1] = 0.0
+        embed(table, indices, gates, scale).backward(upstream)
+        out[name] = {"weights.grad": nonfinite_kinds(gates.grad), "table.grad": nonfinite_kinds(table.grad)}
+    return out
+
+
+@probe(category="gradients", rtol=1e-9, atol=1e-12, hints=["zero-gates", "non-finite"])
+def zero_gates_next_to_nonfinite_values(solution: Any) -> dict[str, Any]:
+    """Gates of 0.0 and -0.0 next to inf and NaN in the incoming gradient and the table: 0 * inf is NaN in table.grad, not a skipped lookup."""
+    indices = torch.tensor([[0, 0, 2, 5], [2, 6, 0, 5]])
+    out: dict[str, Any] = {}
+    for name, scale, seed in (("scale 1.3", 1.3, 620), ("scale -0.4", -0.4, 630)):
+        table = randn(7, 3, seed=seed)
+        table[2, 1] = float("inf")  # row 2, looked up at a zero gate and at a nonzero one
+        table.requires_grad_()
+        gates = randn(2, 4, seed=seed + 1)
+        gates[0, 1] = 0.0  # row 0
+        gates[0, 2] = 0.0  # row 2
+        gates[1, 1] = -0.0  # row 6
+        gates.requires_grad_()
+        upstream = randn(2, 4, 3, seed=seed + 2)
+        upstream[0, 1, 2] = float("inf")  # at the zero gate of row 0
+        upstream[1, 1, 0] = float("nan")  # at the -0.0 gate of row 6
+        upstream[0, 2, 0] = -float("inf")  # at the zero gate of row 2
+        embed(table, indices, gates, scale).backward(upstream)
+        out[name] = {"table.grad": nonfinite_kinds(table.grad), "weights.grad": nonfinite_kinds(gates.grad)}
+    return out
+
+
+class AllocationLog(TorchDispatchMode):
+    """Records every new tensor of at least ``limit`` elements an aten op makes while the mode is active.
+
+    A tensor that shares its storage with one of the op's inputs (a view, an
+    in-place result) is not new.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.made: list[str] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        inputs = {_storage(t) for t in tree_leaves((args, kwargs or {})) if isinstance(t, torch.Tensor) and t.numel()}
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor) and t.numel() >= self.limit and _storage(t) not in inputs:
+                self.made.append(f"{func.overloadpacket.__name__} -> {tuple(t.shape)}")
+        return out
+
+
+def _large_tensors_kept(ctx: Any, table: torch.Tensor) -> list[str]:
+    """Tensors of the table's size or larger that ``ctx`` holds (saved or as attributes), the table and its views aside."""
+    found: list[str] = []
+    for name, value in vars(ctx).items():
+        for t in tree_leaves(value) if isinstance(value, list | tuple | dict) else [value]:
+            if (isinstance(t, torch.Tensor) and t.numel() >= table.numel()
+                    and _storage(t) != _storage(table)):
+                found.append(f"ctx.{name}: {tuple(t.shape)}")
+    return found
+
+
+@probe(category="none-grads", rtol=1e-9, atol=1e-12, hints=["needs-input-grad"])
+def frozen_table_costs_no_table_sized_memory(solution: Any) -> dict[str, Any]:
+    """A frozen 50 x 4 table, six lookups: from forward to backward, setup_context included, no tensor of the table's size is built or kept."""
+    kept: list[str] = []
+
+    def watched_setup_context(ctx: Any, inputs: tuple, output: torch.Tensor) -> None:
+        solution.setup_context(ctx, inputs, output)
+        kept.extend(_large_tensors_kept(ctx, inputs[0]))
+
+    torch.library.register_autograd(OP_NAME, solution.backward, setup_context=watched_setup_context)
+    out: dict[str, Any] = {}
+    for name, shape, seed in (("(2, 3) lookups", (2, 3), 640), ("(6,) lookups", (6,), 650)):
+        table = randn(50, 4, seed=seed)  # frozen
+        gates = randn(*shape, seed=seed + 1).requires_grad_()
+        indices = randint(50, *shape, seed=seed + 2)
+        upstream = randn(*shape, 4, seed=seed + 3)
+        log = AllocationLog(table.numel())
+        kept.clear()
+        with log:
+            (embed(table, indices, gates, 0.9) * upstream).sum().backward()
+        out[name] = {"tensors of the table's size built": list(log.made), "kept on ctx": list(kept),
+                     "weights.grad": gates.grad}
+    return out
