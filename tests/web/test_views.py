@@ -83,12 +83,13 @@ def test_challenge_page_has_the_documented_ids(alice: Client, challenge: Challen
 
 
 def test_challenge_page_says_the_starters_interface_is_kept(alice: Client, challenge: Challenge) -> None:
-    # grader/interface.py refuses renamed parameters before any probe runs: the rule is said where the code is
-    # written, not only in the refusal.
+    # grader/interface.py refuses renamed parameters before any probe runs: the rule ends the statement, beside the
+    # others, not only in the refusal.
     html = alice.get(reverse("challenge-detail", args=["add-two"])).content.decode()
     note = html[html.index('id="interface-note"') :]
     assert "their parameters' names and order" in note[: note.index("</p>")]
-    assert html.index('id="interface-note"') < html.index('id="editor"')
+    statement = html[html.index('id="statement"') :]
+    assert statement.index('id="interface-note"') < statement.index("</article>")  # read with the statement's rules
 
 
 GIVEN_PIPELINE = 'def stages():\n    """The pipeline <the candidate> reads."""\n    return ["fx", "onnx"]\n'
