@@ -69,6 +69,7 @@ import math
 from typing import Any
 
 import numpy as np
+
 from grader.checks import CheckResult
 
 RTOL = 1e-4
@@ -253,7 +254,8 @@ def _reports_are_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
 def _repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:
     taken = expected["freed ids taken"]
     if not (taken["model"] and taken["input"]):
-        return CheckResult(False, f"the expected observation's rebuilt objects did not take the freed ids ({taken}): the probe no longer tests id reuse", {"reason": "no-id-reuse"})
+        message = f"the expected observation's rebuilt objects did not take the freed ids ({taken}): the probe no longer tests id reuse"
+        return CheckResult(False, message, {"reason": "no-id-reuse"})
     lowerings, want_lowerings = actual["lowerings"], expected["lowerings"]
     calls, want_calls = actual["calls"], expected["calls"]
     if not isinstance(lowerings, list) or len(lowerings) != len(want_lowerings) or not isinstance(calls, list) or len(calls) != len(want_calls):
@@ -270,7 +272,8 @@ def _repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:
             if not ok:
                 moment = "as returned" if when == "at call" else "read again after the later calls"
                 return CheckResult(False, f"verify() call {number} of {len(calls)} ({step}), its report {moment}: {message}", {"reason": reason})
-    return CheckResult(True, f"{len(lowerings)} lower() and {len(calls)} verify() calls in one process, each right when returned and after the later calls")
+    message = f"{len(lowerings)} lower() and {len(calls)} verify() calls in one process, each right when returned and after the later calls"
+    return CheckResult(True, message)
 
 
 # The observations come out of the sandbox, where the candidate's code could
@@ -303,5 +306,33 @@ def reports_are_consistent(actual: Any, expected: Any) -> tuple[bool, str]:
 def repeated_calls_consistent(actual: Any, expected: Any) -> CheckResult:
     try:
         return _repeated_calls_consistent(actual, expected)
+    except MALFORMED as exc:
+        return CheckResult(False, f"the probe's observation is malformed ({type(exc).__name__})", {"reason": "malformed"})
+
+
+def _verify_calls_consistent(actual: Any, expected: Any) -> CheckResult:
+    lowerings, want_lowerings = actual["lowerings"], expected["lowerings"]
+    calls, want_calls = actual["calls"], expected["calls"]
+    if not isinstance(lowerings, list) or len(lowerings) != len(want_lowerings) or not isinstance(calls, list) or len(calls) != len(want_calls):
+        return CheckResult(False, "the probe's observation is malformed", {"reason": "malformed"})
+    for number, (got, want) in enumerate(zip(lowerings, want_lowerings, strict=True), start=1):
+        ok, message = _levels_match_torch(got, want)
+        if not ok:
+            return CheckResult(False, f"lower() call {number} of {len(lowerings)} in this process: {message}", {"reason": f"lower-call-{number}"})
+    for number, (call, want) in enumerate(zip(calls, want_calls, strict=True), start=1):
+        step = want["step"]
+        for when, reason in (("at call", f"verify-call-{number}"), ("after all calls", f"verify-call-{number}-changed-later")):
+            if when not in want:
+                continue
+            ok, message = _report_is_consistent({"truth": call["truth"], "report": call[when]}, want)
+            if not ok:
+                moment = "as returned" if when == "at call" else "read again after the caller changed its inputs and weights"
+                return CheckResult(False, f"verify() call {number} of {len(calls)} ({step}), its report {moment}: {message}", {"reason": reason})
+    return CheckResult(True, f"{len(lowerings)} lower() and {len(calls)} verify() calls in one process, each report right")
+
+
+def verify_calls_consistent(actual: Any, expected: Any) -> CheckResult:
+    try:
+        return _verify_calls_consistent(actual, expected)
     except MALFORMED as exc:
         return CheckResult(False, f"the probe's observation is malformed ({type(exc).__name__})", {"reason": "malformed"})

@@ -81,6 +81,33 @@ A cache keyed on id(), data_ptr(), the class, the shapes or the object
 itself fails one of the steps, and an output buffer reused by a later call,
 or a torch level returned as views (``t.numpy()``), changes a report
 already returned.
+
+Red team round 4 (blind) added six, each for a class of mistake that
+passed every probe above:
+
+- ``verify_twice_vmfb_rebuilt_alone``: the same .onnx and .mlir files, the
+  .vmfb compiled again with bf16 matmul operands between two calls (a
+  cache of IREE functions keyed on the ONNX model's content, or the
+  .mlir's, runs the old module); its second call also has IREE's ReLU
+  head non-zero where PyTorch's is exactly 0.
+- ``verify_traced_branch_zeros``: PyTorch's outputs exactly 0 (and its
+  argmax at class 0) where the exported graph's are not, so max_rel is
+  ``|x| / 1e-7`` there (a max_rel that skips ``r == 0`` misses it).
+- ``verify_training_mode_every_layer_kind``: training mode in an
+  ``nn.Dropout2d`` and in a custom stochastic-depth module, whole and each
+  alone (eval() applied by layer type misses both).
+- ``verify_outputs_contiguous_views``: outputs that are contiguous views
+  of the input and of a weight (``x.flatten(1)``; ``x[:, 0]`` and
+  ``cls.expand`` at batch 1), read again after the caller changed both
+  (``t.contiguous().numpy()`` returns them as views).
+- ``repeated_calls_same_weights_other_computation``: lower() and verify()
+  on ReLU and GELU stacks with the same weights, then on one head at two
+  temperatures (a plain attribute): memos keyed on the class or repr and
+  the weights hand the second model the first one's files or torch level.
+- ``verify_forward_writes_into_input``: a forward that adds its positions
+  into its input in place; runtimes fed views of the inputs taken before a
+  torch level that runs first see the positions added twice (the
+  reference's own mistake until this round).
 """
 
 from __future__ import annotations
@@ -97,13 +124,14 @@ from probe_common import (
     D,
     MLPBlock,
     TwoHeads,
+    _cached_compile,
     build_artifacts,
     build_two_function_artifacts,
     eager,
     helper_onnx_path,
+    into_freed_id,
     lowering_artifacts,
     lowering_case,
-    into_freed_id,
     observe_report,
     repeated_verification_case,
     run_levels,
@@ -649,7 +677,7 @@ def verify_twice_timestamps_kept(solution: Any) -> dict[str, Any]:
 
 @probe(category="verification", check="repeated_calls_consistent", timeout=150, hints=["state-across-calls", "fresh-each-call"])
 def repeated_calls_changed_lookalike_rebuilt(solution: Any) -> dict[str, Any]:
-    """lower() and verify() called again and again in one process, on objects changed in place, look-alikes and objects rebuilt: every result right, also after later calls.
+    """lower() and verify() called again and again on objects changed in place, look-alikes and rebuilt ones: every result right, also later.
 
     lower() twice on one model object (a single Linear layer, the quickest
     to compile) whose weights are replaced in place in between (``load_state_dict`` copies into the same parameters), each
@@ -746,3 +774,294 @@ def repeated_calls_changed_lookalike_rebuilt(solution: Any) -> dict[str, Any]:
     for entry, report in zip(calls, returned, strict=True):
         entry["after all calls"] = observe_report(report)
     return {"lowerings": lowerings, "calls": calls, "freed ids taken": taken}
+
+
+# ---------------------------------------------------------------- red team round 4
+
+
+class RectifiedHead(nn.Module):
+    """Pooled tokens through an MLP to 5 class scores and their int64 argmax, the scores made sparse past a margin.
+
+    When any score passes the margin, every score is shifted down by it and
+    its negatives set to 0.
+
+    The test is a Python ``if`` on a tensor value: tracing records the
+    branch the example took (scores left as they are). Where PyTorch makes
+    them sparse, its scores are exactly 0 and the exported graph's are not,
+    and a row whose scores all stay below the margin has PyTorch's argmax at
+    class 0 (the first of equal maxima) and the graph's elsewhere:
+    |x - r| / (|r| + 1e-7) with r = 0, in the float output and in the
+    integer one.
+    """
+
+    def __init__(self, classes: int = 5, margin: float = 0.5) -> None:
+        super().__init__()
+        self.margin = margin
+        self.fc1 = nn.Linear(D, 2 * D)
+        self.fc2 = nn.Linear(2 * D, classes)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        scores = self.fc2(F.gelu(self.fc1(x.mean(dim=1))))
+        if scores.max() > self.margin:
+            scores = F.relu(scores - self.margin)
+        return scores, scores.argmax(dim=-1)
+
+
+class DropPath(nn.Module):
+    """Stochastic depth: in training mode, drops its residual branch for a random half of the samples (a custom module reading ``self.training``)."""
+
+    def __init__(self, branch: nn.Module, p: float = 0.5) -> None:
+        super().__init__()
+        self.branch = branch
+        self.p = p
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.branch(x)
+        if self.training:
+            keep = (torch.rand(x.shape[0], *([1] * (x.dim() - 1))) >= self.p).to(x.dtype)
+            h = h * keep / (1 - self.p)
+        return x + h
+
+
+class DropConvNet(nn.Module):
+    """A conv net with channel dropout (``nn.Dropout2d``, not an ``nn.Dropout``) and a stochastic-depth residual block (``DropPath``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.drop2d = nn.Dropout2d(0.5)
+        self.block = DropPath(nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.ReLU()))
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.block(self.drop2d(F.relu(self.conv1(x))))
+        return self.fc(h.mean(dim=(2, 3)))
+
+
+class TemperatureHead(nn.Module):
+    """A Linear layer and a softmax at a temperature: a plain float attribute, in no state_dict and no repr."""
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        super().__init__()
+        self.temperature = temperature
+        self.fc = nn.Linear(D, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (self.fc(x) / self.temperature).softmax(dim=-1)
+
+
+class FlatViewsHead(nn.Module):
+    """A projection, the flattened input, the first token and a learned CLS vector broadcast over the batch.
+
+    ``x.flatten(1)`` is a view of the input that is contiguous at every
+    batch, and at batch 1 ``x[:, 0]`` and ``cls.expand(1, D)`` are contiguous
+    views too (a size-1 dim has no stride that matters): ``.contiguous()``
+    returns such a tensor itself, so ``t.contiguous().numpy()`` shares the
+    input's or the weight's memory.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(D, 4)
+        self.cls = nn.Parameter(torch.randn(1, D))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return self.fc(x), x.flatten(1), x[:, 0], self.cls.expand(x.shape[0], D)
+
+
+class InPlacePositions(nn.Module):
+    """Adds learned positions to its input in place (``x.add_(pos)``, to spare a copy), then an MLP: forward writes into its argument."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(SEQ, D))
+        self.fc1 = nn.Linear(D, 4 * D)
+        self.fc2 = nn.Linear(4 * D, D)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x.add_(self.pos)
+        return x + self.fc2(F.gelu(self.fc1(x)))
+
+
+def sequential(activation: type[nn.Module], seed: int) -> nn.Module:
+    """Linear, ``activation``, Linear, with seeded weights: a ReLU and a GELU stack from one seed share every weight."""
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(D, 4 * D), activation(), nn.Linear(4 * D, D)).eval()
+
+
+def temperature_head(temperature: float, seed: int) -> nn.Module:
+    model = build(TemperatureHead, seed=seed)
+    model.temperature = temperature
+    return model
+
+
+def clone(inputs: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    return tuple(t.clone() for t in inputs)
+
+
+@probe(category="verification", check="reports_are_consistent", hints=["fresh-each-call", "report-definition"])
+def verify_twice_vmfb_rebuilt_alone(solution: Any) -> dict[str, Any]:
+    """Two verify() calls on the same .onnx and .mlir files, the .vmfb compiled again in between with bf16 matmul operands.
+
+    The first call verifies a faithful lowering of the two-output block.
+    Then the same .mlir file is compiled again into the same .vmfb path with
+    the statement's bf16 flags (``--iree-global-opt-demote-contraction-inputs-type=bf16``),
+    the .onnx and .mlir files untouched, and verify() is called again on
+    the same inputs: IREE now drifts by about 1e-3, and its ReLU head is
+    non-zero at places where PyTorch's is exactly 0. The vmfb is not a
+    function of the ONNX model (nor of the .mlir file): a verify() that keeps
+    its loaded IREE function under the .onnx file's content (or the .mlir
+    file's), and the function name, runs the faithful module again.
+    """
+    model = build(TwoHeads, seed=44)
+    artifacts = build_artifacts(model, tokens(2, seed=4400), "two_heads")
+    inputs = tokens(16, seed=4407)  # two places where IREE's ReLU head is non-zero and PyTorch's exactly 0
+    calls = []
+    for flags in ((), BF16_MATMULS):
+        if flags:
+            with open(artifacts["mlir"], "rb") as f:
+                _cached_compile(artifacts["mlir"], artifacts["vmfb"], f.read(), flags)
+        truth = run_levels(model, artifacts, inputs)
+        report = solution.verify(model, dict(artifacts), inputs)
+        calls.append({"truth": truth, "report": observe_report(report)})
+    return {"calls": calls}
+
+
+@probe(category="verification", check="report_is_consistent", hints=["report-definition", "which-pair"])
+def verify_traced_branch_zeros(solution: Any) -> dict[str, Any]:
+    """The export froze a rectifying branch: PyTorch's outputs are exactly 0 where the graph's are not.
+
+    Its argmax is then class 0 where the graph's is another class.
+
+    ``RectifiedHead`` is exported from small inputs (the branch is not
+    taken) and verified on large ones (PyTorch takes it). PyTorch's scores
+    are 0 wherever the graph's are negative, and rows whose scores are all
+    negative have PyTorch's argmax at class 0. There the ``*_vs_torch``
+    max_rel is |x| / 1e-7, millions: a max_rel that leaves out the
+    positions where the reference value ``r`` is 0 misses it.
+    """
+    model = build(RectifiedHead, seed=45)
+    example = tokens(2, seed=4500, scale=0.05)
+    return verification_case(solution, model, example, tokens(12, seed=4501, scale=3.0), "rectified_head")
+
+
+@probe(category="verification", check="reports_are_consistent", hints=["eval-mode", "report-definition"])
+def verify_training_mode_every_layer_kind(solution: Any) -> dict[str, Any]:
+    """A conv net with channel dropout and stochastic depth, verified in training mode: whole, then each layer alone.
+
+    ``DropConvNet`` holds an ``nn.Dropout2d`` (a ``_DropoutNd``, not an
+    ``nn.Dropout``) and ``DropPath``, a custom module that reads
+    ``self.training``. verify() is called three times on the same artifacts
+    and inputs: after ``model.train()``, then with the top module in eval
+    mode and only the Dropout2d training, then only the DropPath. A verify()
+    that switches to eval mode only the layer types it knows (``nn.Dropout``,
+    BatchNorm) runs the others in training mode: channels or whole residual
+    branches dropped at random, and the torch level is not the eval-mode
+    model the artifacts were exported from.
+    """
+    model = build(DropConvNet, seed=46)
+    artifacts = build_artifacts(model, images(2, seed=4600), "drop_conv_net")
+    inputs = images(4, seed=4601)
+    truth = run_levels(model, artifacts, inputs)
+    calls = []
+    for step in ("whole", "drop2d", "block"):
+        if step == "whole":
+            model.train()
+        else:
+            model.eval()
+            getattr(model, step).train()
+        report = solution.verify(model, dict(artifacts), inputs)
+        calls.append({"truth": truth, "report": observe_report(report)})
+    return {"calls": calls}
+
+
+@probe(category="verification", check="verify_calls_consistent", hints=["state-across-calls"])
+def verify_outputs_contiguous_views(solution: Any) -> dict[str, Any]:
+    """Outputs that are contiguous views of the input and of a weight, at batch 4 and 1; the input refilled and the weights replaced afterwards.
+
+    ``FlatViewsHead`` returns ``x.flatten(1)`` (a contiguous view of the
+    input at any batch), ``x[:, 0]`` and ``cls.expand(B, D)`` (contiguous
+    views at batch 1). verify() is called at batch 4, then at batch 1; then
+    both input tensors are refilled in place and the model's weights
+    replaced in place, and every report is read again. A torch level made
+    with ``t.contiguous().numpy()`` (which copies only a non-contiguous
+    view), ``np.asarray(t)`` or ``t.numpy()`` shares the caller's memory and
+    changes with it: the returned report must own its arrays.
+    """
+    model = build(FlatViewsHead, seed=47)
+    artifacts = build_artifacts(model, tokens(2, seed=4700), "flat_views_head")
+    calls: list[dict[str, Any]] = []
+    returned: list[Any] = []
+    held = []
+    for batch, seed in ((4, 4701), (1, 4702)):
+        inputs = tokens(batch, seed=seed)
+        truth = run_levels(model, artifacts, inputs)
+        report = solution.verify(model, dict(artifacts), inputs)
+        returned.append(report)
+        held.append(inputs)
+        calls.append({"step": f"batch {batch}", "truth": truth, "at call": snapshot(observe_report(report))})
+    for number, inputs in enumerate(held):
+        for t in inputs:
+            t.copy_(randn(*t.shape, seed=4710 + number))
+    model.load_state_dict(build(FlatViewsHead, seed=48).state_dict())
+    for entry, report in zip(calls, returned, strict=True):
+        entry["after all calls"] = observe_report(report)
+    return {"lowerings": [], "calls": calls}
+
+
+@probe(category="verification", check="verify_calls_consistent", timeout=240, hints=["state-across-calls", "fresh-each-call"])
+def repeated_calls_same_weights_other_computation(solution: Any) -> dict[str, Any]:
+    """lower() and verify() on models of one class with the same weights that compute different things: each result is its own model's.
+
+    Two ``nn.Sequential(Linear, activation, Linear)`` built from one seed,
+    a ReLU in one and a GELU in the other: same class, same state_dict, same
+    shapes. Then two ``TemperatureHead`` of the same weights at temperatures
+    1 and 4: a plain attribute, not in the state_dict nor in the module's
+    repr. Each model is lowered by lower() (its files run at another batch)
+    and verified on the probe's own lowering with the same input tensor
+    values. A memo of lowered files or of the torch level keyed on the
+    class (or the repr) and the weights, with the example's or the inputs'
+    shapes or bytes, hands the second model of a pair the first one's
+    results.
+    """
+    models = [
+        ("relu stack", sequential(nn.ReLU, seed=49)),
+        ("gelu stack, the same weights", sequential(nn.GELU, seed=49)),
+        ("temperature 1", temperature_head(1.0, seed=50)),
+        ("temperature 4, the same weights", temperature_head(4.0, seed=50)),
+    ]
+    lowerings, calls = [], []
+    for step, model in models:
+        example, runs = tokens(2, seed=4900), tokens(3, seed=4901)
+        want = eager(model, runs)
+        lowering, artifacts = lowering_artifacts(solution, model, example)
+        if artifacts is not None:
+            lowering["runs"].append(run_lowering(artifacts, runs, want))
+        lowerings.append(lowering)
+        artifacts = build_artifacts(model, example, "stack" if "stack" in step else "temperature_head")
+        inputs = tokens(5, seed=4902)
+        truth = run_levels(model, artifacts, inputs)
+        report = solution.verify(model, dict(artifacts), inputs)
+        calls.append({"step": step, "truth": truth, "at call": observe_report(report)})
+    return {"lowerings": lowerings, "calls": calls}
+
+
+@probe(category="verification", check="report_is_consistent", hints=["report-definition", "state-across-calls"])
+def verify_forward_writes_into_input(solution: Any) -> dict[str, Any]:
+    """A model whose forward adds its positions into its input in place: every level runs on the inputs as they were when verify() was called.
+
+    ``InPlacePositions`` does ``x.add_(pos)`` on its argument. Its lowering
+    is faithful (the graph adds the positions too), so every error is float32
+    rounding. A verify() that takes the runtimes' arrays as ``t.numpy()``
+    views and runs the torch level first hands onnxruntime and IREE an
+    input that already holds the positions: they add them a second time,
+    and the report shows an export drift of about 2 that is not there. The
+    arrays must be copies taken before any level runs (or the torch level run
+    on a copy, or last).
+    """
+    model = build(InPlacePositions, seed=51)
+    artifacts = build_artifacts(model, tokens(2, seed=5100), "in_place_positions")
+    inputs = tokens(3, seed=5101)
+    truth = run_levels(model, artifacts, clone(inputs))
+    report = solution.verify(model, dict(artifacts), inputs)
+    return {"truth": truth, "report": observe_report(report)}

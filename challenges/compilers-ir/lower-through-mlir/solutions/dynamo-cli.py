@@ -77,7 +77,7 @@ def _as_list(out: Any) -> list[Any]:
 
 
 def verify(model: torch.nn.Module, artifacts: dict[str, str], inputs: tuple[torch.Tensor, ...]) -> dict[str, Any]:
-    arrays = [np.ascontiguousarray(t.detach().cpu().numpy()) for t in inputs]
+    arrays = [t.detach().cpu().numpy().copy() for t in inputs]  # copies: forward may write into its input
 
     model.eval()
     with torch.no_grad():

@@ -104,16 +104,16 @@ def _errors(got: list[np.ndarray], want: list[np.ndarray]) -> dict[str, float]:
 
 
 def verify(model: torch.nn.Module, artifacts: dict[str, str], inputs: tuple[torch.Tensor, ...]) -> dict[str, Any]:
+    arrays = [t.detach().cpu().numpy().copy() for t in inputs]  # before the torch level: forward may write into its input
     frozen = copy.deepcopy(model).eval()
     with torch.inference_mode():
         torch_out = [t.detach().cpu().numpy().copy() for t in _as_list(frozen(*inputs))]
-    arrays = [np.ascontiguousarray(t.detach().cpu().numpy()) for t in inputs]
 
     key = _onnx_digest(artifacts["onnx"])
     if key not in _SESSIONS:
         _SESSIONS[key] = ort.InferenceSession(artifacts["onnx"], providers=["CPUExecutionProvider"])
     session = _SESSIONS[key]
-    ort_out = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+    ort_out = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays, strict=True)})
 
     key, data = _digest(artifacts["vmfb"])
     if key not in _MODULES:

@@ -115,7 +115,7 @@ def measure(got: list[np.ndarray], want: list[np.ndarray]) -> dict[str, float]:
 
 def verify(model: torch.nn.Module, artifacts: dict[str, str], inputs: tuple[torch.Tensor, ...]) -> dict[str, Any]:
     # Keep every input's dtype: IREE checks element types (int64 ids stay int64).
-    arrays = [t.detach().cpu().numpy() for t in inputs]
+    arrays = [t.detach().cpu().numpy().copy() for t in inputs]  # before any level runs: forward may write into its input
     outputs = {
         "torch": run_torch(model, inputs),
         "onnxruntime": run_onnxruntime(artifacts["onnx"], arrays),

@@ -103,6 +103,7 @@ def _pair(xs, rs):
 
 
 def verify(model, artifacts, inputs):
+    arrays = [np.array(t.detach().numpy(), copy=True) for t in inputs]  # before the torch level: forward may write into its input
     was_training = model.training
     modes = {m: m.training for m in model.modules()}
     model.eval()
@@ -113,7 +114,6 @@ def verify(model, artifacts, inputs):
         for m, mode in modes.items():
             m.training = mode
         assert model.training == was_training
-    arrays = [np.array(t.detach().numpy(), copy=True) for t in inputs]
     sess = ort.InferenceSession(artifacts["onnx"], providers=["CPUExecutionProvider"])
     o_out = sess.run(None, dict(zip([i.name for i in sess.get_inputs()], arrays, strict=True)))
     with open(artifacts["vmfb"], "rb") as f:
