@@ -77,6 +77,8 @@ def failure_kind(probe: Mapping[str, Any]) -> str | None:
     details = probe.get("details") if isinstance(probe.get("details"), Mapping) else {}
     assert isinstance(details, Mapping)
     if status == "wrong_answer":
+        if details.get("runner_status") == "settings_changed":
+            return "wrong:settings"
         failure = details.get("failure")
         reason = details.get("reason")  # a custom check's own word for how it failed (grader/custom_checks.py)
         if isinstance(failure, str):

@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from grader.error_report import hidden_view
+from sandbox.runner import process_state
 
 # -------------------------------------------------------------- vocabularies
 
@@ -118,6 +119,8 @@ TEMPLATES: dict[str, str] = {
     "elements": "{where}: the values differ; the worst element{at} is off by {band} what its tolerance allows",
     "elements_exact": "{where}: the values differ, first{at}",
     "check": "the result does not pass this probe's check",
+    "settings_changed": "the code left process-wide settings changed ({settings}); code must leave them as it found them",
+    "settings_unnamed": "a setting of the process",
     "wrong": "the result is wrong",
     "raised": "raised {exception}{line}",
     "raised_line": " at solution.py line {line}",
@@ -246,6 +249,9 @@ def hidden_message(probe: Mapping[str, Any]) -> str:
 
 
 def _wrong_answer(details: Mapping[str, Any]) -> str:
+    if details.get("runner_status") == "settings_changed":
+        named = [s for s in details.get("settings") or [] if isinstance(s, str) and s in process_state.SETTINGS]
+        return TEMPLATES["settings_changed"].format(settings=", ".join(named) or TEMPLATES["settings_unnamed"])
     failure = details.get("failure")
     path = details.get("path")
     if not isinstance(failure, str) or failure not in _WRONG or not isinstance(path, list):
@@ -335,6 +341,8 @@ def failure_details(runner_status: str, exc_type: str, traceback: str, message: 
         frames = _FRAME.findall(traceback)
         if frames and len(frames[-1]) <= 7:
             details["line"] = int(frames[-1])
+    elif runner_status == "settings_changed":
+        details["settings"] = process_state.named_in(message)
     elif runner_status in ("crashed", "killed"):
         found = _SIGNAL.search(message)
         if found and found.group(1) in SIGNALS:

@@ -53,6 +53,9 @@ _STATUS = {
     "crashed": Verdict.RUNTIME_ERROR,
     "no_result": Verdict.RUNTIME_ERROR,
     "bad_observation": Verdict.RUNTIME_ERROR,
+    # The candidate's import or calls left a process-wide setting changed (sandbox/runner/process_state.py): the
+    # result may be right, the behaviour is not.
+    "settings_changed": Verdict.WRONG_ANSWER,
 }
 
 

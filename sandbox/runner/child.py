@@ -7,7 +7,9 @@ other fd closed, rlimits, a working folder of its own), then
 the candidate's code (:func:`import_source`, from the job held in memory,
 never from files a probe could rewrite), runs one registered probe, encodes
 its observation (``codec.py``) and writes frames (``wire.py``) on the result
-pipe: the only fd it holds that the supervisor reads as a result. The
+pipe: the only fd it holds that the supervisor reads as a result. Process-wide
+settings the import or the probe's calls left changed replace the observation
+with a ``settings_changed`` frame (``process_state.py``). The
 supervisor never imports this code's subjects, which is why forking stays
 safe. ``warm.py`` uses the same imports to fill the compiler caches.
 """
@@ -27,6 +29,7 @@ from typing import Any
 
 import codec
 import given_modules
+import process_state
 import wire
 
 SEED = 0
@@ -117,7 +120,11 @@ def run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
         if job["sources"].get("given"):
             # The package's given/*.py, importable as given.<name> by the solution, probe_common and the probes.
             given_modules.install(job["sources"]["given"], job["given_dir"])
+        # Taken before the candidate's code runs at all: what its import changes counts as much as what a call does.
+        process_state.install_thread_stand_in(solution_path)
+        at_start = process_state.snapshot()
         solution = import_source("solution", solution_path, job["sources"]["solution"])
+        left_by_import = process_state.changes(at_start, process_state.snapshot())
         import probekit
 
         probekit.REGISTRY.clear()
@@ -128,7 +135,13 @@ def run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
         fn = probekit.REGISTRY.get(name)
         if fn is None:
             raise LookupError(f"probe {name!r} is not registered")
+        # The probe's own module-level code has run: what differs after the probe from here, its calls changed.
+        before_calls = process_state.snapshot()
         value = fn(solution)
+        left_by_calls = process_state.changes(before_calls, process_state.snapshot())
+        if left_by_import or left_by_calls:
+            wire.write_frame(out, settings_changed_frame(left_by_import, left_by_calls))
+            return
         blobs: list[bytes] = []
         tree = codec.encode_observation(value, blobs)
         size = sum(len(b) for b in blobs) + len(json.dumps(tree))
@@ -156,6 +169,20 @@ def run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
     wire.write_frame(out, {"type": "observation", "tree": tree, "arrays": len(blobs)})
     for blob in blobs:
         wire.write_frame(out, {"type": "array"}, blob)
+
+
+def settings_changed_frame(left_by_import: list[str], left_by_calls: list[str]) -> dict[str, Any]:
+    """The frame of a probe whose candidate code left process-wide settings changed (``process_state.py``)."""
+    parts = []
+    if left_by_import:
+        parts.append("importing solution.py left " + "; ".join(left_by_import))
+    if left_by_calls:
+        parts.append("the calls of this probe left " + "; ".join(left_by_calls))
+    message = (
+        " and ".join(parts) + ". Code must leave the process's settings as it found them: the caller's next computation depends on them"
+        " (use the context-manager forms, such as torch.no_grad() or np.errstate(), or restore them in a finally)."
+    )
+    return {"type": "settings_changed", "message": message[:2000]}
 
 
 def syntax_check(job: dict[str, Any], result_fd: int) -> None:

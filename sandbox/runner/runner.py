@@ -544,6 +544,8 @@ def _probe_frames(name: str, run: ChildRun, limits: dict[str, Any]) -> tuple[dic
                 header.update(status="observation_limit", message=f"the result is larger than {limits['observation_bytes']} bytes")
             elif kind == "memory":
                 header.update(status="memory", message="MemoryError: the memory limit was reached")
+            elif kind == "settings_changed":
+                header.update(status="settings_changed", message=str(first.get("message"))[:2000])
             elif kind == "bad_observation":
                 header.update(status="bad_observation", message=str(first.get("message"))[:2000])
             else:

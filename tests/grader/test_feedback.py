@@ -179,6 +179,7 @@ HOSTILE_RUNS = {
     "memory message": ProbeRun("floats", "memory", message=f"MemoryError: {SECRET}"),
     "memory error": ProbeRun("floats", "error", exc_type="MemoryError", message=SECRET, traceback=f"MemoryError: {SECRET}\n"),
     "output limit": ProbeRun("floats", "output_limit", message=f"printed more than {SECRET}"),
+    "settings report": ProbeRun("floats", "settings_changed", message=f"the calls of this probe left {SECRET} (was 1, now 2)"),
 }
 
 
@@ -400,3 +401,23 @@ def test_a_syntax_errors_line_is_read_back_from_the_message_it_is_written_in() -
     assert syntax_error_message(None, "unexpected EOF") == "SyntaxError: unexpected EOF"
     assert syntax_error_line(syntax_error_message(None, "on line 3: a message that names a line")) is None
     assert syntax_error_line("Wrong answer on line 4: ...") is None
+
+
+# ------------------------------------------------------------ settings left changed (sandbox/runner/process_state.py)
+
+
+def test_settings_left_changed_are_a_wrong_answer_named_only_from_the_known_settings():
+    message = (
+        "importing solution.py left torch grad mode (was True, now False) and the calls of this probe left "
+        f"NumPy floating-point error handling (was a, now b); {SECRET} (was 1, now 2)"
+    )
+    result = graded({"floats": ProbeRun("floats", "settings_changed", message=message)})
+    probe = seen(result)["floats"]
+    assert probe["status"] == "wrong_answer"
+    assert probe["message"] == TEMPLATES["settings_changed"].format(settings="torch grad mode, NumPy floating-point error handling")
+    assert SECRET not in as_text(result)
+
+
+def test_a_settings_report_naming_no_known_setting_still_says_what_kind_of_failure_it_is():
+    result = graded({"floats": ProbeRun("floats", "settings_changed", message=f"{SECRET} (was 1, now 2)")})
+    assert seen(result)["floats"]["message"] == TEMPLATES["settings_changed"].format(settings=TEMPLATES["settings_unnamed"])

@@ -92,6 +92,15 @@ def test_challenge_page_says_the_starters_interface_is_kept(alice: Client, chall
     assert statement.index('id="interface-note"') < statement.index("</article>")  # read with the statement's rules
 
 
+def test_challenge_page_says_process_settings_are_left_as_found(alice: Client, challenge: Challenge) -> None:
+    # sandbox/runner/process_state.py fails a probe whose calls leave grad mode, threads, NumPy's errors... changed,
+    # in every package: the rule is the platform's, so the page says it under every statement.
+    html = alice.get(reverse("challenge-detail", args=["add-two"])).content.decode()
+    statement = html[html.index('id="statement"') : html.index("</article>")]
+    note = statement[statement.index('id="settings-note"') :]
+    assert "must leave the process's settings as they found them" in note and "grad mode" in note
+
+
 GIVEN_PIPELINE = 'def stages():\n    """The pipeline <the candidate> reads."""\n    return ["fx", "onnx"]\n'
 
 
