@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from grader.checks import CheckResult
+
 RTOL = 1e-5
 ATOL = 1e-6
 
@@ -96,3 +98,36 @@ def generated_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         k = wrong[0]
         return False, f"{len(wrong)} of {len(expected)} generated models differ; first, case {k}: {actual[k]!r}, expected {expected[k]!r}"
     return True, f"{len(expected)} generated models folded as the rules say"
+
+
+def folded_functions_ok(actual: Any, expected: Any) -> tuple[bool, str] | CheckResult:
+    """folded_ok, and the model-local functions: each the original's, byte for byte, in order, none dropped. A failure
+    says how, for the diagnosis (the candidate never sees the reason): functions dropped, function nodes replaced (by
+    folded Constants), only removed, or changed otherwise."""
+    ok, message = folded_ok(actual, expected)
+    if not ok:
+        return ok, message
+    found, want = actual.get("functions"), expected["functions"]
+    if not isinstance(found, list) or len(found) != len(want):
+        return CheckResult(False, (f"the folded model has {len(found) if isinstance(found, list) else 'no'} model-local functions; "
+                                   f"expected {len(want)}: model.functions come back exactly as they are, even one that no node "
+                                   "calls any more"), {"reason": "functions-dropped"})
+    if found != want:
+        changed = actual.get("functions_not_original")
+        edit = actual.get("function_edit")
+        reason = {"replaced": "function-nodes-replaced", "removed": "function-nodes-removed"}.get(edit, "function-changed")
+        return CheckResult(False, (f"{changed if isinstance(changed, int) and changed else 'some'} of the model-local functions differ "
+                                   "from the original's: model.functions come back exactly as they are (the rules apply to the "
+                                   "main graph only)"), {"reason": reason})
+    return True, message + f", {len(want)} model-local functions as they were"
+
+
+def folded_each_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """Several models folded in one process: folded_ok on each call, in order."""
+    if not isinstance(actual, dict) or not isinstance(actual.get("calls"), list) or len(actual["calls"]) != len(expected["calls"]):
+        return False, "the probe's observation is malformed"
+    for k, (got, want) in enumerate(zip(actual["calls"], expected["calls"], strict=True)):
+        ok, message = folded_ok(got, want)
+        if not ok:
+            return False, f"model {k + 1} of {len(expected['calls'])} folded in this process: {message}"
+    return True, f"{len(expected['calls'])} models folded in one process, each from its own values"

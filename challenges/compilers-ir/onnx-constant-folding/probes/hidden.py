@@ -26,12 +26,18 @@ dead-code probe a dead random op and a dead If, the graph-output probe an
 initializer that is itself a graph output, and the overridable probe the
 Shape of an overridable initializer fed at another shape. Every kept body is
 compared with the original's, with only the main-graph names it reads masked
-(they follow the renames).
+(they follow the renames). Round 6 added four: model-local functions compared
+byte for byte with the originals (two probes: bodies with Identity, dead and
+Constant nodes; names shared with main-graph tensors the rules rename, fold
+or remove; functions called by nothing or by dead nodes only), dead If, Loop
+and Scan nodes whose bodies read what nothing else reads, and models spelled
+alike folded one after another in one process (check ``folded_each_ok``).
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections import Counter
 from typing import Any
 
@@ -2086,3 +2092,241 @@ def no_op_looking_nodes_of_the_input_stay(solution: Any) -> dict[str, Any]:
     m = make(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], inits)
     m.graph.value_info.append(vi("mn", [2, 3]))
     return fold_case(solution, m, [{"x": randn(150, 2, 3)}])
+
+
+# ---------------------------------------------------------------- red team round 6
+# Model-local functions come back exactly as they are (their bodies were compared with nothing: a pass that removed
+# their Identity and dead nodes, or folded their Constant products, scored 100); a node that is dead keeps nothing
+# alive, whatever its bodies read; and a call depends on the model it is given only, however alike the models folded
+# before it in the same process are.
+
+
+class _Kept:
+    """Stands for the solution in fold_case and keeps what ``fold_constants`` returned."""
+
+    def __init__(self, solution: Any) -> None:
+        self.solution = solution
+        self.result: Any = None
+
+    def fold_constants(self, model: onnx.ModelProto) -> Any:
+        self.result = self.solution.fold_constants(model)
+        return self.result
+
+
+def _function_digests(model: Any) -> list[str] | str:
+    """One digest per model-local function, in order: its domain, name and body, node for node, byte for byte."""
+    if not isinstance(model, onnx.ModelProto):
+        return "no model"
+    return [f"{f.domain}.{f.name}:" + hashlib.sha256(f.SerializeToString(deterministic=True)).hexdigest()[:16] for f in model.functions]
+
+
+def _function_edit(before: onnx.FunctionProto, after: onnx.FunctionProto) -> str:
+    """How a function body changed, told by which op writes each tensor: "replaced" (a tensor now written by another op,
+    or a new one: folded into Constants), "removed" (only fewer nodes), "changed" (anything else), or "same"."""
+    was = {o: n.op_type for n in before.node for o in n.output}
+    now = {o: n.op_type for n in after.node for o in n.output}
+    if any(was.get(o) != op for o, op in now.items()):
+        return "replaced"
+    if len(now) < len(was):
+        return "removed"
+    return "same" if after.SerializeToString(deterministic=True) == before.SerializeToString(deterministic=True) else "changed"
+
+
+def _fold_with_functions(solution: Any, model: onnx.ModelProto, feeds: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    """fold_case, and the folded model's functions: a digest of each, how many are not the original's and how the
+    first of those changed (for the diagnosis only: the check compares the digests with the reference's)."""
+    kept = _Kept(solution)
+    obs = fold_case(kept, model, feeds)
+    if "error" not in obs:
+        found = _function_digests(kept.result)
+        obs["functions"] = found
+        obs["functions_not_original"] = sum((Counter(found) - Counter(_function_digests(model))).values()) + \
+            max(0, len(model.functions) - len(found))
+        if isinstance(kept.result, onnx.ModelProto) and len(kept.result.functions) == len(model.functions):
+            edits = [_function_edit(a, b) for a, b in zip(model.functions, kept.result.functions, strict=True)]
+            obs["function_edit"] = next((e for e in ("replaced", "removed", "changed") if e in edits), "same")
+    return obs
+
+
+def _local(name: str, inputs: list[str], outputs: list[str], nodes: list[onnx.NodeProto], opset: int, domain: str = "local",
+           attributes: tuple[str, ...] = ()) -> onnx.FunctionProto:
+    imports = [helper.make_opsetid("", opset), helper.make_opsetid("local", 1), helper.make_opsetid("fns.extra", 1)]
+    return helper.make_function(domain, name, inputs, outputs, nodes, imports, attributes=list(attributes))
+
+
+@probe(category="semantics", check="folded_functions_ok", weight=2, hints=["domains", "functions"])
+def model_local_function_bodies_stay(solution: Any) -> dict[str, Any]:
+    """Model-local functions whose bodies hold Identity nodes, dead nodes, Constant nodes multiplied together, a call
+    of another local function and an attribute reference, one called only by a dead node and one called by nothing:
+    every function comes back exactly as it was."""
+    op = 18
+    tidy = _local("Tidy", ["a"], ["b"], [
+        helper.make_node("Identity", ["a"], ["i"]),
+        helper.make_node("Neg", ["a"], ["unused"]),  # dead inside the function
+        helper.make_node("Relu", ["i"], ["b"]),
+    ], op)
+    scaled = _local("Scaled", ["a"], ["c"], [
+        const("k2", np.float32(2.0)),
+        const("k3", np.float32(3.0)),
+        helper.make_node("Mul", ["k2", "k3"], ["k6"]),  # a product of constants, never folded here
+        const("k7", np.float32(7.0)),  # dead
+        helper.make_node("Mul", ["a", "k6"], ["c"]),
+    ], op)
+    chain = _local("Chain", ["a"], ["d"], [
+        helper.make_node("Tidy", ["a"], ["t"], domain="local"),
+        helper.make_node("Scaled", ["t"], ["s"], domain="local"),
+        helper.make_node("Identity", ["s"], ["d"]),  # an Identity into the function's output
+    ], op)
+    alpha = helper.make_attribute_ref("value_float", onnx.AttributeProto.FLOAT, ref_attr_name="alpha")
+    k_alpha = helper.make_node("Constant", [], ["k"])
+    k_alpha.attribute.append(alpha)
+    scale_by = _local("ScaleBy", ["a"], ["e"], [k_alpha, helper.make_node("Identity", ["k"], ["k_copy"]),
+                                                helper.make_node("Mul", ["a", "k_copy"], ["e"])], op, attributes=("alpha",))
+    unused = _local("Unused", ["a"], ["b"], [helper.make_node("Identity", ["a"], ["b"])], op)
+    dead_only = _local("DeadOnly", ["a"], ["b"], [const("one", np.float32(1.0)), helper.make_node("Identity", ["one"], ["one_c"]),
+                                                  helper.make_node("Add", ["a", "one_c"], ["b"])], op, domain="fns.extra")
+    nodes = [
+        const("two", np.float32(2.0)),
+        helper.make_node("Mul", ["w", "two"], ["w2"]),  # folded
+        helper.make_node("Tidy", ["x"], ["t"], domain="local"),
+        helper.make_node("Chain", ["t"], ["u"], domain="local"),
+        helper.make_node("ScaleBy", ["u"], ["v"], domain="local", alpha=0.5),
+        helper.make_node("Identity", ["v"], ["v_id"]),  # removed
+        helper.make_node("Add", ["v_id", "w2"], ["y"]),
+        helper.make_node("DeadOnly", ["x"], ["gone"], domain="fns.extra"),  # dead
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", [3])], [vi("y", [3])], initializer=[init("w", randn(160, 3))])
+    imports = [helper.make_opsetid("", op), helper.make_opsetid("local", 1), helper.make_opsetid("fns.extra", 1)]
+    m = helper.make_model(graph, opset_imports=imports, ir_version=10, functions=[tidy, scaled, chain, scale_by, unused, dead_only])
+    return _fold_with_functions(solution, m, [{"x": randn(161, 3)}, {"x": -randn(162, 3)}])
+
+
+@probe(category="cleanup", check="folded_functions_ok", weight=2, hints=["domains", "functions", "identity"])
+def function_bodies_named_like_the_main_graph(solution: Any) -> dict[str, Any]:
+    """Functions whose tensors are named like main-graph tensors that the rules rename, fold or remove, one holding an
+    If whose branches read the function's own names, one called only by dead nodes, at opset 13: each function comes
+    back exactly as it was."""
+    op = 13
+    then_g = helper.make_graph([helper.make_node("Identity", ["r"], ["r_then"])], "then", [], [vi("r_then", [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["k"], ["r_else"])], "else", [], [vi("r_else", [2, 3])])
+    body = _local("Pick", ["a", "c"], ["out"], [
+        const("k", np.full((2, 3), 4.0, np.float32)),  # named like a main-graph Constant that folds
+        helper.make_node("Relu", ["a"], ["r"]),  # r: renamed to y in the main graph
+        helper.make_node("Identity", ["r"], ["y"]),
+        helper.make_node("If", ["c"], ["picked"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Add", ["picked", "y"], ["out"]),
+        helper.make_node("Mul", ["k", "k"], ["dead"]),  # named like a dead main-graph tensor
+    ], op)
+    shift = _local("Shift", ["a"], ["b"], [const("kk", np.full((2, 3), 0.25, np.float32)), helper.make_node("Identity", ["kk"], ["w_s"]),
+                                          helper.make_node("Sub", ["a", "w_s"], ["b"])], op)
+    spare = _local("Spare", ["t"], ["y"], [helper.make_node("Identity", ["t"], ["k"]), helper.make_node("Abs", ["k"], ["y"])], op,
+                   domain="fns.extra")  # called only by a dead node
+    nodes = [
+        const("k", np.full((2, 3), 3.0, np.float32)),
+        helper.make_node("Mul", ["w", "k"], ["w_s"]),  # folded
+        helper.make_node("Pick", ["x", "c"], ["p"], domain="local"),
+        helper.make_node("Shift", ["p"], ["q"], domain="local"),
+        helper.make_node("Add", ["q", "w_s"], ["r"]),
+        helper.make_node("Identity", ["r"], ["y"]),  # r is renamed to y
+        helper.make_node("Mul", ["x", "x"], ["dead"]),
+        helper.make_node("Shift", ["dead"], ["dead2"], domain="local"),
+        helper.make_node("Spare", ["dead2"], ["dead3"], domain="fns.extra"),
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", [2, 3]), vi("c", [], TensorProto.BOOL)], [vi("y", [2, 3])],
+                              initializer=[init("w", randn(163, 2, 3))])
+    imports = [helper.make_opsetid("fns.extra", 1), helper.make_opsetid("local", 1), helper.make_opsetid("", op)]
+    m = helper.make_model(graph, opset_imports=imports, ir_version=10, functions=[shift, body, spare])
+    x = randn(164, 2, 3)
+    return _fold_with_functions(solution, m, [{"x": x, "c": np.array(True)}, {"x": x, "c": np.array(False)}])
+
+
+@probe(category="cleanup", check="folded_ok", weight=2, hints=["dead-code", "subgraphs"])
+def dead_control_flow_keeps_nothing_alive(solution: Any) -> dict[str, Any]:
+    """Dead If, Loop and Scan nodes (one nested in a dead If's branch, one read only by another dead node) whose bodies
+    read input-dependent tensors and initializers nothing else reads: they go, and so does all they read; a live If's
+    reads stay."""
+    then_g = helper.make_graph([helper.make_node("Add", ["rx", "cw"], ["t_out"])], "then", [], [vi("t_out", [3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["cw"], ["e_out"])], "else", [], [vi("e_out", [3])])
+    inner_then = helper.make_graph([helper.make_node("Mul", ["tx", "deep_w"], ["it_out"])], "inner_then", [], [vi("it_out", [3])])
+    inner_else = helper.make_graph([helper.make_node("Abs", ["tx"], ["ie_out"])], "inner_else", [], [vi("ie_out", [3])])
+    outer_then = helper.make_graph([helper.make_node("If", ["c"], ["nested"], then_branch=inner_then, else_branch=inner_else)],
+                                   "outer_then", [], [vi("nested", [3])])
+    outer_else = helper.make_graph([helper.make_node("Identity", ["c3"], ["oe_out"])], "outer_else", [], [vi("oe_out", [3])])
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Add", ["v", "ex"], ["v1"]),
+         helper.make_node("Mul", ["v1", "cw2"], ["v_next"])],
+        "loop_body", [vi("i", [], TensorProto.INT64), vi("cin", [], TensorProto.BOOL), vi("v", [3])],
+        [vi("cout", [], TensorProto.BOOL), vi("v_next", [3])],
+    )  # fmt: skip
+    scan_body = helper.make_graph([helper.make_node("Add", ["row", "sx"], ["row_out"])], "scan_body", [vi("row", [3])], [vi("row_out", [3])])
+    live_then = helper.make_graph([helper.make_node("Mul", ["lx", "lw"], ["l_out"])], "live_then", [], [vi("l_out", [3])])
+    live_else = helper.make_graph([helper.make_node("Neg", ["lx"], ["l_else"])], "live_else", [], [vi("l_else", [3])])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["rx"]),  # read only by the dead If's then branch
+        helper.make_node("Exp", ["x"], ["ex"]),  # read only by the dead Loop's body
+        helper.make_node("Sin", ["x"], ["sx"]),  # read only by the dead Scan's body
+        helper.make_node("Tanh", ["x"], ["tx"]),  # read only by an If nested in a dead If's branch
+        helper.make_node("Cos", ["x"], ["c3"]),  # read only by that dead If's other branch
+        helper.make_node("Mul", ["cw", "cw"], ["cw2"]),  # folded, read only by the dead Loop's body
+        helper.make_node("Softsign", ["x"], ["lx"]),  # read by a live If's branches: stays
+        helper.make_node("If", ["c"], ["dead_if"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "x"], ["dead_loop"], body=loop_body),
+        helper.make_node("Scan", ["xs"], ["dead_scan"], body=scan_body, num_scan_inputs=1),
+        helper.make_node("If", ["c"], ["dead_outer"], then_branch=outer_then, else_branch=outer_else),
+        helper.make_node("Neg", ["dead_outer"], ["dead_after"]),  # dead: so the If it reads is dead too
+        helper.make_node("If", ["c"], ["live_if"], then_branch=live_then, else_branch=live_else),
+        helper.make_node("Sigmoid", ["x"], ["s"]),
+        helper.make_node("Add", ["s", "b"], ["sb"]),
+        helper.make_node("Add", ["sb", "live_if"], ["y"]),
+    ]
+    inits = [init("cw", randn(170, 3)), init("deep_w", randn(171, 3)), init("trips", np.int64(2)), init("b", randn(172, 3)),
+             init("lw", randn(173, 3))]
+    m = make(nodes, [vi("x", [3]), vi("c", [], TensorProto.BOOL), vi("xs", [2, 3])], [vi("y", [3])], inits)
+    x, xs = randn(174, 3), randn(175, 2, 3)
+    return fold_case(solution, m, [{"x": x, "c": np.array(c), "xs": xs} for c in (True, False)])
+
+
+class _OneObject:
+    """Stands for the solution in fold_case: hands it every model as one and the same ModelProto object, its contents
+    replaced in place (the same id(), the same memory) before each call."""
+
+    def __init__(self, solution: Any) -> None:
+        self.solution = solution
+        self.held = onnx.ModelProto()
+
+    def fold_constants(self, model: onnx.ModelProto) -> Any:
+        self.held.CopyFrom(model)
+        return self.solution.fold_constants(self.held)
+
+
+def _spelled_alike(w: np.ndarray, v: np.ndarray, k: float, opset: int = 18) -> onnx.ModelProto:
+    """One spelling (names, shapes, dtypes, attributes, node order) for several models: only the values differ."""
+    nodes = [
+        const("k", np.float32(k)),
+        helper.make_node("Mul", ["w", "k"], ["wk"]),
+        helper.make_node("Add", ["wk", "v"], ["wv"]),
+        helper.make_node("Transpose", ["wv"], ["wt"], perm=[1, 0]),
+        helper.make_node("Reshape", ["wt", "shape"], ["wr"]),
+        helper.make_node("Identity", ["wr"], ["wr_id"]),
+        helper.make_node("Add", ["x", "wr_id"], ["y"]),
+    ]
+    inits = [init("w", w), init("v", v), init("shape", np.array([4], np.int64))]
+    return make(nodes, [vi("x", [4])], [vi("y", [4])], inits, opset=opset)
+
+
+@probe(category="semantics", check="folded_each_ok", weight=2, hints=["no-state"])
+def models_spelled_alike_fold_apart(solution: Any) -> dict[str, Any]:
+    """Models spelled alike node for node (names, shapes, dtypes, attributes), folded one after another in one process,
+    some handed over as one object changed in place: each is folded from its own values (one initializer permuted with
+    its sum and first element kept, the other changed while the first stays, then the first values again)."""
+    w1 = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    w2 = np.array([[1.0, 3.0], [2.0, 4.0]], np.float32)  # w1 permuted: the same shape, dtype, sum, first and last element
+    v1 = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    v2 = np.array([[0.5, 2.0], [-1.0, 0.25]], np.float32)
+    feeds = [{"x": randn(180, 4)}]
+    calls = [fold_case(solution, _spelled_alike(w1, v1, 2.0), feeds), fold_case(solution, _spelled_alike(w2, v1, 2.0), feeds)]
+    one = _OneObject(solution)
+    for w, v, k in ((w1, v2, 2.0), (w2, v2, 2.0), (w1, v1, 2.0), (w1, v1, -2.0)):
+        calls.append(fold_case(one, _spelled_alike(w, v, k), feeds))
+    calls.append(fold_case(solution, _spelled_alike(w2, v2, 2.0, opset=17), feeds))
+    return {"calls": calls}
