@@ -2574,3 +2574,404 @@ def generated_writers_between_sigmoid_and_product(solution: Any) -> dict[str, An
     an in-place submodule, and torch.ops overloads and packets given it at any position of their schemas, by position
     or keyword, alone or in a list)."""
     return _generated_family(solution, "writers", seed=2707, count=24)
+
+
+# ---------------------------------------------------------------- red team round 8
+#
+# Computed weights read at the wrong time (a parametrized Linear's get_attr hoisted above the module's own change of
+# its parametrization's original tensor; a new GraphModule built with fx.GraphModule(gm, graph), which copies the
+# value of each get_attr it is built with, so a computed weight becomes a fixed tensor): the value check of
+# run_pass rebuilds the returned module the same way and cannot see either. These probes call the returned module
+# as it is, twice in a row, and compare it with a second instance of the module run eagerly.
+
+
+def _as_returned(solution: Any, make: Any, *inputs: torch.Tensor, calls: int = 2) -> dict[str, Any]:
+    """The returned GraphModule called as it is (not rebuilt), ``calls`` times in a row, beside the same module run
+    eagerly (a second instance built by ``make`` with the same seed): the outputs of each call, whether each matches
+    the eager module's, and what the graph calls, counted."""
+    from probe_common import node_counts
+
+    eager = make().eval()
+    module = make().eval()
+    gm = fx.symbolic_trace(module)
+    out = solution.fuse(gm)
+    if not isinstance(out, fx.GraphModule):
+        return {"error": f"fuse returned a {type(out).__name__}, not a GraphModule"}
+    try:
+        out.graph.lint()
+        lint = "ok"
+    except Exception as exc:  # noqa: BLE001
+        lint = f"raised {type(exc).__name__}"
+    got, same = [], []
+    with torch.no_grad():
+        for _ in range(calls):
+            try:
+                result = out(*(t.clone() for t in inputs))
+            except Exception as exc:  # noqa: BLE001
+                return {"lint": lint, "nodes": dict(sorted(node_counts(out).items())), "called as returned": f"raised {type(exc).__name__}"}
+            truth = eager(*(t.clone() for t in inputs))
+            flat_got, spec_got = torch.utils._pytree.tree_flatten(result)
+            flat_exp, spec_exp = torch.utils._pytree.tree_flatten(truth)
+            same.append(spec_got == spec_exp and all(
+                isinstance(g, torch.Tensor) and g.shape == e.shape and torch.allclose(g, e, rtol=1.3e-6, atol=1e-5)
+                for g, e in zip(flat_got, flat_exp, strict=False)
+            ))  # fmt: skip
+            got.append(result)
+    return {"lint": lint, "nodes": dict(sorted(node_counts(out).items())), "outputs as returned": got, "same as the module": same}
+
+
+class _Doubled(nn.Module):
+    """A parametrization of one's own: the weight (or bias) read is twice the stored original, computed when read."""
+
+    def forward(self, original: torch.Tensor) -> torch.Tensor:
+        return original * 2.0
+
+
+class WeightNormChangedBeforeTheLinear(nn.Module):
+    """Red team round 8: a weight-normed Linear whose magnitude (original0) the module scales in place before the
+    Linear, and one whose direction (original1) it changes between the Linear and its ReLU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(801)
+        self.fc = torch.nn.utils.parametrizations.weight_norm(nn.Linear(4, 5))
+        self.fc2 = torch.nn.utils.parametrizations.weight_norm(nn.Linear(4, 3, bias=False))
+        self.requires_grad_(False)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        self.fc.parametrizations.weight.original0.mul_(0.75)  # before the Linear: the fused op reads the new weight
+        r = F.relu(self.fc(x))
+        h = self.fc2(x)
+        self.fc2.parametrizations.weight.original1.add_(0.5)  # between the Linear and its ReLU: it must not reach it
+        return r, torch.relu(h)
+
+
+@probe(category="mixed", weight=2, hints=["inplace", "get-attr"])
+def parametrized_weight_changed_before_the_linear(solution: Any) -> dict[str, Any]:
+    """A weight-normed Linear (its weight computed when read) whose parametrization the module changes in place before
+    the Linear, another changed between its Linear and ReLU; the returned module called as it is, twice: each call's
+    fused op reads the weight as the Linear would."""
+    return _as_returned(solution, WeightNormChangedBeforeTheLinear, randn(802, 2, 4))
+
+
+class OwnParametrizationChangedBefore(nn.Module):
+    """Red team round 8: a Linear under a parametrization of one's own, on its weight and its bias (both computed
+    when read), changed in place before the Linear; a plain Linear beside it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(803)
+        self.fc = nn.Linear(4, 4)
+        torch.nn.utils.parametrize.register_parametrization(self.fc, "weight", _Doubled())
+        torch.nn.utils.parametrize.register_parametrization(self.fc, "bias", _Doubled())
+        self.block = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
+        torch.nn.utils.parametrize.register_parametrization(self.block[0], "bias", _Doubled())
+        self.plain = nn.Linear(4, 2)
+        self.requires_grad_(False)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        self.fc.parametrizations.bias.original.add_(0.5)
+        self.fc.parametrizations.weight.original.mul_(-0.5)
+        a = self.fc(x)
+        r = F.relu(a)
+        self.block[0].parametrizations.bias.original.sub_(0.25)
+        s = self.block(x)
+        self.plain.weight.mul_(0.5)
+        q = self.plain(r).relu()
+        return r, s, q
+
+
+@probe(category="linear-relu", weight=2, hints=["inplace", "get-attr"])
+def own_parametrization_changed_before_the_linear(solution: Any) -> dict[str, Any]:
+    """Linears whose weight and bias a parametrization computes when read, changed in place by the module before the
+    Linear; the returned module called as it is, twice: the fused op must see each change, on each call."""
+    return _as_returned(solution, OwnParametrizationChangedBefore, randn(804, 3, 4))
+
+
+class PacketsReadingTheSigmoid(nn.Module):
+    """Red team round 8: torch.ops.aten.max(y, s) is aten::max.other (reads s); aten::max.unary_out(self, *, out) can
+    take no second positional argument, so the packet does not write s. The same for min."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        m = torch.ops.aten.max(y, s)  # reads s: a SiLU below
+        a = x * s
+        t = x.sigmoid()
+        n = torch.ops.aten.min(y, t)
+        b = torch.mul(t, x)
+        u = torch.sigmoid(y)
+        k = torch.ops.aten.max(x, u)
+        v = torch.ops.aten.min(u, x)
+        c = y.mul(u)
+        return a, b, c, m, n, k, v
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def packets_given_the_sigmoid_by_position_only_read_it(solution: Any) -> dict[str, Any]:
+    """Overload packets given the sigmoid's result as a second positional argument that no overload writes in that
+    place (an argument after * takes no positional one): they only read it, and each product is a SiLU."""
+    return run_pass(solution, PacketsReadingTheSigmoid(), randn(805, 3, 4), randn(806, 3, 4))
+
+
+class SubmodulesNamedLikeInplaceCalls(nn.Module):
+    """Red team round 8: submodules whose attribute names end in one _ read the sigmoid's result between it and the
+    product; a submodule writes only when built with inplace=True, whatever its name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(807)
+        self.norm_ = nn.LayerNorm(4)
+        self.proj_ = nn.Linear(4, 4)
+        self.act_ = nn.ReLU()
+        self.drop_ = nn.Dropout(0.5)
+        self.sig_ = nn.Sigmoid()
+        self.clip_ = nn.Hardtanh(0.0, 0.5, inplace=True)  # this one writes: because of inplace=True
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        n = self.norm_(s)
+        a = x * s
+        t = x.sigmoid()
+        p = self.proj_(t)
+        q = self.act_(input=t)
+        b = torch.mul(t, x)
+        u = self.sig_(y)
+        d = self.drop_(u)
+        c = y.mul(u)
+        w = torch.sigmoid(y)
+        self.clip_(w)
+        e = y * w
+        return a, b, c, e, n, p, q, d
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def submodules_named_like_inplace_calls(solution: Any) -> dict[str, Any]:
+    """Submodules whose attribute names end in one underscore (a LayerNorm, a Linear, a ReLU, a Dropout, a Sigmoid)
+    reading the sigmoid's result between it and the product: the name is no in-place call, and those products are
+    SiLUs; one built with inplace=True writes it."""
+    return run_pass(solution, SubmodulesNamedLikeInplaceCalls(), randn(808, 3, 4), randn(809, 3, 4))
+
+
+class SigmoidWrittenAtLaterPlacesOfOutTuples(nn.Module):
+    """Red team round 8: the sigmoid's result as the second or third tensor of an out= tuple (or list)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple:
+        m = x.sum(0)
+        s = torch.sigmoid(m)
+        mn = torch.empty(m.shape)
+        torch.aminmax(y, dim=0, out=(mn, s))  # writes s, its second tensor
+        a = m * s
+        t = torch.sigmoid(z)
+        u = torch.empty(z.shape)
+        sv = torch.empty(z.shape[0])
+        torch.linalg.svd(z, out=(u, sv, t))  # writes t, its third tensor (Vh)
+        b = torch.mul(z, t)
+        v = m.sigmoid()
+        lo = torch.empty(m.shape)
+        torch.aminmax(y, dim=0, out=[lo, v])  # a list holding v
+        c = v.mul(m)
+        w = torch.sigmoid(m)
+        hi, lo2 = torch.empty(m.shape), torch.empty(m.shape)
+        torch.aminmax(w.unsqueeze(0), dim=0, out=(lo2, hi))  # only reads w: a SiLU below
+        d = w * m
+        return a, b, c, d, mn, u, sv, lo, hi, lo2
+
+
+@probe(category="silu", weight=2, hints=["inplace"])
+def sigmoid_written_at_later_places_of_out_tuples(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result written as the second or third tensor of an out= tuple or list (torch.aminmax,
+    torch.linalg.svd) before the product: no SiLU; a call whose out= holds other tensors only reads it."""
+    return run_pass(solution, SigmoidWrittenAtLaterPlacesOfOutTuples(), randn(810, 3, 4), randn(811, 3, 4), randn(812, 4, 4))
+
+
+class _Reshaped(nn.Module):
+    """x * act(x) read by act between the two, fc and a ReLU, out and a ReLU: the submodules' flags and biases are
+    changed between calls of fuse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(813)
+        self.act = nn.Hardtanh(0.0, 0.5)
+        self.fc = nn.Linear(4, 4)
+        self.out = nn.Linear(4, 3, bias=False)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        k = self.act(s)  # writes s only while act.inplace is True
+        h = x * s
+        return torch.relu(self.out(F.relu(self.fc(h)))), k
+
+
+@probe(category="mixed", weight=2, hints=["state"])
+def submodules_changed_in_structure_between_calls(solution: Any) -> dict[str, Any]:
+    """fuse called on one module three times, its submodules changed in structure between the calls (a Linear's bias
+    removed, another's added, an activation's inplace flag flipped): each call works from the module as it is then."""
+    module = _Reshaped()
+    x = randn(814, 2, 4)
+    observed: dict[str, Any] = {}
+
+    def step(name: str) -> None:
+        try:
+            observed[name] = run_pass(solution, module, x)
+        except Exception as exc:  # noqa: BLE001
+            observed[name] = f"raised {type(exc).__name__}"
+
+    step("1 as built")
+    module.fc.bias = None
+    module.out.bias = nn.Parameter(randn(815, 3))
+    module.act.inplace = True
+    step("2 fc's bias removed, out's added, act in place")
+    module.fc.bias = nn.Parameter(randn(816, 4))
+    module.out.bias = None
+    module.act.inplace = False
+    step("3 back")
+    return observed
+
+
+class SiluOfASigmoid(nn.Module):
+    """Red team round 8: t * sigmoid(t) where t is itself a sigmoid's result: both operands are sigmoids, and only one
+    pairing is a SiLU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sig = nn.Sigmoid()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        t = torch.sigmoid(y)
+        a = t * torch.sigmoid(t)
+        u = x.sigmoid()
+        b = torch.mul(u, u.sigmoid())
+        v = self.sig(y)
+        c = v.mul(self.sig(v))
+        w = torch.sigmoid(x + 1.0)
+        d = torch.mul(w, other=torch.sigmoid(w))
+        q = torch.sigmoid(x)
+        e = torch.sigmoid(q) * q
+        return a, b, c, d, e
+
+
+@probe(category="silu", hints=["silu-forms", "same-operand"])
+def silu_of_a_sigmoid(solution: Any) -> dict[str, Any]:
+    """t * sigmoid(t) where t is itself a sigmoid's result, in every product spelling and both orders: each is a SiLU
+    of t (try both pairings of the operands)."""
+    return run_pass(solution, SiluOfASigmoid(), randn(817, 3, 4), randn(818, 3, 4))
+
+
+# Red team round 8, second looks: each class above with other data, so that no mistake of it rests on one probe.
+
+
+class PacketsReadingTheSigmoidElsewhere(nn.Module):
+    """torch.ops.aten.min / max packets given the sigmoid's result second by position, beside products in the other
+    spellings, and a packet given it as out= where an overload does write it (a control)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        z = y.exp()
+        s = x.sigmoid()
+        lo = torch.ops.aten.min(z, s)  # aten::min.other: reads s
+        a = s.mul(x)
+        t = torch.sigmoid(y)
+        hi = torch.ops.aten.max(t.neg(), t)  # aten::max.other: reads t
+        b = y * t
+        w = x.sigmoid()
+        torch.ops.aten.minimum(z, y, out=w)  # aten::minimum.out: writes w
+        c = torch.mul(w, x)
+        return a, b, c, lo, hi
+
+
+@probe(category="silu", hints=["inplace"])
+def packets_reading_the_sigmoid_in_other_spellings(solution: Any) -> dict[str, Any]:
+    """Overload packets given the sigmoid's result as a second positional argument that only an overload's keyword-only
+    argument could write (so none does), beside a packet that does write it: only the last product stays."""
+    return run_pass(solution, PacketsReadingTheSigmoidElsewhere(), randn(819, 3, 4), randn(820, 3, 4))
+
+
+class NestedSubmodulesNamedLikeInplaceCalls(nn.Module):
+    """Submodules in containers whose last name ends in _ (targets "blocks.norm_", "head_") read the sigmoid's result
+    between it and the product."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(821)
+        self.blocks = nn.ModuleDict({"norm_": nn.LayerNorm(4), "gelu_": nn.GELU(), "keep_": nn.Identity()})
+        self.head_ = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        n = self.blocks["norm_"](s)
+        g = self.blocks.gelu_(input=s)
+        k = self.blocks["keep_"](s)
+        h = self.head_(s)
+        a = s * x
+        return a, n, g, k, F.relu(h)
+
+
+@probe(category="silu", hints=["inplace"])
+def nested_submodules_named_like_inplace_calls(solution: Any) -> dict[str, Any]:
+    """Submodules inside containers, and a Linear, whose names end in an underscore read the sigmoid's result between it
+    and the product: none writes it, so the product is a SiLU (and the Linear's ReLU fuses)."""
+    return run_pass(solution, NestedSubmodulesNamedLikeInplaceCalls(), randn(822, 3, 4))
+
+
+class SigmoidWrittenLaterInOtherOutTuples(nn.Module):
+    """The sigmoid's result as the second tensor of other out= tuples: torch.linalg.qr's R, torch.aminmax's max over
+    dim 1 (a list)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = torch.sigmoid(x)
+        q = torch.empty(x.shape)
+        torch.linalg.qr(y, out=(q, s))  # writes s (R)
+        a = torch.mul(s, x)
+        m = x.sum(1)
+        t = m.sigmoid()
+        lo = torch.empty(m.shape)
+        torch.aminmax(y, dim=1, out=[lo, t])  # writes t
+        b = m * t
+        return a, b, q, lo
+
+
+@probe(category="silu", hints=["inplace"])
+def sigmoid_written_later_in_other_out_tuples(solution: Any) -> dict[str, Any]:
+    """The sigmoid's result given as the second tensor of an out= tuple or list of other functions before the product:
+    no SiLU."""
+    return run_pass(solution, SigmoidWrittenLaterInOtherOutTuples(), randn(823, 4, 4), randn(824, 4, 4))
+
+
+class _Flipped(nn.Module):
+    """A Linear + ReLU inside a Sequential and an activation submodule reading the sigmoid's result: their bias and
+    inplace flag are changed between calls of fuse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(825)
+        self.block = nn.Sequential(nn.Linear(4, 4, bias=False), nn.ReLU())
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        s = x.sigmoid()
+        k = self.act(s)
+        h = torch.mul(x, s)
+        return self.block(h), k
+
+
+@probe(category="mixed", weight=2, hints=["state"])
+def submodule_bias_and_flag_changed_between_calls(solution: Any) -> dict[str, Any]:
+    """fuse called on one module three times: a bias given to a Linear inside a Sequential and an activation made
+    in-place, then both undone: each call works from the module as it is then."""
+    module = _Flipped()
+    x = randn(826, 3, 4)
+    observed: dict[str, Any] = {}
+
+    def step(name: str) -> None:
+        try:
+            observed[name] = run_pass(solution, module, x)
+        except Exception as exc:  # noqa: BLE001
+            observed[name] = f"raised {type(exc).__name__}"
+
+    step("1 as built")
+    module.block[0].bias = nn.Parameter(randn(827, 4))
+    module.act.inplace = True
+    step("2 a bias added, act in place")
+    module.block[0].bias = None
+    module.act.inplace = False
+    step("3 back")
+    return observed

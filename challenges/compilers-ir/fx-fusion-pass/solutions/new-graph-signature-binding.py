@@ -251,4 +251,8 @@ def fuse(gm: fx.GraphModule) -> fx.GraphModule:
         else:
             env[n] = new.node_copy(n, look)
     new.lint()
-    return fx.GraphModule(gm, new, class_name=type(gm).__name__)
+    # Installed on the module it was given (red team round 8): fx.GraphModule(gm, new) copies what each get_attr reads
+    # when it is built, so a parametrized Linear's weight, computed when read, would stay fixed in the module returned.
+    gm.graph = new
+    gm.recompile()
+    return gm

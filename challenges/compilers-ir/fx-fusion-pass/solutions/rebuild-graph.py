@@ -230,4 +230,8 @@ def fuse(gm: fx.GraphModule) -> fx.GraphModule:
         else:
             env[n] = g.node_copy(n, lambda x: env[x])
     g.lint()
-    return fx.GraphModule(gm, g)
+    # Installed on the module it was given, not wrapped in fx.GraphModule(gm, g): that constructor copies what each
+    # get_attr reads when it is built, and a parametrized Linear's weight, computed when read, would stay fixed.
+    gm.graph = g
+    gm.recompile()
+    return gm
