@@ -280,6 +280,36 @@ def cache_rectangular_tiles(solution: Any) -> Any:
     return structure(solution, 128, 96, 80, {"j": 16, "i": 32, "k": 8})
 
 
+# Red team round 6: a schedule that skips the write cache when one tile covers its dimension ("a single tile gains
+# nothing from staging", "a single k tile writes each element once anyway") passed both cases above, which have
+# several tiles on every axis, and failed only the generated family. Rule 3 holds for every shape and tile.
+CACHE_TILES_COVER_MATRIX = (
+    (45, 37, 29, {"j": 64, "i": 64, "k": 4}),  # one i tile and one j tile, several k tiles
+    (7, 9, 5, {"k": 8, "j": 16, "i": 16}),  # one tile covers the whole problem
+    (13, 17, 19, {"i": 13, "j": 17, "k": 19}),  # tiles equal to the dimensions
+    (3, 5, 2, {"k": 2**24, "i": 9000, "j": 100_000}),  # far above every dimension
+    (1, 1, 1, {"i": 1, "k": 1, "j": 1}),  # a 1 x 1 product: the copy has no loop of its own
+)
+CACHE_SINGLE_K_TILE = (
+    (32, 32, 7, {"i": 8, "j": 8, "k": 16}),  # several i and j tiles, one k tile larger than K
+    (43, 35, 27, {"k": 27, "i": 16, "j": 8}),  # a k tile equal to K, tails on i and j
+    (64, 48, 5, {"j": 16, "k": 4096, "i": 32}),
+    (7, 9, 5, {"i": 16, "k": 5, "j": 16}),  # one tile covers the whole problem
+)
+
+
+@probe(category="cache", check="generated_ok", hints=["cache"])
+def cache_tiles_cover_matrix(solution: Any) -> Any:
+    """Where the accumulator tile is written back to C when one i tile and one j tile cover the matrix (the whole problem, too)."""
+    return {"check": "cache_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in CACHE_TILES_COVER_MATRIX]}
+
+
+@probe(category="cache", check="generated_ok", hints=["cache"])
+def cache_single_k_tile(solution: Any) -> Any:
+    """Where the accumulator tile is written back to C when one k tile covers K (a single pass over k per tile of C)."""
+    return {"check": "cache_ok", "cases": [structure(solution, M, N, K, t) for M, N, K, t in CACHE_SINGLE_K_TILE]}
+
+
 # ---------------------------------------------------------------- generated shapes and tiles
 
 PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107,
@@ -572,6 +602,27 @@ def memory_stays_in_bounds(solution: Any) -> Any:
     return {"cases": [
         {"shape": [M, N, K], "tiles": dict(t), "problems": memory_problems(scheduled(solution, M, N, K, t).mod["main"])}
         for M, N, K, t in cases
+    ]}  # fmt: skip
+
+
+# Red team round 6: the ti x tk tile of A staged by read_at(k0, ...) with no tail guard reads A past its last row or
+# column on a partial tile; the values are never used, so C is right, and only the generated family above (and a
+# heap crash on tiles far above the matrix) saw it. Fixed shapes with the usual tails, read off the TIR the same way.
+MEMORY_TAILS = (
+    (43, 35, 27, {"k": 4, "j": 8, "i": 16}),  # a tail on every axis
+    (64, 48, 50, {"k": 8, "i": 16, "j": 16}),  # a tail on k alone
+    (45, 64, 32, {"j": 16, "i": 16, "k": 8}),  # a tail on i alone
+    (40, 37, 32, {"i": 8, "k": 8, "j": 16}),  # a tail on j alone
+    (7, 9, 5, {"i": 16, "j": 16, "k": 8}),  # tiles larger than the matrix
+)
+
+
+@probe(category="correctness", check="memory_ok", hints=["tails"])
+def memory_in_bounds_with_tails(solution: Any) -> Any:
+    """Rule 4 read off the scheduled TIR on shapes with tails and tiles above the matrix: no block reads or writes outside a buffer."""
+    return {"cases": [
+        {"shape": [M, N, K], "tiles": dict(t), "problems": memory_problems(scheduled(solution, M, N, K, t).mod["main"])}
+        for M, N, K, t in MEMORY_TAILS
     ]}  # fmt: skip
 
 
