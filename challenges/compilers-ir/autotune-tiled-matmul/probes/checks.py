@@ -245,3 +245,19 @@ def searches_near_optimum(actual: Any, expected: Any) -> CheckResult:
             where = f"search {index + 1} of {len(cases)} (M={M}, N={N}, K={K}, budget {want['budget']})"
             return CheckResult(False, f"{where}: {message}", {"reason": _reason(message)})
     return CheckResult(True, f"all {len(cases)} searches within {TOLERANCE:.0%} of their own optimum")
+
+
+# search_half_budget_* (red team round 6): half the space as the budget, where a sample cut short ends on a plateau; the
+# optima by exhaustive_optimum offline.
+HALF_BUDGET_OPTIMA: dict[tuple[int, int, int, int], int] = {
+    (80, 48, 48, 64): 3168,
+    (72, 40, 80, 64): 4360,
+}
+
+
+def search_half_budget_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """search_ok against HALF_BUDGET_OPTIMA: within the budget, the best schedule measured, within 5% of the optimum."""
+    optimum = HALF_BUDGET_OPTIMA.get(tuple(expected["problem"]))
+    if optimum is None:
+        return False, f"no optimum is stored for problem {expected['problem']}"  # a package bug, not the candidate's
+    return _judge(actual, expected, optimum)
