@@ -110,95 +110,83 @@ def _subnormals_flushed() -> bool:
         return bool((tiny * np.float32(1.0))[0] == 0)
 
 
-def _torch_settings(torch: Any) -> dict[str, Any]:
-    from torch.overrides import _get_current_function_mode_stack
+def _dispatch_modes(torch: Any) -> int:
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
 
-    return {
-        "torch default dtype": str(torch.get_default_dtype()),
-        "torch default device": str(torch.get_default_device()),
-        "torch grad mode": torch.is_grad_enabled(),
-        "torch inference mode": torch.is_inference_mode_enabled(),
-        "torch deterministic algorithms": (
-            torch.are_deterministic_algorithms_enabled(),
-            torch.is_deterministic_algorithms_warn_only_enabled(),
-            torch.get_deterministic_debug_mode(),
-        ),
-        "torch number of threads": THREADS.count,
-        "torch anomaly detection": (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
-        "torch float32 matmul precision": torch.get_float32_matmul_precision(),
-        "torch warn-always": torch.is_warn_always_enabled(),
-        "torch autocast on CPU": (torch.is_autocast_enabled("cpu"), str(torch.get_autocast_dtype("cpu"))),
-        "torch oneDNN backend": bool(torch.backends.mkldnn.enabled),
-        "torch opt_einsum backend": (bool(torch.backends.opt_einsum.enabled), str(torch.backends.opt_einsum.strategy)),
-        "torch dispatch modes entered": len(_get_current_dispatch_mode_stack()),
-        "torch function modes entered": len(_get_current_function_mode_stack()),  # type: ignore[no-untyped-call]
-        "torch saved-tensor hooks": torch._C._autograd._top_saved_tensors_default_hooks(False) is not None,
-        "torch autograd multithreading": bool(torch._C._is_multithreading_enabled()),
-        "torch autograd fallback mode": str(torch._C._get_autograd_fallback_mode()),
-    }
+    return len(_get_current_dispatch_mode_stack())
 
 
-def _tensorflow_settings(tf: Any) -> dict[str, Any]:
-    from tensorflow.python.framework import config as tf_config
+def _function_modes(torch: Any) -> int:
+    from torch.overrides import _get_current_function_mode_stack
 
-    settings: dict[str, Any] = {
-        "TensorFlow run functions eagerly": bool(tf.config.functions_run_eagerly()),
-        "TensorFlow XLA JIT": str(tf.config.optimizer.get_jit()),
-        "TensorFlow graph optimizer options": sorted(tf.config.optimizer.get_experimental_options().items()),
-        "TensorFlow op determinism": bool(tf_config.is_op_determinism_enabled()),
-        "TensorFlow soft device placement": bool(tf.config.get_soft_device_placement()),
-    }
-    keras = sys.modules.get("keras")
-    if keras is not None:
-        settings["Keras float type"] = str(keras.backend.floatx())
-        settings["Keras dtype policy"] = str(keras.config.dtype_policy().name)
-    return settings
+    return len(_get_current_function_mode_stack())  # type: ignore[no-untyped-call]
 
+
+def _op_determinism(tf: Any) -> bool:
+    from tensorflow.python.framework import config as tf_config  # no public getter in TF 2.21
+
+    return bool(tf_config.is_op_determinism_enabled())
+
+
+Reader = Callable[[Any], Any]
+
+# Each setting's name (the report's vocabulary) and how to read it from its library's module.
+_TORCH: dict[str, Reader] = {
+    "torch default dtype": lambda torch: str(torch.get_default_dtype()),
+    "torch default device": lambda torch: str(torch.get_default_device()),
+    "torch grad mode": lambda torch: torch.is_grad_enabled(),
+    "torch inference mode": lambda torch: torch.is_inference_mode_enabled(),
+    "torch deterministic algorithms": lambda torch: (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+        torch.get_deterministic_debug_mode(),
+    ),
+    "torch number of threads": lambda _torch: THREADS.count,
+    "torch anomaly detection": lambda torch: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+    "torch float32 matmul precision": lambda torch: torch.get_float32_matmul_precision(),
+    "torch warn-always": lambda torch: torch.is_warn_always_enabled(),
+    "torch autocast on CPU": lambda torch: (torch.is_autocast_enabled("cpu"), str(torch.get_autocast_dtype("cpu"))),
+    "torch oneDNN backend": lambda torch: bool(torch.backends.mkldnn.enabled),
+    "torch opt_einsum backend": lambda torch: (bool(torch.backends.opt_einsum.enabled), str(torch.backends.opt_einsum.strategy)),
+    "torch dispatch modes entered": _dispatch_modes,
+    "torch function modes entered": _function_modes,
+    "torch saved-tensor hooks": lambda torch: torch._C._autograd._top_saved_tensors_default_hooks(False) is not None,
+    "torch autograd multithreading": lambda torch: bool(torch._C._is_multithreading_enabled()),
+    "torch autograd fallback mode": lambda torch: str(torch._C._get_autograd_fallback_mode()),
+}
+_NUMPY: dict[str, Reader] = {
+    "NumPy floating-point error handling": lambda np: sorted(np.geterr().items()),
+}
+_TENSORFLOW: dict[str, Reader] = {
+    "TensorFlow run functions eagerly": lambda tf: bool(tf.config.functions_run_eagerly()),
+    "TensorFlow XLA JIT": lambda tf: str(tf.config.optimizer.get_jit()),
+    "TensorFlow graph optimizer options": lambda tf: sorted(tf.config.optimizer.get_experimental_options().items()),
+    "TensorFlow op determinism": _op_determinism,
+    "TensorFlow soft device placement": lambda tf: bool(tf.config.get_soft_device_placement()),
+}
+_KERAS: dict[str, Reader] = {
+    "Keras float type": lambda keras: str(keras.backend.floatx()),
+    "Keras dtype policy": lambda keras: str(keras.config.dtype_policy().name),
+}
+_SUBNORMALS = "subnormal numbers flushed to zero"
 
 #: Every setting a snapshot may hold: the fixed vocabulary of a report (see the module docstring).
-SETTINGS: tuple[str, ...] = (
-    "torch default dtype",
-    "torch default device",
-    "torch grad mode",
-    "torch inference mode",
-    "torch deterministic algorithms",
-    "torch number of threads",
-    "torch anomaly detection",
-    "torch float32 matmul precision",
-    "torch warn-always",
-    "torch autocast on CPU",
-    "torch oneDNN backend",
-    "torch opt_einsum backend",
-    "torch dispatch modes entered",
-    "torch function modes entered",
-    "torch saved-tensor hooks",
-    "torch autograd multithreading",
-    "torch autograd fallback mode",
-    "subnormal numbers flushed to zero",
-    "NumPy floating-point error handling",
-    "TensorFlow run functions eagerly",
-    "TensorFlow XLA JIT",
-    "TensorFlow graph optimizer options",
-    "TensorFlow op determinism",
-    "TensorFlow soft device placement",
-    "Keras float type",
-    "Keras dtype policy",
-)
+SETTINGS: tuple[str, ...] = (*_TORCH, _SUBNORMALS, *_NUMPY, *_TENSORFLOW, *_KERAS)
 
 
 def snapshot() -> dict[str, Any]:
     """The process-wide settings of the libraries this process has imported (none is imported here)."""
-    settings: dict[str, Any] = {"subnormal numbers flushed to zero": _subnormals_flushed()}
-    torch = _torch()
-    if torch is not None:
-        settings.update(_torch_settings(torch))
-    np = _numpy()
-    if np is not None:
-        settings["NumPy floating-point error handling"] = sorted(np.geterr().items())
+    settings: dict[str, Any] = {_SUBNORMALS: _subnormals_flushed()}
     tf = sys.modules.get("tensorflow")
-    if tf is not None and hasattr(tf, "config"):
-        settings.update(_tensorflow_settings(tf))
+    tf = tf if tf is not None and hasattr(tf, "config") else None  # a TensorFlow half imported has no settings yet
+    for module, readers in (
+        (_torch(), _TORCH),
+        (_numpy(), _NUMPY),
+        (tf, _TENSORFLOW),
+        (sys.modules.get("keras") if tf is not None else None, _KERAS),
+    ):
+        if module is not None:
+            settings.update({name: read(module) for name, read in readers.items()})
     return settings
 
 
