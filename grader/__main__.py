@@ -148,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "diagnose":
         print(f"{result.verdict.label}: {result.score:g}% ({result.message})")
         print(_diagnosis_line(result.diagnosis))
+        # The signature the match was made from, one probe a line: a diagnosis can be measured again offline (another
+        # matching rule, a newer library) from kept outputs without grading the file again.
+        for name, kind in sorted((signature(result.to_dict()) or {}).items()):
+            print(f"  failed {name}: {kind}")
         return 0
     if args.as_candidate:
         print(json.dumps(candidate_view(result.to_dict()), indent=2))

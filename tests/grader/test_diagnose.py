@@ -186,6 +186,8 @@ def test_the_record_is_written_from_real_gradings_and_names_a_fresh_files_mistak
     assert main(["diagnose", str(folder), str(fresh)]) == 0
     out = capsys.readouterr().out
     assert "the same failures as solutions/off-by-one.py (family values)" in out and "shifted by the same amount" in out
+    # ... with the signature it was matched on, one failing probe a line.
+    assert "  failed floats: wrong:elements\n  failed integers: wrong:value\n  failed keeps_float16: wrong:elements\n" in out
 
     # Left out one at a time: each off-by-one finds its twin; the float64 mistake has none and is not guessed at.
     outcomes = {h.name: h.outcome for h in leave_one_out(package)}
