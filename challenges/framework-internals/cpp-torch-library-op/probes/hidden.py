@@ -248,6 +248,112 @@ def signed_zeros_tie(solution: Any) -> dict[str, Any]:
     return out
 
 
+def zero_rows(dtype: torch.dtype) -> torch.Tensor:
+    """Rows of 12 whose windows' maxima are zeros: a lone -0.0 (no +0.0 near it), and -0.0/+0.0 ties in both orders."""
+    z, p = -0.0, 0.0
+    return torch.tensor(
+        [[z, -1.0, -2.0, -3.0, z, -5.0, -1.0, -2.0, z, float("-inf"), -7.0, z],
+         [z, p, -1.0, p, z, -2.0, z, p, -3.0, z, p, z],
+         [p, z, -1.0, z, p, -2.0, p, z, z, p, -4.0, p],
+         [-1.0, z, z, -2.0, -3.0, z, -1.0, p, p, -1.0, -2.0, z]],
+        dtype=dtype,
+    )  # fmt: skip
+
+
+def wide_zero_rows(dtype: torch.dtype) -> torch.Tensor:
+    """Rows of 300 for windows of 64 and more, where a vectorised reduction combines lanes.
+
+    Row 0 is +0.0 but for a -0.0 every 64 positions, row 1 the reverse; in row 2
+    each -0.0 is followed by a +0.0 32 positions later among -1s; in row 3 a
+    lone -0.0 in each stretch of 64 among -1s.
+    """
+    x = torch.empty(4, 300, dtype=dtype)
+    x[0] = 0.0
+    x[0, ::64] = -0.0
+    x[1] = -0.0
+    x[1, ::64] = 0.0
+    x[2] = -1.0
+    x[2, ::64] = -0.0
+    x[2, 32::64] = 0.0
+    x[3] = -1.0
+    x[3, 5::64] = -0.0
+    return x
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    """A float tensor's bit patterns, as signed integers of its width."""
+    return t.view(INT_OF_WIDTH[t.dtype])
+
+
+def element_at_index(x: torch.Tensor, values: torch.Tensor, indices: torch.Tensor) -> bool:
+    """Whether values equals x.gather(-1, indices) bit for bit (two NaNs count as equal whatever their bits)."""
+    if values.shape != indices.shape or values.dtype != x.dtype or indices.dtype != torch.int64:
+        return False
+    length = x.shape[-1]
+    if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= length):
+        return False
+    picked = x.gather(-1, indices)
+    both_nan = torch.isnan(values) & torch.isnan(picked)
+    return bool(((bits(values) == bits(picked)) | both_nan).all())
+
+
+def zero_sign_case(x: torch.Tensor, values: torch.Tensor, indices: torch.Tensor) -> dict[str, Any]:
+    """One call's observation, copied at once (what later calls do to the outputs is repeated_calls' to judge)."""
+    return {
+        "indices": indices.clone(),
+        "value bits": (bits(values) if values.dtype == x.dtype else values).clone(),
+        "values are x at indices, bit for bit": element_at_index(x, values, indices),
+    }
+
+
+@probe(category="eager", weight=2, hints=["ties-nan", "value-is-element"])
+def zero_maximum_keeps_its_sign(solution: Any) -> dict[str, Any]:
+    """A zero maximum is the element at its index, sign bit included: a lone -0.0, -0.0/+0.0 ties both ways, windows up to 300, four dtypes."""
+    out: dict[str, Any] = {}
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        x = zero_rows(dtype)
+        for window, stride in ((1, 1), (2, 1), (3, 3), (3, 1), (5, 2), (12, 1)):
+            values, indices = op(x, window, stride)
+            out[f"{dtype} (4, 12) window={window} stride={stride}"] = zero_sign_case(x, values, indices)
+        wide = wide_zero_rows(dtype)
+        for window, stride in ((64, 64), (128, 64), (96, 1), (300, 1)):
+            values, indices = op(wide, window, stride)
+            out[f"{dtype} (4, 300) window={window} stride={stride}"] = zero_sign_case(wide, values, indices)
+        transposed = wide.t().contiguous().t()
+        values, indices = op(transposed, 64, 64)
+        out[f"{dtype} (4, 300) transposed window=64 stride=64"] = zero_sign_case(transposed, values, indices)
+    return out
+
+
+@probe(category="compile", weight=1, hints=["value-is-element", "fake-kernel"])
+def compiled_zero_maximum_keeps_its_sign(solution: Any) -> dict[str, Any]:
+    """torch.compile(fullgraph=True, backend="aot_eager", dynamic=True): values whose maximum is a signed zero keep the element's bits."""
+
+    def two_windows(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        short_values, short_indices = torch.ops.interview.sliding_window_max(x, 3, 1)
+        wide_values, wide_indices = torch.ops.interview.sliding_window_max(x, 64, 64)
+        return short_values, short_indices, wide_values, wide_indices
+
+    compiled = torch.compile(two_windows, fullgraph=True, backend="aot_eager", dynamic=True)
+    inputs = {
+        "float32 (4, 300)": wide_zero_rows(torch.float32),
+        "float32 (3, 200)": wide_zero_rows(torch.float32)[1:, 50:250],
+        "bfloat16 (4, 300)": wide_zero_rows(torch.bfloat16),
+    }
+    out: dict[str, Any] = {}
+    for name, x in inputs.items():
+        try:
+            short_values, short_indices, wide_values, wide_indices = compiled(x)
+            out[name] = {
+                "error": None,
+                "window=3 stride=1": zero_sign_case(x, short_values, short_indices),
+                "window=64 stride=64": zero_sign_case(x, wide_values, wide_indices),
+            }
+        except Exception as exc:  # noqa: BLE001 - the failure is the observation
+            out[name] = {"error": type(exc).__name__, "window=3 stride=1": None, "window=64 stride=64": None}
+    return out
+
+
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Whether the storages behind a and b overlap anywhere."""
     sa, sb = a.untyped_storage(), b.untyped_storage()
