@@ -695,3 +695,195 @@ def tiny_and_long_values_read_back(solution: Any) -> dict[str, Any]:
         "many values, each read back after its write": sweep,
         "clip read back after each num_bits change": clip_across_widths,
     }
+
+
+# ---------------------------------------------------------------- red team round 3
+
+
+@probe(category="settings", weight=2, rtol=1e-5, atol=1e-6, hints=["looked-up-before", "stale-float", "stale-int", "stale-tensor"])
+def methods_looked_up_before_writes(solution: Any) -> dict[str, Any]:
+    """Every traced method looked up once, before its first call: calls through it follow later writes of every setting, with one trace.
+
+    ``f = cal.__call__``, ``q = quant.__call__`` and ``step = reg.train_step``
+    are taken right after construction; every setting is then written twice
+    over (an int among the values), and the held methods are called after each
+    round, beside calls looked up afresh. A method looked up before a write
+    must not keep the settings it had then; the held methods and the fresh
+    lookups each report one trace.
+    """
+    cal = solution.Calibrator(3, temperature=1.5)
+    quant = solution.FakeQuant(8, 1.0)
+    reg = solution.LinearRegressor(2, learning_rate=0.05)
+    f, q, step = cal.__call__, quant.__call__, reg.train_step
+    logits = randn(2, 3, seed=70, scale=2.0)
+    x = randn(3, 5, seed=71, scale=0.8)
+    rx, ry = regression_data(72, n=10, d=2)
+    held: list[Any] = [f(logits), q(x), step(rx, ry)]
+    cal.temperature = 0.5
+    cal.set_bias([0.75, -0.25, 0.0])
+    quant.num_bits = 3
+    quant.clip = 0.5
+    reg.learning_rate = 0.3
+    reg.l2 = 0.2
+    held += [f(logits), q(x), step(rx, ry)]
+    fresh: list[Any] = [cal(logits), quant(x), reg.train_step(rx, ry)]
+    cal.temperature = 4
+    cal.set_bias(np.array([-1.0, 0.5, 2.0]))
+    quant.num_bits = 12
+    quant.clip = 2
+    reg.learning_rate = 0.01
+    reg.l2 = 0
+    held += [f(logits), q(x), step(rx, ry)]
+    fresh += [cal(logits), quant(x), reg.train_step(rx, ry)]
+    return {
+        "held": held,
+        "fresh": fresh,
+        "w": snapshot(reg.w),
+        "held traces": [tracing_count(f), tracing_count(q), tracing_count(step)],
+        "fresh traces": [tracing_count(cal.__call__), tracing_count(quant.__call__), tracing_count(reg.train_step)],
+    }
+
+
+@probe(category="settings", rtol=1e-5, atol=1e-6, hints=["looked-up-before", "retrace", "stale-float", "stale-int"])
+def held_methods_many_updates(solution: Any) -> dict[str, Any]:
+    """Methods looked up before many updates of every setting: every call through them uses the current settings, with one trace.
+
+    Each round writes the temperature, the bias, the bit width, the clip, the
+    learning rate and the L2 weight, then calls the three methods held since
+    before the first write; a second quantiser's method, looked up before it
+    was ever called, is used the same way.
+    """
+    cal = solution.Calibrator(2)
+    quant = solution.FakeQuant(5, 1.5)
+    other = solution.FakeQuant(16, 0.25)
+    reg = solution.LinearRegressor(3, learning_rate=0.02)
+    logits = randn(3, 2, seed=73, scale=1.5)
+    x = randn(12, seed=74)
+    rx, ry = regression_data(75, n=9)
+    f, q, step = cal.__call__, quant.__call__, reg.train_step
+    first = [f(logits), q(x), step(rx, ry)]
+    q_other = other.__call__
+    probs, quantised, others, losses = [], [], [], []
+    for k in range(15):
+        cal.temperature = 0.25 + 0.5 * k
+        cal.set_bias([0.1 * k, -0.05 * k])
+        quant.num_bits = 2 + (5 * k) % 15
+        quant.clip = 0.3 + 0.2 * k
+        other.num_bits = 16 - k
+        other.clip = 0.25 * (k + 1)
+        reg.learning_rate = 0.02 + 0.01 * k
+        reg.l2 = 0.05 * (k % 3)
+        probs.append(f(logits))
+        quantised.append(q(x))
+        others.append(q_other(x))
+        losses.append(step(rx, ry))
+    return {
+        "first": first,
+        "probs": probs,
+        "quantised": quantised,
+        "second quantiser": others,
+        "losses": losses,
+        "w": snapshot(reg.w),
+        "traces": [tracing_count(f), tracing_count(q), tracing_count(q_other), tracing_count(step)],
+    }
+
+
+def shape_and_dtype(value: Any) -> list[Any]:
+    """The output's shape and dtype name, compared exactly (a 0-d result is not a shape-(1,) one)."""
+    arr = np.asarray(value)
+    return [list(arr.shape), str(arr.dtype)]
+
+
+@probe(category="quantization", hints=["any-shape"])
+def quant_inputs_of_every_rank(solution: Any) -> dict[str, Any]:
+    """FakeQuant on inputs of rank 0 to 4 and empty ones: each output has exactly its input's shape and dtype float32.
+
+    A NumPy float32 scalar, a 0-d array, a 0-d tensor, shapes (2, 3, 4),
+    (2, 1, 3, 2), (0,) and (3, 0, 2), before and after a change of both
+    settings. Shapes and dtypes are recorded next to the values and compared
+    exactly.
+    """
+    import tensorflow as tf
+
+    quant = solution.FakeQuant(4, 0.5)
+    inputs = [
+        np.float32(0.3),
+        np.array(-0.7, dtype=np.float32),
+        tf.constant(0.11, dtype=tf.float32),
+        randn(2, 3, 4, seed=76, scale=0.6),
+        randn(2, 1, 3, 2, seed=77, scale=0.6),
+        np.zeros((0,), np.float32),
+        np.zeros((3, 0, 2), np.float32),
+    ]
+    out, shapes = [], []
+    for bits, clip in ((4, 0.5), (7, 2)):
+        quant.num_bits = bits
+        quant.clip = clip
+        for value in inputs:
+            y = quant(value)
+            out.append(y)
+            shapes.append(shape_and_dtype(y))
+    return {"outputs": out, "shapes and dtypes": shapes, "traces": tracing_count(quant.__call__)}
+
+
+@probe(category="quantization", hints=["any-shape", "stale-int"])
+def quant_scalar_every_width(solution: Any) -> dict[str, Any]:
+    """Scalar inputs at every bit width: each output is a float32 scalar with the formula's value.
+
+    Two quantisers, one built with a clip of 0.3 and one left at its
+    defaults, each given 0-d inputs inside and outside the clip.
+    """
+    a = solution.FakeQuant(clip=0.3)
+    b = solution.FakeQuant()
+    # At least 0.01 of a step from every rounding tie at these widths and clips (ties have probes of their own).
+    scalars = [np.array(v, dtype=np.float32) for v in (0.2222, -0.5531, 0.813, -5.0)]
+    out, shapes = [], []
+    for k, bits in enumerate(ALL_NUM_BITS):
+        a.num_bits = bits
+        b.num_bits = bits
+        b.clip = (0.75, 1.0, 3)[k % 3]
+        for s in scalars:
+            for y in (a(s), b(s)):
+                out.append(y)
+                shapes.append(shape_and_dtype(y))
+    return {"outputs": out, "shapes and dtypes": shapes, "traces": [tracing_count(a.__call__), tracing_count(b.__call__)]}
+
+
+def scaled_logits(temperature: float, rows: list[list[float]]) -> np.ndarray:
+    """Logits of the order of ``temperature``, so that the output depends on its exact value."""
+    return (np.array(rows, dtype=np.float64) * temperature).astype(np.float32)
+
+
+@probe(category="calibration", hints=["no-clamp", "stale-float"])
+def tiny_and_huge_temperatures(solution: Any) -> dict[str, Any]:
+    """Very small and very large temperatures, on logits of their own size: the output uses the temperature written.
+
+    Temperatures from 1e-8 down to 1e-37 and up to 3e37.
+
+    No lower (or upper) bound may be put on the temperature: dividing by a
+    clamped value turns these logits into a near-uniform (or one-hot) output.
+    """
+    cal = solution.Calibrator(3)
+    rows = [[0.0, 1.0, 2.0], [2.0, -1.0, 0.5], [-3.0, 0.0, 3.0]]
+    out = []
+    for temperature in (1e-8, 3e-8, 1e-7, 1e-12, 1e-20, 1e-30, 1e-37, 1e20, 3e37, 1.0):
+        cal.temperature = temperature
+        out.append(cal(scaled_logits(temperature, rows)))
+    return {"probs": out, "temperature read back": read32(cal.temperature), "traces": tracing_count(cal.__call__)}
+
+
+@probe(category="calibration", check="reads_exact", hints=["no-clamp", "stale-tensor"])
+def tiny_temperature_with_bias(solution: Any) -> dict[str, Any]:
+    """A tiny temperature from the constructor, then biases and temperatures of the same size: the outputs follow them.
+
+    ``Calibrator(4, temperature=3e-8)`` on logits of the order of 1e-8, then
+    ``set_bias`` with values of that size and temperatures 1e-9 and 5e-11.
+    """
+    cal = solution.Calibrator(4, temperature=3e-8)
+    base = [[0.0, 1.0, 2.0, -1.0], [0.5, 0.5, -2.0, 1.5]]
+    probs = [cal(scaled_logits(3e-8, base))]
+    for temperature, bias in ((3e-8, [1.0, 0.0, -1.0, 0.5]), (1e-9, [0.0, 2.0, 0.0, -2.0]), (5e-11, [-1.0, 0.0, 1.0, 0.0])):
+        cal.temperature = temperature
+        cal.set_bias(np.asarray(bias) * temperature)
+        probs.append(cal(scaled_logits(temperature, base)))
+    return {"probs": probs, "temperature read back": read32(cal.temperature), "traces": tracing_count(cal.__call__)}
