@@ -18,7 +18,9 @@ wrong.
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -68,7 +70,8 @@ def observe(model: Any, calls: dict[str, int], **values: Any) -> dict[str, Any]:
 
 
 def metrics(pairs: list[Any]) -> list[list[Any]]:
-    return [[loss, accuracy] for loss, accuracy in pairs]
+    """evaluate's (loss, accuracy) pairs, judged by value: any float type reads as float64 (shapes are kept)."""
+    return [[np.asarray(loss, dtype=np.float64), np.asarray(accuracy, dtype=np.float64)] for loss, accuracy in pairs]
 
 
 # ---------------------------------------------------------------- python-scalars
@@ -199,7 +202,7 @@ def mixed_label_kinds(solution: Any) -> dict[str, Any]:
     model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=41)
     kinds = ("list", "int64", "int32") * 3
     sizes = (12, 12, 12, 7, 7, 7, 3, 3, 3)
-    batches = [batch(4100 + k, size, kind) for k, (size, kind) in enumerate(zip(sizes, kinds))]
+    batches = [batch(4100 + k, size, kind) for k, (size, kind) in enumerate(zip(sizes, kinds, strict=True))]
     rates = [0.4 - 0.03 * k for k in range(9)]
     losses = solution.fit(model, batches, rates, [1.0, 2.0, 0.5])
     return observe(model, {"train_step": 9}, losses=losses)
@@ -492,3 +495,192 @@ def fit_inputs_reused_or_one_shot(solution: Any) -> dict[str, Any]:
         batches = [batch(13100 + 10 * phase + k, size, ("list", "int32", "int64")[k]) for k, size in enumerate((12, 7, 12))]
         losses.append(solution.fit(model, iter(batches), schedule(), weights))
     return observe(model, {"train_step": 12}, losses=losses)
+
+
+# ---------------------------------------------------------------- red team round 3
+
+
+def initial_w(features: int, classes: int, seed: int) -> np.ndarray:
+    """The constructor's seeded start of ``w``, as the statement gives it (float32); ``b`` starts at zeros."""
+    return np.random.default_rng(seed).normal(0.0, 0.1, size=(features, classes)).astype(np.float32)
+
+
+def exact_sum(a: float, b: float) -> float | None:
+    """a + b in float64 when that sum is exact, else None (so rounding it once to float32 is correct rounding)."""
+    total = a + b
+    return total if Fraction(total) == Fraction(a) + Fraction(b) else None
+
+
+def float32_only_tie(w: np.ndarray, rng: np.random.Generator, scale: float) -> tuple[np.ndarray, int, int] | None:
+    """One row of x whose two largest logits tie in float32 but not in exact arithmetic, or None.
+
+    The row has two nonzero features: ``scale`` (a power of two, so its products
+    with w are exact) and one value tuned so that two classes' logits differ by
+    less than half a float32 ulp. Every other product is 0, so however a float32
+    matmul orders its sum, with or without fused multiply-adds, each logit is one
+    of two roundings; the row is kept only when both give the same float32 logits,
+    which tie at the top. Exact (float64) logits rank the later class of the pair
+    first; float32's argmax picks the earlier one. Returns (row, earlier, later).
+    """
+    features, classes = w.shape
+    m, n = (int(v) for v in rng.choice(features, 2, replace=False))
+    i, j = sorted(int(v) for v in rng.choice(classes, 2, replace=False))
+    w64 = w.astype(np.float64)
+    if w64[n, i] == w64[n, j]:
+        return None
+    target = -scale * (w64[m, i] - w64[m, j]) / (w64[n, i] - w64[n, j])
+    if scale > 1.0 and not 0.0 <= target <= 255.0:  # pixel rows keep pixel values
+        return None
+    candidate = np.float32(target)
+    for _ in range(4):
+        candidate = np.nextafter(candidate, np.float32(-np.inf))
+    for _ in range(9):
+        candidate = np.nextafter(candidate, np.float32(np.inf))
+        big = [scale * float(w64[m, c]) for c in range(classes)]
+        small = [float(candidate) * float(w64[n, c]) for c in range(classes)]  # exact: 24 x 24 bits
+        fused = [exact_sum(p, q) for p, q in zip(big, small, strict=True)]
+        if any(v is None for v in fused):
+            continue
+        unfused = [exact_sum(p, float(np.float32(q))) for p, q in zip(big, small, strict=True)]
+        if any(v is None for v in unfused):
+            continue
+        logits32 = np.array(fused, dtype=np.float64).astype(np.float32)
+        if not np.array_equal(logits32, np.array(unfused, dtype=np.float64).astype(np.float32)):
+            continue
+        others = [logits32[c] for c in range(classes) if c not in (i, j)]
+        top = logits32[i]
+        if logits32[j] != top or fused[j] <= fused[i] or (others and max(others) >= top - 1e-3 * max(1.0, abs(float(top)))):
+            continue
+        x = np.zeros(features, dtype=np.float32)
+        x[m], x[n] = np.float32(scale), candidate
+        return x, i, j
+    return None
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def evaluate_ties_only_in_float32(solution: Any) -> dict[str, Any]:
+    """evaluate on fresh models, on rows whose two largest logits are equal in float32 though not in exact arithmetic.
+
+    The logits are the given code's float32 ``matmul(x, w) + b``; each tied row
+    counts as a prediction of the first of the tied classes. Logits computed in
+    float64 separate the pair and predict the other one. Models of 6, 4 and 784
+    features (the last with pixel values); the rows are built so that every
+    float32 evaluation of the matmul, in any order, gives the same logits. Each
+    batch mixes labels of the first and of the second tied class, in unequal
+    numbers, with ordinary rows.
+    """
+    results, counts = [], {}
+    for m, (features, classes, scale) in enumerate(((6, 3, 1.0), (4, 5, 1.0), (784, 10, 128.0))):
+        seed = 141 + m
+        model = solution.SoftmaxClassifier(features, classes, seed=seed)
+        w = initial_w(features, classes, seed)
+        rng = np.random.default_rng(14100 + 100 * m)
+        for size, kind in ((11, "list"), (8, "int64"), (13, "int32")):
+            rows, labels = [], []
+            while len(rows) < size - 3:
+                found = float32_only_tie(w, rng, scale)
+                if found is not None:
+                    row, earlier, later = found
+                    rows.append(row)
+                    labels.append(earlier if len(rows) % 3 else later)
+            for _ in range(3):  # ordinary rows, labelled with a random class
+                rows.append((rng.normal(size=features) * scale).astype(np.float32))
+                labels.append(int(rng.integers(classes)))
+            x = np.stack(rows)
+            results.append(model.evaluate(x, labels if kind == "list" else np.asarray(labels, dtype=kind)))
+        counts[f"model {m} evaluate"] = tracing_count(model.evaluate)
+    return {"metrics": metrics(results), "calls": {name: 3 for name in counts}, "traces": counts}
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def fit_keeps_stepping_after_nan(solution: Any) -> dict[str, Any]:
+    """fit with a batch that falls entirely on zero-weight classes in the middle of its batches, then more batches.
+
+    The given loop calls train_step for every batch: the step on the doomed
+    batch returns NaN and turns the parameters to NaN, and every later step
+    returns NaN too. Each loss is reported, and every batch of a generator is
+    read. Two models of different sizes; the second also starts a fit with the
+    doomed batch.
+    """
+    losses, drawn, params = [], [], []
+    for m, (features, classes, weights, zero_class) in enumerate(((6, 3, [1.0, 0.0, 2.0], 1), (5, 4, [0.0, 1.0, 3.0, 1.0], 0))):
+        model = solution.SoftmaxClassifier(features, classes, seed=151 + m)
+        kinds = ("list", "int64", "int32")
+        pairs = [sized_batch(15100 + 100 * m + k, (10, 7, 10, 4, 9)[k], features, classes, kinds[k % 3]) for k in range(5)]
+        doomed_x, _ = sized_batch(15190 + 100 * m, 6, features, classes)
+        pairs.insert(2, (doomed_x, [zero_class] * 6))
+        read = [0]
+
+        def loader(items: list[Any], read: list[int] = read) -> Any:
+            for item in items:
+                read[0] += 1
+                yield item
+
+        calls = [solution.fit(model, loader(pairs), [0.4, 0.3, 0.3, 0.2, 0.2, 0.1], weights)]
+        x, labels = sized_batch(15180 + 100 * m, 5, features, classes, "int64")
+        calls.append(solution.fit(model, loader([(doomed_x, [zero_class] * 6), (x, labels), (x, labels)]), [0.2, 0.2, 0.2], weights))
+        losses.append(calls)
+        drawn.append(read[0])
+        params.append(model)
+    return {
+        "losses": losses,
+        "batches read": drawn,
+        "w": [np.array(model.w.numpy()) for model in params],
+        "b": [np.array(model.b.numpy()) for model in params],
+        "calls": {f"model {m} train_step": 9 for m in range(2)},
+        "traces": {f"model {m} train_step": tracing_count(model.train_step) for m, model in enumerate(params)},
+    }
+
+
+@probe(category="contract", weight=2, check="bounded_traces_hidden", hints=["contract"])
+def fit_batches_from_a_reused_buffer(solution: Any) -> dict[str, Any]:
+    """fit from a loader that refills the same arrays (and the same label list) in place before it yields each batch.
+
+    A batch's arrays are valid until the next batch is read: the given loop
+    trains on each one before it reads the next. The last batch of each epoch
+    is shorter, a view of the front of the buffers.
+    """
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=161)
+    x_buffer = np.empty((12, NUM_FEATURES), dtype=np.float32)
+    label_buffers = {"int32": np.empty(12, dtype=np.int32), "int64": np.empty(12, dtype=np.int64)}
+    label_list: list[int] = []
+
+    def loader(epoch: int, kind: str) -> Any:
+        for k, size in enumerate((12, 12, 12, 5)):
+            x, labels = batch(16100 + 10 * epoch + k, size, "int64")
+            x_buffer[:size] = x
+            if kind == "list":
+                label_list[:] = [int(v) for v in labels]
+                yield x_buffer[:size], label_list
+            else:
+                label_buffers[kind][:size] = labels
+                yield x_buffer[:size], label_buffers[kind][:size]
+
+    weights = [1.0, 2.0, 1.0]
+    losses = [
+        solution.fit(model, loader(epoch, kind), [0.5 - 0.05 * k for k in range(4)], weights)
+        for epoch, kind in enumerate(("int32", "list", "int64"))
+    ]
+    return observe(model, {"train_step": 12}, losses=losses)
+
+
+@probe(category="python-scalars", weight=2, check="bounded_traces_hidden", hints=["python-scalars", "contract"])
+def schedule_shared_across_fits(solution: Any) -> dict[str, Any]:
+    """One learning-rate iterator shared by successive fit calls (one per epoch), endless or longer than the batches.
+
+    The given loop reads a batch, then its rate, and stops when the batches
+    end: each call takes exactly one rate per batch and leaves the rest for the
+    next call. After the epochs the probe reads each schedule's next rate.
+    """
+    model = solution.SoftmaxClassifier(NUM_FEATURES, NUM_CLASSES, seed=171)
+    endless = (0.5 * 0.85**k for k in itertools.count())
+    weights = ([1.0, 1.5, 1.0], [2.0, 1.0, 1.0])  # both kept alive: two lists, two ids
+    losses = []
+    for epoch, sizes in enumerate(((12, 12, 7), (12, 5), (12, 12, 12, 3))):
+        batches = [batch(17100 + 10 * epoch + k, size, ("list", "int32", "int64")[k % 3]) for k, size in enumerate(sizes)]
+        losses.append(solution.fit(model, batches, endless, weights[0]))
+    finite = iter([0.3, 0.25, 0.2, 0.15, 0.1, 0.05, 0.04, 0.03])
+    for epoch in range(2):
+        batches = iter([batch(17200 + 10 * epoch + k, 9, "int32") for k in range(3)])
+        losses.append(solution.fit(model, batches, finite, weights[1]))
+    return observe(model, {"train_step": 15}, losses=losses, **{"next rates left in the schedules": [next(endless, None), next(finite, None)]})
