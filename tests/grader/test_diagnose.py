@@ -312,6 +312,15 @@ def test_when_no_known_mistake_is_near_the_parts_of_the_statement_whose_probes_a
     # Both value probes fail: the rule that accounts for both is enough; the input class adds nothing.
     values = {"floats": "wrong:value", "integers": "wrong:value"}
     assert [e.id for e in failing_rules(package, values)] == ["element-wise-sum"]
+    # A part whose probes are less than half of what fails is a bystander of a mistake made elsewhere: not named.
+    hidden = folder / "probes" / "hidden.py"
+    hidden.write_text(
+        hidden.read_text()
+        + "".join(f'\n\n@probe(category="values")\ndef more_{i}(solution):\n    """More."""\n    return solution.add(1, {i})\n' for i in range(3))
+    )
+    wider = load_package_dir(folder)
+    assert [e.id for e in failing_rules(wider, {"integers": "wrong:value", "more_0": "wrong:value"})] == ["integer-arrays"]
+    assert failing_rules(wider, {"integers": "wrong:value", "more_0": "wrong:value", "more_1": "wrong:value"}) == ()
     # Every hidden probe failing singles out nothing; nor does a package without a table.
     assert failing_rules(package, {n: "wrong:value" for n in ("floats", "integers", "keeps_float16")}) == ()
     (folder / "coverage.toml").unlink()
