@@ -226,3 +226,20 @@ def repeated_ok(actual: Any, expected: Any) -> tuple[bool, str]:
         listed = "; ".join(str(s) for s in changed) if isinstance(changed, list) else str(changed)
         return False, f"results already returned changed after later calls: {listed}"
     return True, f"all {len(want)} calls right, and every result unchanged after the calls that followed"
+
+
+def calls_ok(actual: Any, expected: Any) -> tuple[bool, str]:
+    """A sequence of decompose calls in one process (red team round 8): each judged by decomposition_ok, then the results held."""
+    calls = actual.get("calls") if isinstance(actual, dict) else None
+    want = expected["calls"]
+    if not isinstance(calls, list) or len(calls) != len(want):
+        return False, "the probe's observation is malformed"
+    for i, (got, exp) in enumerate(zip(calls, want, strict=True)):
+        ok, msg = decomposition_ok(_arrays(got), _arrays(exp))
+        if not ok:
+            return False, f"call {i + 1} of {len(want)} ({exp['step']}): {msg}"
+    changed = actual.get("results changed after later calls")
+    if changed:
+        listed = "; ".join(str(s) for s in changed) if isinstance(changed, list) else str(changed)
+        return False, f"results already returned changed after later calls: {listed}"
+    return True, f"all {len(want)} calls right, and every result unchanged after the calls that followed"

@@ -2612,3 +2612,174 @@ def targets_read_graph_outputs(solution: Any) -> dict[str, Any]:
              [init("shape", np.array([6, 4], np.int64)), init("scale", randn(9711, 4)),
               init("scale64", randn(9712, 4, dtype=np.float64)), init("bias64", randn(9713, 4, dtype=np.float64))])  # fmt: skip
     return decompose_case(solution, m, {"x": randn(9714, 2, 3, 4, scale=3.0)})
+
+
+# ---------------------------------------------------------------- red team round 8: identical subgraphs, symbolic rows, opsets, functions
+#
+# Each of these was caught by one probe only (or by a generated family
+# alone): a report that walks each distinct subgraph once (identical
+# subgraphs deduplicated by content), a LayerNormalization whose row size is
+# read from shape inference's dim_value (0 for a symbolic dim), a decompose
+# memo keyed by the graph and blind to the opset, and a report that walks the
+# model-local functions' bodies or counts a call as its body.
+
+
+def _identical_branch(op: str) -> onnx.GraphProto:
+    """A branch built the same way at every call: byte for byte the same graph, name included."""
+    return helper.make_graph([helper.make_node(op, ["x"], ["b1"]), helper.make_node("Relu", ["b1"], ["b2"])],
+                             "branch", [], [vi("b2", [2, 3])])  # fmt: skip
+
+
+def _identical_loop_body() -> onnx.GraphProto:
+    return helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("HardSwish", ["s"], ["s1"]),
+         helper.make_node("Softplus", ["s1"], ["s_next"])],
+        "body", [vi("i", [], TensorProto.INT64), vi("c_in", [], TensorProto.BOOL), vi("s", [2, 3])],
+        [vi("c_out", [], TensorProto.BOOL), vi("s_next", [2, 3])],
+    )  # fmt: skip
+
+
+def _identical_scan_body() -> onnx.GraphProto:
+    return helper.make_graph(
+        [helper.make_node("Add", ["acc", "row"], ["acc_next"]), helper.make_node("Softmax", ["acc_next"], ["row_out"])],
+        "body", [vi("acc", [3]), vi("row", [3])], [vi("acc_next", [3]), vi("row_out", [3])],
+    )  # fmt: skip
+
+
+@probe(category="report", hints=["report-subgraphs"])
+def report_identical_subgraphs(solution: Any) -> Any:
+    """Subgraphs identical byte for byte: two Ifs with the same branches (then and else alike too), two Loops and two Scans with the same body, an If nested in identical branches; each counts."""  # noqa: E501
+    nested = helper.make_graph(
+        [helper.make_node("If", ["c"], ["n1"], then_branch=_identical_branch("Gelu"), else_branch=_identical_branch("Gelu")),
+         helper.make_node("LayerNormalization", ["n1", "s"], ["n2"])],
+        "outer", [], [vi("n2", [2, 3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("If", ["c"], ["a"], then_branch=_identical_branch("Gelu"), else_branch=_identical_branch("Gelu")),
+        helper.make_node("If", ["c"], ["b"], then_branch=_identical_branch("Gelu"), else_branch=_identical_branch("Sin")),
+        helper.make_node("If", ["c"], ["d"], then_branch=_identical_branch("Sin"), else_branch=_identical_branch("Gelu")),
+        helper.make_node("Loop", ["trips", "c", "a"], ["l1"], body=_identical_loop_body()),
+        helper.make_node("Loop", ["trips", "c", "b"], ["l2"], body=_identical_loop_body()),
+        helper.make_node("Scan", ["zeros", "xs"], ["acc1", "ys1"], num_scan_inputs=1, body=_identical_scan_body()),
+        helper.make_node("Scan", ["zeros", "xs"], ["acc2", "ys2"], num_scan_inputs=1, body=_identical_scan_body()),
+        helper.make_node("If", ["c"], ["o1"], then_branch=nested, else_branch=_identical_branch("Gelu")),
+        helper.make_node("If", ["c"], ["o2"], then_branch=nested, else_branch=_identical_branch("Sin")),
+        helper.make_node("Sum", ["l1", "l2", "d", "o1", "o2"], ["y"]),
+        helper.make_node("Sum", ["ys1", "ys2"], ["z"]),
+    ]
+    m = make(nodes, [vi("c", [], TensorProto.BOOL), vi("x", [2, 3]), vi("xs", [4, 3])], [vi("y", [2, 3]), vi("z", [4, 3])], 20,
+             [init("trips", np.array(2, np.int64)), init("zeros", np.zeros(3, np.float32)), init("s", np.ones(3, np.float32))])  # fmt: skip
+    return report_of(solution, m)
+
+
+def _symbolic_rows_feeds(seed: int) -> list[dict[str, np.ndarray]]:
+    """Sizes for (N, T, D) of x and (B, S) of z, then 0 in the outer dims N and B (onnxruntime refuses a normalized block of size 0)."""
+    sizes = [(2, 3, 5, 2, 3), (1, 4, 2, 3, 1), (3, 1, 7, 1, 6), (2, 6, 1, 4, 2), (0, 3, 5, 0, 3), (0, 1, 2, 0, 1)]
+    return [
+        {"x": randn(seed + 3 * k, n, t, d, scale=2.0) + 0.5, "z": randn(seed + 3 * k + 1, b, s, 8, scale=2.0),
+         "w": randn(seed + 3 * k + 2, n, d, scale=2.0, dtype=np.float64)}
+        for k, (n, t, d, b, s) in enumerate(sizes)
+    ]  # fmt: skip
+
+
+@probe(category="decompose", check="decomposition_ok", hints=["layernorm-axis"])
+def layernorm_symbolic_normalized_dims(solution: Any) -> dict[str, Any]:
+    """Opset 17: LayerNormalization whose normalized dims are symbolic ([N, T, D] over D and over [T, D], [B, S, 8] over [S, 8], float64 [N, D], a Flatten's unnamed dim), run on six sets of sizes, 0 in the outer dims among them."""  # noqa: E501
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "one", "b1"], ["y_last"], name="ln_last"),
+        helper.make_node("LayerNormalization", ["x", "one11"], ["y_axis1"], name="ln_axis1", axis=1),
+        helper.make_node("LayerNormalization", ["z", "scale8", "bias8"], ["y_z"], name="ln_z", axis=-2, epsilon=1e-3),
+        helper.make_node("Flatten", ["z"], ["zf"], name="flatten", axis=1),
+        helper.make_node("LayerNormalization", ["zf", "one"], ["y_flat"], name="ln_flat", axis=1),
+        helper.make_node("LayerNormalization", ["w", "one64", "b64"], ["y_w"], name="ln64", epsilon=1e-6),
+    ]
+    m = make(nodes, [vi("x", ["N", "T", "D"]), vi("z", ["B", "S", 8]), vi("w", ["N", "D"], F64)],
+             [vi("y_last", ["N", "T", "D"]), vi("y_axis1", ["N", "T", "D"]), vi("y_z", ["B", "S", 8]),
+              vi("y_flat", ["B", None]), vi("y_w", ["N", "D"], F64)], 17,
+             [init("one", np.array([1.5], np.float32)), init("b1", np.array([0.25], np.float32)),
+              init("one11", np.array([[0.75]], np.float32)), init("scale8", randn(9801, 8, scale=2.0)),
+              init("bias8", randn(9802, 8)), init("one64", np.array([2.0])), init("b64", np.array([-0.5]))])  # fmt: skip
+    feeds = _symbolic_rows_feeds(9810)
+    return decompose_case(solution, m, feeds[0], more_feeds=feeds[1:])
+
+
+def _opset_twins(opset: int, order: tuple[str, ...] = ("",)) -> onnx.ModelProto:
+    """The same graph, byte for byte, at any opset of its kind: from 17 LayerNormalization (Reduce* axes), Softmax, HardSwish; before, Softmax alone.
+
+    ``order``: the opset imports as listed, "" and "ai.onnx" the default
+    domain at ``opset``, any other a domain at version 1.
+    """
+    if opset >= 17:
+        nodes = [
+            helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n"], name="ln", axis=1),
+            helper.make_node("Softmax", ["n"], ["s"], name="sm"),
+            helper.make_node("HardSwish", ["s"], ["h"], name="hs"),
+            helper.make_node("Softmax", ["x"], ["y1"], name="sm_axis1", axis=1),
+        ]
+        inits = [init("scale", randn(9820, 3, 4, scale=2.0)), init("bias", randn(9821, 3, 4))]
+    else:
+        nodes = [
+            helper.make_node("Softmax", ["x"], ["h"], name="sm"),
+            helper.make_node("Softmax", ["x"], ["y1"], name="sm_axis1", axis=1),
+        ]
+        inits = []
+    graph = helper.make_graph(nodes, "g", [vi("x", [2, 3, 4])], [vi("h", [2, 3, 4]), vi("y1", [2, 3, 4])], initializer=inits)
+    opsets = [helper.make_opsetid(d, opset if d in DEFAULT_DOMAINS else 1) for d in order]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+@probe(category="decompose", check="calls_ok", weight=2, timeout=60, hints=["state", "reduce-axes-opset"])
+def same_graph_other_opsets(solution: Any) -> dict[str, Any]:
+    """One graph, byte for byte, decomposed at opsets 17, 18, 20 and 17 again (LayerNormalization, Softmax, HardSwish), another at 13, 12, 11 and 13 (Softmax), then with other domains' opsets listed before or after the default one: each result valid in its own opset."""  # noqa: E501
+    feeds = {"x": randn(9822, 2, 3, 4, scale=2.0)}
+    steps = [(17, ("",)), (18, ("",)), (20, ("",)), (17, ("ai.onnx",)), (13, ("",)), (12, ("",)), (11, ("",)), (13, ("ai.onnx",)),
+             (18, ("com.microsoft", "")), (17, ("com.microsoft", "")), (12, ("local.fns", "ai.onnx", "com.microsoft")),
+             (13, ("local.fns", "", "com.microsoft")), (17, ("", "com.microsoft")), (18, ("com.microsoft", "ai.onnx"))]  # fmt: skip
+    calls: list[dict[str, Any]] = []
+    returned: list[tuple[str, onnx.ModelProto, bytes]] = []
+    for opset, order in steps:
+        step = f"opset {opset}, imports listed {list(order)}"
+        news: list[onnx.ModelProto] = []
+        obs = decompose_case(solution, _opset_twins(opset, order), feeds, returned=news)
+        for key in ("original", "outputs"):
+            if key in obs:
+                obs[key] = _plain(obs[key])
+        calls.append({"step": step, **obs})
+        if news:
+            returned.append((step, news[0], news[0].SerializeToString(deterministic=True)))
+    changed = [step for step, value, then in returned if value.SerializeToString(deterministic=True) != then]
+    return {"calls": calls, "results changed after later calls": changed}
+
+
+def _function(name: str, body: list[onnx.NodeProto], opsets: list[tuple[str, int]], domain: str = "local.fns") -> onnx.FunctionProto:
+    return helper.make_function(domain, name, ["a"], ["b"], body, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+
+
+@probe(category="report", hints=["report-domains"])
+def report_model_local_functions(solution: Any) -> Any:
+    """Model-local functions: one called twice (once inside an If branch too), one whose body is all supported, one calling another, one holding the four ops and never called; calls count, bodies do not."""  # noqa: E501
+    std = [("", 20)]
+    unused = [helper.make_node("Gelu", ["a"], ["g"]), helper.make_node("Softmax", ["g"], ["s"]),
+              helper.make_node("HardSwish", ["s"], ["h"]), helper.make_node("Softplus", ["h"], ["b"])]  # fmt: skip
+    outer = [helper.make_node("Inner", ["a"], ["m"], domain="local.fns"), helper.make_node("Gelu", ["m"], ["b"])]
+    fns = [
+        _function("Scaled", [helper.make_node("Mul", ["a", "a"], ["m"]), helper.make_node("Softmax", ["m"], ["b"])], std),
+        _function("Plain", [helper.make_node("Mul", ["a", "a"], ["m"]), helper.make_node("Add", ["m", "a"], ["b"])], std),
+        _function("Inner", [helper.make_node("HardSwish", ["a"], ["b"])], std),
+        _function("Outer", outer, [*std, ("local.fns", 1)]),
+        _function("Unused", unused, std),
+        _function("Plain", [helper.make_node("Softplus", ["a"], ["b"])], std, domain="npu.fns"),
+    ]
+    then_g = helper.make_graph([helper.make_node("Scaled", ["x"], ["t"], domain="local.fns")], "then", [], [vi("t", [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Plain", ["x"], ["e"], domain="npu.fns")], "else", [], [vi("e", [2, 3])])
+    nodes = [
+        helper.make_node("Scaled", ["x"], ["s1"], name="scaled_a", domain="local.fns"),
+        helper.make_node("Scaled", ["s1"], ["s2"], name="scaled_b", domain="local.fns"),
+        helper.make_node("Plain", ["s2"], ["p"], name="plain", domain="local.fns"),
+        helper.make_node("Outer", ["p"], ["o"], name="outer", domain="local.fns"),
+        helper.make_node("If", ["c"], ["i"], name="branch", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Add", ["o", "i"], ["y"], name="add"),
+    ]
+    graph = helper.make_graph(nodes, "main_graph", [vi("c", [], TensorProto.BOOL), vi("x", [2, 3])], [vi("y", [2, 3])])
+    opsets = [helper.make_opsetid("local.fns", 1), helper.make_opsetid("", 20), helper.make_opsetid("npu.fns", 1)]
+    return report_of(solution, helper.make_model(graph, opset_imports=opsets, functions=fns, ir_version=10))
