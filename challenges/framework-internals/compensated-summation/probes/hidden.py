@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import random
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
-from probe_common import LAYOUTS, as_torch, cancelling_pairs, laid_out, repeated, rng, run_cases, shuffled
+from probe_common import LAYOUTS, as_torch, cancelling_pairs, import_changes, laid_out, repeated, rng, run_cases, shuffled
 from probekit import probe
 
 # ---------------------------------------------------------------- accumulation
@@ -534,3 +536,270 @@ def repeated_calls(solution: Any) -> dict[str, Any]:
     finally:
         gc.unfreeze()
     return call.observation
+
+
+# ---------------------------------------------------------------- the caller's settings, moved before the call
+#
+# Red team round 3: every probe above calls total() from torch's default settings, where putting back a default (or a
+# value read at import) cannot be told from leaving a setting as the call found it. These probes move one setting away
+# from its default first, as a caller may, and check after every call that it is still as the probe set it: the
+# settings run_cases reads (torch's global settings, grad and inference mode, flush-to-zero by behaviour) and the
+# probe's own (the solution's view of the thread count, the random generators). Every value is a small integer, so
+# any sum is exact (with flush-to-zero on too): these probes fail a call for what it leaves, not for how it adds.
+
+
+# Every input of these probes, kept alive until the probe's process ends: no two get one id, so a solution's memo on
+# ids (caught by repeated_calls) sees only new tensors here, and these probes fail only what they are about.
+_HELD_INPUTS: list[dict[str, torch.Tensor]] = []
+
+
+def _settings_cases(label: str, seed: int) -> dict[str, torch.Tensor]:
+    """Inputs of every dtype and length class (empty, one term, short, long, a strided view) that any sum gets right.
+
+    Small integers of both signs, shifted off zero: every partial sum is an integer below 2**24, so a float32 sum in
+    any order is exact. A call here fails on the settings it leaves (or on its result's dtype, shape or kind), not on
+    how carefully it adds.
+    """
+    r = rng(seed)
+
+    def integers(n: int, dtype: torch.dtype, layout: str = "contiguous") -> torch.Tensor:
+        return laid_out((r.integers(-20, 21, n) + 3).astype(np.float64), dtype, layout)
+
+    cases = {
+        f"{label}: float32 [1, 2, 3, -4]": torch.tensor([1.0, 2.0, 3.0, -4.0]),
+        f"{label}: float32 n = 0": torch.zeros(0),
+        f"{label}: float16 n = 1": integers(1, torch.float16),
+        f"{label}: bfloat16 every third from 1, n = 1,001": integers(1_001, torch.bfloat16, "every third from 1"),
+        f"{label}: float16 n = 30,000": integers(30_000, torch.float16),
+        f"{label}: float32 column of a matrix, n = 100,003": integers(100_003, torch.float32, "column of a matrix"),
+    }
+    _HELD_INPUTS.append(cases)
+    return cases
+
+
+def _merge(into: dict[str, Any], one: dict[str, Any]) -> None:
+    into["violations"] += [v for v in one["violations"] if v not in into["violations"]]
+    into["cases"].update(one["cases"])
+
+
+def _calls_keeping(
+    solution: Any, cases: dict[str, torch.Tensor], what: str, read: Callable[[], Any], put_back: Callable[[Any], None]
+) -> dict[str, Any]:
+    """total() on each case through run_cases (the rules, and torch's settings after each call), and ``read()`` after
+    each call as it was before it: otherwise a violation naming ``what``, and the probe puts it back for the next call."""
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    for name, x in cases.items():
+        before = read()
+        one = run_cases(solution, {name: x})
+        if read() != before:
+            one["violations"].append(f"total() left the caller's {what} changed")
+            put_back(before)
+        _merge(observation, one)
+    return observation
+
+
+def _nothing_else() -> None:
+    return None
+
+
+def _deterministic() -> tuple[bool, bool]:
+    return torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+
+
+def _set_deterministic(value: tuple[bool, bool]) -> None:
+    torch.use_deterministic_algorithms(value[0], warn_only=value[1])
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["settings-as-found"], timeout=20)
+def deterministic_mode_set_by_the_caller(solution: Any) -> dict[str, Any]:
+    """Calls made with deterministic algorithms on (warn_only off, then on): each must leave them as it found them."""
+    import_changes(solution)  # the solution's top-level code re-run from the defaults, before anything moves
+    found = _deterministic()
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    try:
+        for i, warn_only in enumerate((False, True)):
+            _set_deterministic((True, warn_only))
+            label = f"use_deterministic_algorithms(True, warn_only={warn_only})"
+            _merge(
+                observation,
+                _calls_keeping(solution, _settings_cases(label, 3000 + 10 * i), "deterministic algorithms", _deterministic, _set_deterministic),
+            )
+    finally:
+        _set_deterministic(found)
+    return observation
+
+
+def _stand_in_threads() -> Any:
+    """The probe runner's stand-in thread count (sandbox/runner/process_state.py), or None outside the runner.
+
+    Calls from the solution's file to ``torch.get_num_threads`` see ``THREADS.count``, which only their own
+    ``torch.set_num_threads`` moves (the sandbox runs torch on one thread, which a call setting one thread would
+    leave as it is). A caller that sets another count moves both: the solution must find that count and leave it.
+    """
+    threads = getattr(sys.modules.get("process_state"), "THREADS", None)
+    return threads if threads is not None and getattr(threads, "real", None) is not None else None
+
+
+def _threads() -> tuple[int, Any]:
+    """(torch's real thread count, the count the solution sees): what the caller set."""
+    threads = _stand_in_threads()
+    return torch.get_num_threads(), (threads.count if threads is not None else None)
+
+
+def _set_threads(value: tuple[int, Any]) -> None:
+    torch.set_num_threads(value[0])
+    threads = _stand_in_threads()
+    if threads is not None and value[1] is not None:
+        threads.count = value[1]
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["settings-as-found"], timeout=20)
+def thread_count_set_by_the_caller(solution: Any) -> dict[str, Any]:
+    """Calls made after the caller set 2, then 5 threads (not the count at import): each must leave the count it found."""
+    import_changes(solution)
+    found = _threads()
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    try:
+        for i, n in enumerate((2, 5)):
+            _set_threads((n, n))
+            _merge(
+                observation,
+                _calls_keeping(solution, _settings_cases(f"set_num_threads({n})", 3100 + 10 * i), "number of threads", _threads, _set_threads),
+            )
+    finally:
+        _set_threads(found)
+    return observation
+
+
+def _grad_modes() -> tuple[bool, bool]:
+    return torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+
+
+def _set_grad_mode(value: tuple[bool, bool]) -> None:
+    torch.set_grad_enabled(value[0])  # inference mode is a context: only the probe's own `with` leaves it
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["settings-as-found"], timeout=20)
+def called_inside_no_grad_and_inference_mode(solution: Any) -> dict[str, Any]:
+    """Calls made inside the caller's torch.no_grad(), torch.inference_mode() and after set_grad_enabled(False).
+
+    Grad mode is per thread, and it counts: a call that switches gradients back on
+    (``set_grad_enabled(True)`` in a ``finally``) changes what the rest of the caller's block records.
+    """
+    import_changes(solution)
+    found = torch.is_grad_enabled()
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    states: list[tuple[str, Callable[[], Any]]] = [
+        ("inside torch.no_grad()", torch.no_grad),
+        ("inside torch.inference_mode()", torch.inference_mode),
+        ("after torch.set_grad_enabled(False)", contextlib.nullcontext),
+    ]
+    try:
+        for i, (label, context) in enumerate(states):
+            with context():
+                torch.set_grad_enabled(False)
+                _merge(observation, _calls_keeping(solution, _settings_cases(label, 3200 + 10 * i), "grad mode", _grad_modes, _set_grad_mode))
+            torch.set_grad_enabled(found)
+    finally:
+        torch.set_grad_enabled(found)
+    return observation
+
+
+def _flushing() -> bool:
+    """Whether float32 subnormals are flushed to zero (torch has no getter: read by behaviour)."""
+    return bool((torch.full((8,), 1e-40, dtype=torch.float32) * 1.0 == 0).all())
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["settings-as-found"], timeout=20)
+def flush_denormal_set_by_the_caller(solution: Any) -> dict[str, Any]:
+    """Calls made with torch.set_flush_denormal(True) in force: each must leave it on (normal values only here)."""
+    import_changes(solution)
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    if not torch.set_flush_denormal(True):  # a CPU without the flag: nothing to move (the same for every solution)
+        return run_cases(solution, _settings_cases("flush-denormal unsupported", 3300))
+    try:
+        observation = _calls_keeping(
+            solution, _settings_cases("set_flush_denormal(True)", 3300), "flush-denormal setting", _flushing, torch.set_flush_denormal
+        )
+    finally:
+        torch.set_flush_denormal(False)
+    return observation
+
+
+def _random_streams() -> tuple[bytes, Any, Any]:
+    """The state of torch's, NumPy's and Python's global random generators."""
+    kind, keys, pos, has_gauss, gauss = np.random.get_state()
+    return bytes(torch.get_rng_state().numpy().tobytes()), (kind, keys.tobytes(), pos, has_gauss, gauss), random.getstate()
+
+
+def _set_random_streams(value: tuple[bytes, Any, Any]) -> None:
+    torch.set_rng_state(torch.frombuffer(bytearray(value[0]), dtype=torch.uint8))
+    kind, keys, pos, has_gauss, gauss = value[1]
+    np.random.set_state((kind, np.frombuffer(keys, dtype=np.uint32).copy(), pos, has_gauss, gauss))
+    random.setstate(value[2])
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["settings-as-found"], timeout=20)
+def random_stream_seeded_by_the_caller(solution: Any) -> dict[str, Any]:
+    """Calls made after the caller seeded torch's (and NumPy's and Python's) global generators and drew from them.
+
+    A sum needs no randomness; a call that reseeds a global generator or draws from it changes every number the
+    caller draws next. The generators' states must be the same after each call as before it.
+    """
+    import_changes(solution)
+    found = _random_streams()
+    try:
+        torch.manual_seed(20_261_207)
+        np.random.seed(1207)
+        random.seed(712)
+        torch.rand(5), np.random.random(5), random.random()  # the caller is somewhere in its streams, not at a seed
+        return _calls_keeping(
+            solution, _settings_cases("a seeded random stream", 3400), "random number generator", _random_streams, _set_random_streams
+        )
+    finally:
+        _set_random_streams(found)
+
+
+@probe(category="edge-cases", check="within_sum_bound", hints=["state", "settings-as-found"], timeout=20)
+def results_are_ordinary_tensors(solution: Any) -> dict[str, Any]:
+    """Results of calls made outside inference mode (with grad on, and inside no_grad) must be ordinary tensors.
+
+    An inference tensor (made under ``torch.inference_mode()``) raises when the caller changes it in place or
+    uses it in a computation autograd records, which a result of ``torch.sum`` never does.
+    """
+    observation: dict[str, Any] = {"violations": [], "cases": {}}
+    for i, (label, context) in enumerate((("grad on", contextlib.nullcontext), ("inside torch.no_grad()", torch.no_grad))):
+        for name, x in _settings_cases(label, 3500 + 10 * i).items():
+            with context():
+                one = run_cases(solution, {name: x})
+            result = one["cases"][name]["result"]
+            if isinstance(result, torch.Tensor) and result.is_inference():
+                one["violations"].append("total() returned an inference tensor, which the caller cannot change in place or use with autograd")
+            _merge(observation, one)
+    return observation
+
+
+# ---------------------------------------------------------------- short subnormal sums and the top of the range
+
+
+@probe(category="dynamic-range", check="within_sum_bound", hints=["edge-lengths"], timeout=20)
+def short_subnormal_sums_and_huge_terms(solution: Any) -> dict[str, Any]:
+    """Short float32 and bfloat16 inputs of odd multiples of the smallest subnormal, and of terms near 6e37, in every layout.
+
+    Halving the terms (to keep them from overflowing) loses the last bit of a
+    subnormal; scaling them up (to keep subnormals normal) overflows near the
+    top of the range. Neither is needed: TwoSum is exact for both.
+    """
+    r = rng(36)
+    cases: dict[str, torch.Tensor] = {}
+    for dtype, tiny in ((torch.float32, 2.0**-149), (torch.bfloat16, 2.0**-133)):
+        label = str(dtype).removeprefix("torch.")
+        for i, n in enumerate((1, 2, 3, 5, 8, 17)):
+            odd = (2 * r.integers(0, 8, n) + 1) * np.where(r.random(n) < 0.3, -1.0, 1.0)
+            layout = LAYOUTS[i % len(LAYOUTS)]
+            cases[f"{label} {layout}, n = {n}: odd multiples of {tiny!r}"] = laid_out(odd * tiny, dtype, layout)
+            huge = np.concatenate([[6e37, -5e37, 3e37], r.uniform(-2.0, 2.0, n)])  # sum(|x|) about 1.4e38, below 2**127
+            cases[f"{label} {layout}, n = {n + 3}: [6e37, -5e37, 3e37] and small terms"] = laid_out(
+                shuffled(huge, 360 + i), dtype, LAYOUTS[(i + 1) % len(LAYOUTS)]
+            )
+    return run_cases(solution, cases)
