@@ -446,7 +446,7 @@ def _rebuilt_at_freed_id(build: Any, freed_id: int) -> Any:
 
 @probe(category="run-hygiene", weight=2, hints=["fresh-inputs"])
 def repeated_calls_on_changed_state(solution: Any) -> dict[str, Any]:
-    """One function bisected many times in one process, its arguments or a tensor it captures changed in place, replaced by look-alikes, or freed and rebuilt between calls: every answer right.
+    """One function bisected many times in a process, its arguments or a captured tensor changed, replaced, rebuilt between calls: each answer right.
 
     The function scales x by a captured tensor, takes a sigmoid GELU only
     under compile (a dynamo failure unless every scaled entry is 0 or
@@ -680,3 +680,258 @@ def in_place_update_within_tolerance(solution: Any) -> dict[str, Any]:
 
     args = (randn(64, seed=64), randn(4, seed=65).requires_grad_())
     return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+# ---------------------------------------------------------------- red team round 3
+
+
+@torch.library.custom_op("bisect_hidden::double_same_strides", mutates_args=())
+def double_same_strides(x: torch.Tensor) -> torch.Tensor:
+    """Doubles x into a new tensor with x's very strides, gaps included; its fake kernel claims contiguous."""
+    out = torch.empty_strided(x.size(), x.stride(), dtype=x.dtype, device=x.device)
+    return out.copy_(x * 2)
+
+
+@double_same_strides.register_fake
+def _double_same_strides_fake(x: torch.Tensor) -> torch.Tensor:
+    # Bug: right only for dense row-major inputs.
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _flattened_then_aot_error(x: torch.Tensor) -> torch.Tensor:
+    """Views x flat (only a dense row-major x can be) and calls the op that raises under AOTAutograd."""
+    return grad_mode_checked(x.view(-1)) + 1
+
+
+def _layout_checked_then_aot_error(x: torch.Tensor) -> torch.Tensor:
+    """Branches on the layout of an op's result (its fake kernel says contiguous), then calls the op that raises under AOTAutograd."""
+    y = double_same_strides(x)
+    z = y + 1 if y.is_contiguous() else y - 1
+    return z + grad_mode_checked(x)
+
+
+@probe(category="run-hygiene", weight=2, hints=["fresh-inputs"])
+def gapped_slice_arguments(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; slices with gaps between their rows as arguments, where the function relies on a dense layout."""
+
+    # clone() closes the gaps: the copy is contiguous, so x.view(-1) works
+    # and the op's result is contiguous as its fake kernel says; every call
+    # then fails at aot_autograd only (grad_mode_checked raises there),
+    # without compiling C++. A copy that keeps the gaps cannot be viewed flat
+    # (eager raises), or makes eager take the other branch than the graph
+    # Dynamo traced from the fake kernel.
+    return {
+        "columns sliced, viewed flat": solution.first_failing_layer(
+            _flattened_then_aot_error, (randn(4, 8, seed=70)[:, :4],), fullgraph=True
+        ),
+        "last dim sliced, 3-D, viewed flat": solution.first_failing_layer(
+            _flattened_then_aot_error, (randn(2, 3, 8, seed=71)[..., 1:6],), fullgraph=True
+        ),
+        "every other row, layout checked": solution.first_failing_layer(
+            _layout_checked_then_aot_error, (randn(10, 3, seed=72)[::2],), fullgraph=True
+        ),
+    }
+
+
+def _one_way_eager_another_compiled(eager: Any, compiled: Any) -> Any:
+    """A function that returns eager(x) when run eagerly and compiled(x) under torch.compile."""
+
+    def fn(x: torch.Tensor) -> Any:
+        if torch.compiler.is_compiling():
+            return compiled(x)
+        return eager(x)
+
+    return fn
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "outputs-and-args"])
+def result_shape_changes_under_compile(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; under compile the function returns the same values in another shape (one that broadcasts against eager's, or flattened)."""
+
+    cases = {
+        "size-1 dim added": (lambda x: x * 2, lambda x: (x * 2).unsqueeze(0)),
+        "flattened": (lambda x: x * 2, lambda x: (x * 2).reshape(-1)),
+        "keepdim": (lambda x: x.sum(0), lambda x: x.sum(0, keepdim=True)),
+        "0-dim against one element": (lambda x: x.sum(), lambda x: x.sum().reshape(1)),
+        "second output of a tuple": (lambda x: (x * 2, x.amax(0)), lambda x: (x * 2, x.amax(0, keepdim=True))),
+    }
+    x = randn(3, 4, seed=73)
+    return {
+        name: solution.first_failing_layer(_one_way_eager_another_compiled(eager, compiled), (x,), fullgraph=True)
+        for name, (eager, compiled) in cases.items()
+    }
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "outputs-and-args"])
+def later_outputs_and_output_count(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; under compile a later output of a tuple or list differs, or there are fewer or more outputs, or they are nested otherwise."""
+
+    cases = {
+        "second of a tuple differs": (lambda x: (x * 2, x + 1), lambda x: (x * 2, x + 2)),
+        "last of a list differs": (lambda x: [x * 2, x - 1, x.sum()], lambda x: [x * 2, x - 1, x.sum() + 1]),
+        "one output fewer": (lambda x: (x * 2, x + 1), lambda x: (x * 2,)),
+        "one output more": (lambda x: [x * 2, x + 1], lambda x: [x * 2, x + 1, x - 1]),
+        "nested otherwise": (lambda x: ((x * 2, x + 1), x - 1), lambda x: (x * 2, x + 1, x - 1)),
+        "a tuple of one for a tensor": (lambda x: x * 2, lambda x: (x * 2,)),
+    }
+    x = randn(3, 4, seed=74)
+    answers = {
+        name: solution.first_failing_layer(_one_way_eager_another_compiled(eager, compiled), (x,), fullgraph=True)
+        for name, (eager, compiled) in cases.items()
+    }
+
+    # The same structure in every layer; a later output's op raises at aot_autograd.
+    def same_structure(x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        return x * 2, [x + 1, grad_mode_checked(x)]
+
+    answers["same structure, later output of a nested list raises"] = solution.first_failing_layer(
+        same_structure, (x,), fullgraph=True
+    )
+    return answers
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "outputs-and-args"])
+def dict_outputs(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; the function returns nested dicts; under compile a value, a key or the number of keys differs."""
+
+    cases = {
+        "nested value differs": (
+            lambda x: {"a": x * 2, "b": {"c": x + 1}},
+            lambda x: {"a": x * 2, "b": {"c": x + 2}},
+        ),
+        "key missing": (lambda x: {"a": x * 2, "b": {"c": x + 1}}, lambda x: {"a": x * 2}),
+        "key added": (lambda x: {"a": x * 2}, lambda x: {"a": x * 2, "b": x + 1}),
+        "key renamed": (lambda x: {"a": x * 2, "b": x + 1}, lambda x: {"a": x * 2, "c": x + 1}),
+    }
+    x = randn(3, 4, seed=75)
+    answers = {
+        name: solution.first_failing_layer(_one_way_eager_another_compiled(eager, compiled), (x,), fullgraph=True)
+        for name, (eager, compiled) in cases.items()
+    }
+
+    # Same keys in every layer; the nested value's op raises at aot_autograd.
+    def same_keys(x: torch.Tensor) -> dict[str, Any]:
+        return {"a": x * 2, "b": [x + 1, {"c": grad_mode_checked(x)}]}
+
+    answers["same keys, nested value raises"] = solution.first_failing_layer(same_keys, (x,), fullgraph=True)
+    return answers
+
+
+@probe(category="wrong-results", weight=2, hints=["mutated-args", "requires-grad"])
+def requires_grad_argument_updated_under_no_grad(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; the function updates an argument that requires grad under torch.no_grad() (an optimizer step), and a layer loses the update."""
+
+    # ema_update_ hides its in-place update (mutates_args=()), and nothing
+    # reads its result: AOTAutograd drops the call, so only the argument that
+    # requires grad shows the difference. The output never reads it.
+    def hidden_update(w: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            ema_update_(w, g)
+        return g * 2
+
+    def step_skipped_under_compile(w: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        if not torch.compiler.is_compiling():
+            with torch.no_grad():
+                w.sub_(0.1 * g)
+        return g * 2
+
+    g = randn(3, 4, seed=76)
+    leaf = randn(3, 4, seed=77).requires_grad_()
+    return {
+        "leaf, update hidden in a custom op": solution.first_failing_layer(hidden_update, (leaf, g), fullgraph=True),
+        "non-leaf, update hidden in a custom op": solution.first_failing_layer(
+            hidden_update, (leaf * 1.5, g), fullgraph=True
+        ),
+        "leaf, step skipped under compile": solution.first_failing_layer(
+            step_skipped_under_compile, (leaf, g), fullgraph=True
+        ),
+    }
+
+
+def _gelu_then_aot_error(z: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The sigmoid GELU under compile (a dynamo failure unless z is 0 or saturated), plus the op that raises under AOTAutograd."""
+    if torch.compiler.is_compiling():
+        y = z * torch.sigmoid(1.702 * z)
+    else:
+        y = torch.nn.functional.gelu(z)
+    return y + grad_mode_checked(w)
+
+
+# Module globals the functions below read; the probe sets them (a tensor made
+# at import would be a new call there, which the mutation record's carry-over
+# refuses).
+GLOBAL_SCALE: torch.Tensor | None = None
+GLOBAL_FACTOR = 1.0
+
+
+def _reads_global_tensor(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return _gelu_then_aot_error(x * GLOBAL_SCALE, w)
+
+
+def _reads_global_number(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return _gelu_then_aot_error(x * GLOBAL_FACTOR, w)
+
+
+class _Scaler(torch.nn.Module):
+    """A module holding a scale buffer that the caller may update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.ones(()))
+
+
+@probe(category="run-hygiene", weight=2, hints=["fresh-inputs"])
+def state_read_outside_arguments_changes(solution: Any) -> dict[str, Any]:
+    """One function bisected again after the caller changed what it reads besides its arguments (a global, a captured dict, a buffer)."""
+
+    # The same fn and the same argument objects, values and metadata in every
+    # call; only the scale the function reads elsewhere changes, between 1
+    # ("dynamo": the sigmoid GELU differs) and 0 ("aot_autograd": the GELUs
+    # agree, grad_mode_checked raises). No call reaches Inductor, and none
+    # that tries every layer runs a kernel whose fake dtype is wrong there
+    # (Inductor would read a float32 buffer as float64).
+    global GLOBAL_SCALE, GLOBAL_FACTOR
+    GLOBAL_SCALE, GLOBAL_FACTOR = torch.ones(()), 1.0
+    x, w = randn(4, 6, seed=78), randn(6, seed=79)
+    answers: dict[str, Any] = {}
+
+    def bisect(step: str, fn: Any) -> None:
+        answers[step] = solution.first_failing_layer(fn, (x, w), fullgraph=True)
+
+    bisect("global tensor", _reads_global_tensor)
+    GLOBAL_SCALE.zero_()
+    bisect("global tensor changed in place", _reads_global_tensor)
+    GLOBAL_SCALE = torch.ones(())
+    bisect("global tensor rebound", _reads_global_tensor)
+    bisect("global number", _reads_global_number)
+    GLOBAL_FACTOR = 0.0
+    bisect("global number rebound", _reads_global_number)
+    GLOBAL_FACTOR = 1.0
+
+    settings = {"scale": torch.zeros(())}
+
+    def reads_captured_dict(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return _gelu_then_aot_error(x * settings["scale"], w)
+
+    bisect("captured dict", reads_captured_dict)
+    settings["scale"] = torch.ones(())
+    bisect("captured dict's entry replaced", reads_captured_dict)
+
+    scaler = _Scaler()
+
+    def reads_module_buffer(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return _gelu_then_aot_error(x * scaler.scale, w)
+
+    bisect("module buffer", reads_module_buffer)
+    scaler.scale.zero_()
+    bisect("module buffer changed in place", reads_module_buffer)
+
+    default_scale = torch.zeros(())
+
+    def reads_default_argument(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor = default_scale) -> torch.Tensor:
+        return _gelu_then_aot_error(x * scale, w)
+
+    bisect("default argument", reads_default_argument)
+    default_scale.fill_(1.0)
+    bisect("default argument changed in place", reads_default_argument)
+    return answers
