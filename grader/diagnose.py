@@ -290,9 +290,8 @@ def failing_rules(package: Package, failed: Signature) -> tuple[CoverageEntry, .
     hidden probe failed: then no part is singled out, and the verdict already says the code is wrong throughout.
 
     The share is what keeps a bystander out: a part whose one probe fails among many others is failed *by* a mistake
-    made elsewhere far more often than it is the mistake (measured on three blind rounds' files no shipped mistake
-    was near: five named parts that pointed away from the mistake, each holding a fifth to a third of the failures,
-    went silent; of the six that half described it and the one that did, one was lost)."""
+    made elsewhere far more often than it is the mistake (the measurement on held-out blind files, and the rule it
+    was chosen over: docs/grading-integrity.md, "Diagnosis by failure signature", session 31)."""
     entries = package_coverage(package.files) or ()
     hidden = {spec.name for spec in package.hidden_probes}
     failing = set(failed) & hidden
