@@ -136,6 +136,7 @@ def run_probe(job: dict[str, Any], name: str, result_fd: int) -> None:
         if fn is None:
             raise LookupError(f"probe {name!r} is not registered")
         # The probe's own module-level code has run: what differs after the probe from here, its calls changed.
+        process_state.move_thread_stand_in_for_calls()
         before_calls = process_state.snapshot()
         value = fn(solution)
         left_by_calls = process_state.changes(before_calls, process_state.snapshot())

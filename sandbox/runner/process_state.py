@@ -27,6 +27,10 @@ stand-in count (:data:`STAND_IN_THREADS`) that only their own
 ``torch.set_num_threads`` moves; the real count is what it was, and torch's
 own code (Inductor sizes its kernels by it) and the probes keep reading the
 real one. Setting the stand-in count back really sets the sandbox's count.
+The import sees one stand-in count and the probe's calls another
+(:func:`move_thread_stand_in_for_calls`): a call that puts back a count read
+when its module was imported, instead of the one it found, leaves the
+caller's count changed, and only a count that moved in between shows it.
 
 The names in :data:`SETTINGS` are the only words of a report a hidden
 probe's message may show (``grader/feedback.py``): the child shares its
@@ -40,8 +44,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-# A count no solution picks, so that setting 1 (or the core count) and leaving it shows.
+# Counts no solution picks, so that setting 1 (or the core count) and leaving it shows: the one the candidate's
+# import sees, and the one its calls find (a caller may change the count between the two).
 STAND_IN_THREADS = 3
+CALLS_STAND_IN_THREADS = 7
 
 
 def _torch() -> Any:
@@ -57,6 +63,8 @@ class _Threads:
 
     def __init__(self) -> None:
         self.count = STAND_IN_THREADS
+        # The stand-in count that stands for the sandbox's real one: setting it restores the real count.
+        self.home = STAND_IN_THREADS
         self.solution_path = ""
         self.real: int | None = None
 
@@ -93,11 +101,22 @@ def install_thread_stand_in(solution_path: str) -> None:
             return
         # The stand-in count stands for the sandbox's real one: setting it back restores that.
         real = THREADS.real
-        real_set(real if real is not None and type(n) is int and n == STAND_IN_THREADS else n)
+        real_set(real if real is not None and type(n) is int and n == THREADS.home else n)
         THREADS.count = int(n)
 
     torch.get_num_threads = get_num_threads
     torch.set_num_threads = set_num_threads
+
+
+def move_thread_stand_in_for_calls() -> None:
+    """Show the probe's calls another stand-in count than the import saw, as a caller that sets its own would.
+
+    Called once the candidate's module is imported, before the probe's calls. A count the import itself left
+    changed is not moved (it is already reported).
+    """
+    if THREADS.real is None or THREADS.count != THREADS.home:
+        return
+    THREADS.count = THREADS.home = CALLS_STAND_IN_THREADS
 
 
 def _subnormals_flushed() -> bool:

@@ -7,7 +7,9 @@ flush-to-zero, a dispatch mode entered) must come back as
 (a context manager, a ``finally``) as plain observations. The thread count
 is the delicate one: the sandbox runs torch on one thread, so only the
 stand-in count the candidate's file sees can show ``set_num_threads(1)``
-left behind; a probe's own thread setting is not charged to the candidate.
+left behind, and only a stand-in that moves between the import and the calls
+can show a count put back to the one read at import; a probe's own thread
+setting is not charged to the candidate.
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ def one_thread_restored():
         torch.set_num_threads(old)
 
 
+IMPORT_COUNT = torch.get_num_threads()
+
+
+def one_thread_restored_to_import_count():
+    torch.set_num_threads(1)
+    try:
+        return IMPORT_COUNT
+    finally:
+        torch.set_num_threads(IMPORT_COUNT)
+
+
 def numpy_silenced():
     np.seterr(all="ignore")
     return 1
@@ -84,6 +97,7 @@ CALLS = [
     "no_grad_block",
     "one_thread_left",
     "one_thread_restored",
+    "one_thread_restored_to_import_count",
     "numpy_silenced",
     "numpy_errstate",
     "flush_denormal",
@@ -114,6 +128,8 @@ def probe_sets_its_own_threads(solution):
 LEFT = {
     "leaves_grad_off": "torch grad mode",
     "one_thread_left": "torch number of threads",
+    # The count read at import is not the one the call found (a caller may set its own in between).
+    "one_thread_restored_to_import_count": "torch number of threads",
     "numpy_silenced": "NumPy floating-point error handling",
     "flush_denormal": "subnormal numbers flushed to zero",
     "dispatch_mode_left_entered": "torch dispatch modes entered",
@@ -141,8 +157,11 @@ def test_a_setting_left_changed_by_a_call_fails_its_probe_and_one_put_back_does_
             assert probe.message.startswith("the calls of this probe left"), probe.message
         else:
             assert probe.status == "ok", (name, probe)
-    # What the candidate's file sees of the thread count is the stand-in, which a restore puts back.
-    assert run.probes["one_thread_restored"].observation == process_state.STAND_IN_THREADS
+    # What the candidate's file sees of the thread count is the stand-in, which a restore puts back: the import
+    # saw one count and the calls find another.
+    assert run.probes["one_thread_restored"].observation == process_state.CALLS_STAND_IN_THREADS
+    moved = f"torch number of threads (was {process_state.CALLS_STAND_IN_THREADS}, now {process_state.STAND_IN_THREADS})"
+    assert moved in run.probes["one_thread_restored_to_import_count"].message
     assert run.probes["probe_sets_its_own_threads"].status == "ok", run.probes["probe_sets_its_own_threads"]
 
 
