@@ -585,6 +585,113 @@ def none_gradients_count_as_delivered(solution: ModuleType) -> dict[str, Any]:
     return out
 
 
+#: The kinds of backward pass several probes repeat their graphs with: (label, keyword arguments of backward).
+_PASS_KINDS = (
+    ("", {}),
+    (", retain_graph=True", {"retain_graph": True}),
+    (", create_graph=True, retain_graph=False", {"create_graph": True, "retain_graph": False}),
+)
+
+
+def _none_only_graphs(solution: ModuleType) -> list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, tuple[Any, int]]]]:
+    """Graphs in which some nodes are reached only by None gradients (custom nodes that give an input none).
+
+    Each entry is (label, backward, leaves, nodes): ``backward(**kwargs)``
+    runs a backward of the graph, and ``nodes`` names the nodes that only None
+    reaches and saved Variables, each with the size of the gradient it takes,
+    so that a probe can call them after the pass.
+    """
+    V = solution.Variable
+    stop, _times_held = _none_for_input_ops(solution)
+    graphs = []
+
+    x = V([0.3, -0.8, 1.4], requires_grad=True)
+    w = V([2.0, 0.5, -1.0], requires_grad=True)
+    prod = w * x  # MulBackward gets only None; so does w's AccumulateGrad
+    loss = stop(prod).sum() + x.sin().sum()
+    graphs.append(("a product, and a leaf behind it", lambda loss=loss, **kw: loss.backward(**kw), (x, w), {"MulBackward w * x": (prod.grad_fn, 3)}))
+
+    u = V([0.4, -0.2], requires_grad=True)
+    k = V([1.0, 2.0], requires_grad=True)
+    loss = stop(u).sum() + (k * k).sum()  # u's AccumulateGrad gets only None
+    graphs.append(("a leaf", lambda loss=loss, **kw: loss.backward(**kw), (u, k), {}))
+
+    z = V([0.5, 1.5], requires_grad=True)
+    c = V([2.0, -1.0], requires_grad=True)
+    t = z.tanh()
+    s = t.cos()
+    m = s * c
+    loss = stop(m).sum() + (z * 3.0).sum()  # a chain of three nodes gets only None
+    nodes = {"TanhBackward": (t.grad_fn, 2), "CosBackward": (s.grad_fn, 2), "MulBackward": (m.grad_fn, 2)}
+    graphs.append(("a chain", lambda loss=loss, **kw: loss.backward(**kw), (z, c), nodes))
+
+    y = V(np.linspace(-1.0, 1.0, 5), requires_grad=True)
+    e = y.exp()
+    p, q = e.split([2, 3])
+    loss = stop(p).sum() + stop(q).sum() + (y * 2.0).sum()  # the split node gets None in both slots, ExpBackward behind it
+    graphs.append(("both pieces of a split", lambda loss=loss, **kw: loss.backward(**kw), (y,), {"ExpBackward": (e.grad_fn, 5)}))
+
+    r = V([0.7, -0.3], requires_grad=True)
+    h = r.sin()
+    root = stop(h)
+    graphs.append(
+        (
+            "the roots: one whose node gives None, and its own input",
+            lambda root=root, h=h, **kw: solution.backward([root, (h * 0.0).sum() + r.sum()], [V([1.0, 1.0]), V(1.0)], **kw),
+            (r,),
+            {},
+        )
+    )
+    return graphs
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["none-gradients", "topo-order"])
+def nodes_reached_only_by_none_run(solution: ModuleType) -> dict[str, Any]:
+    """Nodes that only None gradients reach are still called, once each: every node of the graph runs, a leaf's AccumulateGrad included.
+
+    A node whose every slot got None returns None for each input without
+    computing anything (Node.__call__ does that), but it is still a node the
+    backward runs: the engine calls it, like any other, once every edge
+    pointing at it has delivered. An engine that skips the call (red team
+    round 4: "it would return None anyway"), whether it then releases the
+    node or not, runs fewer nodes than the graph has. Every call of a node is
+    counted by the profile hook of call_stack_stays_shallow, with and without
+    retain_graph and create_graph.
+    """
+    node_call = solution.Node.__call__.__code__
+    out: dict[str, Any] = {}
+    for kwargs_label, kwargs in (("", {}), (", retain_graph=True", {"retain_graph": True}), (", create_graph=True", {"create_graph": True})):
+        for label, run, leaves, _nodes in _none_only_graphs(solution):
+            seen = _watch_call_stack(lambda run=run, kwargs=kwargs: run(**kwargs), (node_call,))
+            out[label + kwargs_label] = {
+                "raised": seen["error"],
+                "node runs": seen["calls"][node_call],
+                "grads": [_grad(leaf) for leaf in leaves],
+            }
+    return out
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["none-gradients", "retain-graph"])
+def nodes_reached_only_by_none_are_released(solution: ModuleType) -> dict[str, Any]:
+    """Without retain_graph, the nodes that only None gradients reach are released too, like every node the backward ran.
+
+    They ran (nodes_reached_only_by_none_run), so a backward that does not
+    retain the graph releases them right after: calling one directly
+    afterwards raises the freed-graph RuntimeError. With retain_graph=True
+    they keep their saved Variables. An engine that neither calls nor
+    releases them (red team round 4) leaves them holding what they saved.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+    for kwargs_label, kwargs in _PASS_KINDS:
+        for label, run, leaves, nodes in _none_only_graphs(solution):
+            if nodes:
+                step: dict[str, Any] = {"backward": raises(run, **kwargs), "grads": [_grad(leaf) for leaf in leaves]}
+                step.update({name: _call_node(node, V(np.linspace(1.0, 2.0, size))) for name, (node, size) in nodes.items()})
+                out[label + kwargs_label] = step
+    return out
+
+
 @probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["accumulate"])
 def summed_gradient_passed_on_to_two_nodes(solution: ModuleType) -> dict[str, Any]:
     """A gradient summed from two paths that an addition passes on unchanged to two nodes, each waiting for more.
@@ -1044,6 +1151,260 @@ def released_nodes_that_saved_nothing_run_again(solution: ModuleType) -> dict[st
     return out
 
 
+def _recorded(out: Any, node: Any) -> Any:
+    """``out`` as the output of ``node``, an op of the probe's own (as a torch.autograd.Function's output is)."""
+    out.requires_grad, out.grad_fn, out.output_nr = True, node, 0
+    return out
+
+
+def _released_by_api_ops(solution: ModuleType) -> tuple[Callable[[Any], Any], Callable[[Any], tuple[Any, Any]]]:
+    """Two custom ops whose nodes override release_variables.
+
+    ``square(a)`` is ``a * a``; its node keeps ``a`` in an attribute of its
+    own (a Function's ctx), not through save_for_backward, drops it in its
+    release_variables, and raises the freed-graph RuntimeError when called
+    without it. ``tracked(a)`` is a copy of ``a`` whose node saved nothing
+    and notes whether its release_variables was called; it returns (output,
+    node).
+    """
+
+    class CtxSquareBackward(solution.Node):
+        def release_variables(self) -> None:
+            self.ctx = None
+            super().release_variables()
+
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            (g,) = grad_inputs
+            if self.ctx is None:
+                raise RuntimeError("Trying to backward through the graph a second time")
+            return [g * (self.ctx * 2.0)]
+
+    class TrackedBackward(solution.Node):
+        released = False
+
+        def release_variables(self) -> None:
+            self.released = True
+            super().release_variables()
+
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            return [grad_inputs[0]]
+
+    def square(a: Any) -> Any:
+        node = CtxSquareBackward([a.gradient_edge()])
+        node.ctx = a
+        return _recorded(solution.Variable(a.data * a.data), node)
+
+    def tracked(a: Any) -> tuple[Any, Any]:
+        node = TrackedBackward([a.gradient_edge()])
+        return _recorded(solution.Variable(a.data), node), node
+
+    return square, tracked
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["retain-graph"])
+def release_through_release_variables(solution: ModuleType) -> dict[str, Any]:
+    """Nodes are released by calling their release_variables(): the probe's own nodes that override it, keeping what they saved elsewhere, too.
+
+    ``node.release_variables()`` is how the engine releases a node (rule 4),
+    and a custom node may override it, as one keeping its context in an
+    attribute of its own does. An engine that clears the framework's storage
+    itself (``node._saved = None``, red team round 4) never releases such a
+    node: a second backward through it succeeds and adds its gradient again.
+    Nodes that saved nothing note whether their release_variables was called:
+    each node a backward without retain_graph ran, and no other.
+    """
+    V = solution.Variable
+    square, tracked = _released_by_api_ops(solution)
+    out: dict[str, Any] = {}
+
+    x = V([1.0, -2.0, 0.5], requires_grad=True)
+    sq = square(x)
+    (sq.sum() + x.sin().sum()).backward()
+    first = _grad(x)
+    out["plain backward, then again through the node"] = {"x.grad": first, "again": raises(sq.sum().backward), "x.grad after": _grad(x)}
+
+    x = V([0.5, 1.5], requires_grad=True)
+    sq = square(x.exp())
+    loss = (sq * 3.0).sum()
+    runs = [raises(loss.backward, retain_graph=True), raises(loss.backward), raises(loss.backward)]
+    out["retain_graph=True, then without, then again"] = {"backwards": runs, "x.grad": _grad(x)}
+
+    x = V([0.3, -0.7], requires_grad=True)
+    sq = square(x)
+    sq.sum().backward(create_graph=True, retain_graph=False)
+    gx = x.grad
+    x.grad = None
+    gx.sum().backward()
+    out["create_graph=True, retain_graph=False"] = {"x.grad of sum(x.grad)": _grad(x), "again": raises(sq.sum().backward)}
+
+    for label, kwargs in _PASS_KINDS:
+        y = V([0.2, 0.9], requires_grad=True)
+        a, first_node = tracked(y.sin())
+        b, second_node = tracked(a * 2.0)
+        _other, other_node = tracked(y.exp())  # another graph on the same leaf: never run here
+        b.sum().backward(**kwargs)
+        out[f"nodes that saved nothing{label}"] = {
+            "first released": first_node.released,
+            "second released": second_node.released,
+            "a node of another graph released": other_node.released,
+            "y.grad": _grad(y),
+        }
+
+    # A pass that raises partway: the node above the failing one ran and is released, the one below is not.
+    z = V([0.4, 1.1], requires_grad=True)
+    below, below_node = tracked(z * 2.0)
+    s = below.sin()
+    above, above_node = tracked(s * 3.0)
+    s.grad_fn.release_variables()
+    failed = raises(above.sum().backward)
+    out["a pass that raises partway"] = {
+        "backward": failed,
+        "above released": above_node.released,
+        "below released": below_node.released,
+        "z.grad": _grad(z),
+    }
+    return out
+
+
+def _picky_op(solution: ModuleType) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """``picky(a, c)``: ``a * c`` (c saved with save_for_backward); its backward raises ValueError on a gradient above 100. Returns (output, node)."""
+
+    class PickyBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            (g,) = grad_inputs
+            (c,) = self.saved_tensors
+            if float(np.abs(g.data).max()) > 100.0:
+                raise ValueError("gradient out of range")
+            return [g * c]
+
+    def picky(a: Any, c: Any) -> tuple[Any, Any]:
+        node = PickyBackward([a.gradient_edge()])
+        node.save_for_backward(c)
+        return _recorded(solution.Variable(a.data * c.data), node), node
+
+    return picky
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["retain-graph", "node-errors"])
+def node_that_raised_is_not_released(solution: ModuleType) -> dict[str, Any]:
+    """A node whose call raised did not run: it is not released, and a later backward through it works.
+
+    A node of the probe's own raises ValueError for a gradient it refuses. It
+    never ran, so a backward without retain_graph must leave its saved
+    Variables alone (rule 4: only the nodes that ran are released), as it
+    leaves the nodes below it; the nodes above it ran and are released. A
+    retry with an acceptable gradient then succeeds. An engine that releases
+    each node in a ``finally`` around its call (red team round 4) releases
+    the node that raised, and the retry fails.
+    """
+    V = solution.Variable
+    picky = _picky_op(solution)
+    one2 = V([1.0, -1.0])
+    out: dict[str, Any] = {}
+
+    for label, kwargs in _PASS_KINDS[::2]:  # with retain_graph=True nothing is released anyway
+        x = V([1.0, 2.0], requires_grad=True)
+        root, node = picky(x, V([3.0, 4.0]))
+        refused = raises(solution.backward, [root], [V([1000.0, 1.0])], **kwargs)
+        held = _call_node(node, one2)
+        retry = raises(solution.backward, [root], [V([1.0, 1.0])], **kwargs)
+        after_retry = _grad(x)
+        again = raises(solution.backward, [root], [V([1.0, 1.0])])
+        out[f"the root's node raises{label}"] = {
+            "backward": refused,
+            "node called": held,
+            "retry": retry,
+            "x.grad": after_retry,
+            "a third backward": again,
+        }
+
+        x = V([0.5, -0.5], requires_grad=True)
+        e = x.exp()
+        mid, node = picky(e, V([2.0, -1.0]))
+        top = mid * 500.0
+        refused = raises(top.sum().backward, **kwargs)
+        out[f"inside a graph{label}"] = {
+            "backward": refused,
+            "MulBackward above": _call_node(top.grad_fn, one2),
+            "the node that raised": _call_node(node, one2),
+            "ExpBackward below": _call_node(e.grad_fn, one2),
+            "x.grad": _grad(x),
+            "retry through another root": raises((mid * 0.5).sum().backward, **kwargs),
+            "x.grad after the retry": _grad(x),
+        }
+    return out
+
+
+@probe(category="retain-graph", weight=2, rtol=1e-9, atol=1e-12, hints=["retain-graph"])
+def released_right_after_running(solution: ModuleType) -> dict[str, Any]:
+    """While a backward runs, the nodes that already ran are released and the others are not: a node of the probe's own looks, when it runs.
+
+    The node (an identity op) calls, while the engine runs it, nodes that
+    send it gradients (so they ran before it, in any valid order) and a node
+    below it (which cannot have run yet), and notes which raise the
+    freed-graph RuntimeError. Without retain_graph each node is released
+    right after it runs (rule 4), so those above are released and the one
+    below is not. An engine that releases the nodes it ran only at the end of
+    the pass, even in a ``finally`` (red team round 4), or one step late,
+    leaves them holding their saved Variables meanwhile.
+    """
+    V = solution.Variable
+    out: dict[str, Any] = {}
+
+    class SpyBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            for name, (node, size) in self.watched.items():
+                try:
+                    node([V(np.ones(size))])
+                except RuntimeError:
+                    self.seen[name] = "released"
+                else:
+                    self.seen[name] = "kept"
+            return [grad_inputs[0]]
+
+    def spy(a: Any) -> tuple[Any, Any]:
+        node = SpyBackward([a.gradient_edge()])
+        node.watched, node.seen = {}, {}
+        return _recorded(V(a.data), node), node
+
+    for label, kwargs in _PASS_KINDS:
+        x = V([0.3, -0.6, 1.2], requires_grad=True)
+        c = V([1.5, 2.0, -0.5], requires_grad=True)
+        e = x.exp()
+        s, node = spy(e)
+        t = s * c  # sends the spy its gradient: the last node to run before it
+        u = t.sin()
+        v = u * 2.0
+        node.watched = {
+            "MulBackward s * c (its producer)": (t.grad_fn, 3),
+            "SinBackward": (u.grad_fn, 3),
+            "MulBackward u * 2": (v.grad_fn, 3),
+            "ExpBackward below": (e.grad_fn, 3),
+        }
+        failed = raises(v.sum().backward, **kwargs)
+        out[f"a chain{label}"] = {"backward": failed, "seen while the spy ran": dict(node.seen), "x.grad": _grad(x), "c.grad": _grad(c)}
+
+        y = V([0.8, -0.2], requires_grad=True)
+        w = V([2.0, 0.5], requires_grad=True)
+        yw = y * w
+        s, node = spy(yw)
+        t = s * s
+        a1 = t.sin()
+        a2 = t.cos()
+        m = a2 * 3.0
+        d = a1 + m
+        node.watched = {
+            "MulBackward s * s (its producer)": (t.grad_fn, 2),
+            "SinBackward": (a1.grad_fn, 2),
+            "CosBackward": (a2.grad_fn, 2),
+            "MulBackward cos * 3": (m.grad_fn, 2),
+            "MulBackward y * w below": (yw.grad_fn, 2),
+        }
+        failed = raises(d.sum().backward, **kwargs)
+        out[f"a diamond above{label}"] = {"backward": failed, "seen while the spy ran": dict(node.seen), "y.grad": _grad(y), "w.grad": _grad(w)}
+    return out
+
+
 # ---------------------------------------------------------------- double-backward
 
 
@@ -1368,4 +1729,150 @@ def repeated_backwards(solution: ModuleType) -> dict[str, Any]:
         "x.grad of the first pass": np.array(kept.data),
         "w.grad of the create_graph pass": np.array(kept_with_graph.data),
     }
+    return out
+
+
+# ---------------------------------------------------------------- nodes that raise or run a backward of their own
+
+
+class _NodeFailure(Exception):
+    """An exception class of the probe's own, raised by one of its nodes."""
+
+
+@probe(category="correctness", weight=2, hints=["node-errors"])
+def node_exceptions_pass_through_unchanged(solution: ModuleType) -> dict[str, Any]:
+    """What a node raises leaves backward unchanged: the same exception object, of its own type, never wrapped in another.
+
+    Nodes of the probe's own raise ValueError, KeyError, RuntimeError and an
+    exception class of the probe's own, as the root's node and below other
+    nodes, with and without create_graph. The exception the caller catches
+    must be the very object the node raised (PyTorch lets a Function's
+    exception through as it is). An engine that wraps it in a RuntimeError
+    naming the node (red team round 4), raises a new one of the same type
+    with more words, or swallows it and goes on, gets a case wrong. The
+    caller's grad mode must be back after each.
+    """
+    V = solution.Variable
+
+    class RaiseBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            raise self.error
+
+    def raising(a: Any, error: BaseException) -> Any:
+        node = RaiseBackward([a.gradient_edge()])
+        node.error = error
+        return _recorded(V(a.data * 2.0), node)
+
+    out: dict[str, Any] = {}
+    for error_label, make in (
+        ("ValueError", lambda: ValueError("this op has no backward for these values")),
+        ("KeyError", lambda: KeyError("missing")),
+        ("RuntimeError", lambda: RuntimeError("a node's own RuntimeError")),
+        ("the probe's own class", lambda: _NodeFailure("custom failure", 42)),
+    ):
+        for place in ("the root's node", "below other nodes"):
+            for kwargs_label, kwargs in (("", {}), (", create_graph=True", {"create_graph": True})):
+                x = V([0.5, -1.5], requires_grad=True)
+                error = make()
+                r = raising(x.sin(), error)
+                loss = r.sum() if place == "the root's node" else (r.exp() * 3.0).sum() + x.sum()
+                caught: BaseException | None = None
+                try:
+                    loss.backward(**kwargs) if place != "the root's node" else solution.backward([r], [V([1.0, 1.0])], **kwargs)
+                except Exception as exc:  # noqa: BLE001 - what comes out is the observation
+                    caught = exc
+                out[f"{error_label}, {place}{kwargs_label}"] = {
+                    "raised": None if caught is None else type(caught).__name__,
+                    "the node's own exception object": caught is error,
+                    "its args": None if caught is None else [str(a) for a in caught.args],
+                    "grad mode": bool(solution.is_grad_enabled()),
+                }
+    return out
+
+
+def _checkpoint_op(solution: ModuleType) -> Callable[[Callable[[Any], Any], Any], Any]:
+    """``checkpoint(fn, a)``: ``fn(a)`` computed without a graph, whose node recomputes it and back-propagates through it with a backward of its own.
+
+    That is torch.utils.checkpoint's reentrant form: the node's backward
+    builds ``fn`` again on a detached copy of ``a`` with grad mode on, calls
+    ``backward`` on it with the gradient it received, and returns the copy's
+    ``.grad``. Leaves ``fn`` uses other than ``a`` (parameters) get their
+    gradient from that inner backward directly.
+    """
+
+    class CheckpointBackward(solution.Node):
+        def apply(self, grad_inputs: list[Any]) -> list[Any]:
+            (g,) = grad_inputs
+            with solution.enable_grad():
+                a = solution.Variable(self.input.data, requires_grad=True)
+                result = self.fn(a)
+                solution.backward([result], [solution.Variable(g.data)])
+            return [a.grad]
+
+    def checkpoint(fn: Callable[[Any], Any], a: Any) -> Any:
+        if not (solution.is_grad_enabled() and a.requires_grad):
+            return fn(a)  # nothing to record: the forward of a checkpoint inside a checkpoint
+        with solution.no_grad():
+            value = fn(solution.Variable(a.data))
+        node = CheckpointBackward([a.gradient_edge()])
+        node.input, node.fn = a, fn
+        return _recorded(solution.Variable(value.data), node)
+
+    return checkpoint
+
+
+@probe(category="correctness", weight=2, rtol=1e-9, atol=1e-12, hints=["reentrant", "state"])
+def reentrant_backward_inside_a_node(solution: ModuleType) -> dict[str, Any]:
+    """A node that runs a backward of its own while the engine runs it (checkpointing): the inner backward completes, and the outer one goes on.
+
+    A node of the probe's own recomputes its op and calls backward on it, as
+    torch.utils.checkpoint does, while the outer backward has nodes still
+    waiting and gradients still buffered. Each call of execute must keep its
+    pass's state to itself. An engine that keeps the pass's counts, buffers or
+    ready queue on the engine object (red team round 4) and resets them at
+    the start of each call loses the outer pass when the inner one starts:
+    the outer nodes still waiting never run. Checkpoints nest (a checkpointed
+    function that checkpoints again), parameters inside them get gradients
+    from both passes, a retained graph is run twice, and a backward called
+    under no_grad gets its grad mode back off, whatever the inner pass did.
+    """
+    V = solution.Variable
+    checkpoint = _checkpoint_op(solution)
+    out: dict[str, Any] = {}
+
+    x = V([0.3, -0.9, 1.2], requires_grad=True)
+    w = V([1.5, 0.5, -1.0], requires_grad=True)
+    h = x.sin()
+    c = checkpoint(lambda a: (a * a).tanh() * a, h * w)
+    (c.sum() + (h * 2.0).sum() + w.exp().sum()).backward()  # h's node and both leaves still wait when the checkpoint runs
+    out["the outer pass waits on both sides"] = {"x.grad": _grad(x), "w.grad": _grad(w)}
+
+    x = V([0.4, 1.1], requires_grad=True)
+    p = V([2.0, -0.5], requires_grad=True)
+    c = checkpoint(lambda a: (a * p).sin() * p, x.exp())
+    (c.sum() + (p * p * x).sum()).backward()
+    out["a parameter inside the checkpoint and outside"] = {"x.grad": _grad(x), "p.grad": _grad(p)}
+
+    x = V([0.2, -0.6, 0.8], requires_grad=True)
+    q = V([1.2, 0.7, -0.4], requires_grad=True)
+    c = checkpoint(lambda a: checkpoint(lambda b: b.sin() * b, a * q).exp() + a, x * 1.5)
+    (c * x).sum().backward()
+    out["a checkpoint inside a checkpoint"] = {"x.grad": _grad(x), "q.grad": _grad(q)}
+
+    x = V([0.5, -0.25], requires_grad=True)
+    c = checkpoint(lambda a: a.exp() * a, x.cos())
+    loss = (c * x).sum() + x.tanh().sum()
+    loss.backward(retain_graph=True)
+    once = _grad(x)
+    loss.backward()
+    out["a retained graph run twice"] = {"x.grad 1": once, "x.grad 2": _grad(x), "again": raises(loss.backward)}
+
+    # The caller's grad mode is off: each pass restores its own caller's mode, the outer one off.
+    x = V([0.9, -0.4], requires_grad=True)
+    c = checkpoint(lambda a: a.sin() * a, x * 2.0)
+    loss = (c * c).sum()
+    with solution.no_grad():
+        failed = raises(loss.backward)
+        mode = bool(solution.is_grad_enabled())
+    out["called under no_grad"] = {"backward": failed, "grad mode after it": mode, "x.grad": _grad(x)}
     return out

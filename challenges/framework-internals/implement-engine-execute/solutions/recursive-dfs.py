@@ -47,9 +47,8 @@ class Engine:
                     slots = buffers.setdefault(node, [None] * node.num_inputs)
                     slots[input_nr] = grad if slots[input_nr] is None else slots[input_nr] + grad
             for node in reversed(order):
-                grad_inputs = buffers.pop(node, None)
-                if grad_inputs is None:
-                    continue
+                # A node that got only None still runs (it returns None for each input).
+                grad_inputs = buffers.pop(node, None) or [None] * node.num_inputs
                 grads = node(grad_inputs)
                 if not retain_graph:
                     node.release_variables()
