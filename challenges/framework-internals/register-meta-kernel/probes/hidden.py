@@ -784,3 +784,186 @@ def grads_bfloat16_beyond_float16_range(solution: Any) -> dict[str, Any]:
         "large grad_rstd": _bfloat16_case(randn(4, 16, dtype=bf16, seed=467), weight.clone(), 1.0, 1e6, seed=468),
         "large weight": _bfloat16_case(randn(4, 16, dtype=bf16, seed=473), (2e5 * weight).to(bf16), 1.0, 1.0, seed=474),
     }
+
+
+# ---------------------------------------------------------------- blind red team round 4
+
+@probe(category="eager", weight=2, hints=["opaque-op"])
+def eager_kernel_is_the_given_one(solution: Any) -> dict[str, Any]:
+    """The op's CPU kernel is still the given one: every eager call moves the data to NumPy, and the kernel refuses fake and meta tensors."""
+    # A kernel rewritten in torch ops never calls Tensor.numpy (np.asarray goes through it too), and it runs
+    # on fake and meta tensors, so a fake kernel could simply call it. The kernel is reached through the
+    # dispatcher at its CPU key, however it was registered.
+    numpy_calls: list[int] = []
+    to_numpy = torch.Tensor.numpy
+
+    def counted(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        numpy_calls.append(1)
+        return to_numpy(self, *args, **kwargs)
+
+    out: dict[str, Any] = {}
+    torch.Tensor.numpy = counted  # type: ignore[method-assign]
+    try:
+        for i, dtype in enumerate(ALL_DTYPES):
+            numpy_calls.clear()
+            rms_norm(randn(3, 8, dtype=dtype, seed=500 + 2 * i), randn(8, dtype=dtype, seed=501 + 2 * i))
+            out[f"eager {dtype} call leaves torch through Tensor.numpy"] = len(numpy_calls) > 0
+    finally:
+        torch.Tensor.numpy = to_numpy  # type: ignore[method-assign]
+    op = torch.ops.interview.rms_norm.default
+    cpu_only = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+    for dtype in (torch.float32, torch.bfloat16):
+        meta = (torch.empty(3, 8, dtype=dtype, device="meta"), torch.empty(8, dtype=dtype, device="meta"))
+        out[f"CPU kernel refuses meta {dtype} tensors"] = error_name(lambda m=meta: op.redispatch(cpu_only, *m, EPS)) != "ok"
+        with FakeTensorMode():
+            fake = (torch.empty(3, 8, dtype=dtype), torch.empty(8, dtype=dtype))
+            out[f"CPU kernel refuses fake {dtype} tensors"] = error_name(lambda f=fake: op.redispatch(cpu_only, *f, EPS)) != "ok"
+    return out
+
+
+@probe(category="fake", weight=2, hints=["fake-kernel", "fake-strides"])
+def fake_kernel_never_runs_the_eager_kernel(solution: Any) -> dict[str, Any]:
+    """FakeTensorMode and meta with the eager kernel replaced by one that raises: the fake kernel alone describes the outputs."""
+    from torch._library.custom_ops import OPDEFS
+
+    real_kernel_calls: list[int] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        real_kernel_calls.append(1)
+        raise RuntimeError("the eager kernel ran on tensors without data")
+
+    opdef = OPDEFS.get("interview::rms_norm")
+    kept = None if opdef is None else (opdef._init_fn, dict(opdef._backend_fns))
+    if opdef is not None:
+        opdef._init_fn = refuse
+        for device in list(opdef._backend_fns):
+            opdef._backend_fns[device] = refuse
+
+    def described(make: Callable[[], dict[str, Any]]) -> Any:
+        try:
+            return make()
+        except Exception:  # noqa: BLE001 - the failure is the observation
+            return "raised"
+
+    out: dict[str, Any] = {}
+    try:
+        with FakeTensorMode():
+            out["fake float32 (4, 8)"] = described(lambda: fake_call(torch.empty(4, 8), torch.empty(8)))
+            out["fake bfloat16 transposed"] = described(
+                lambda: fake_call(torch.empty(8, 3, dtype=torch.bfloat16).t(), torch.empty(8, dtype=torch.bfloat16))
+            )
+        out["meta float64 (2, 3, 5)"] = described(
+            lambda: fake_call(
+                torch.empty(2, 3, 5, dtype=torch.float64, device="meta"), torch.empty(5, dtype=torch.float64, device="meta")
+            )
+        )
+    finally:
+        if opdef is not None and kept is not None:
+            opdef._init_fn = kept[0]
+            opdef._backend_fns.clear()
+            opdef._backend_fns.update(kept[1])
+    out["eager kernel calls"] = len(real_kernel_calls)
+    return out
+
+
+def _numpy_bits(values: torch.Tensor, dtype: torch.dtype) -> Any:
+    """values rounded to dtype, as the NumPy array whose bytes are those of the dtype (int16 for half dtypes)."""
+    t = values.to(dtype)
+    return t.numpy() if dtype == torch.float64 else t.view(torch.int16).numpy()
+
+
+@probe(category="autograd", weight=2, rtol=2e-2, atol=2e-2, hints=["state"])
+def values_changed_behind_the_version_counter(solution: Any) -> dict[str, Any]:
+    """Calls and backwards on the same tensors, changed through .data and through shared NumPy memory in between: every gradient right."""
+    # Writes through .data (old-style optimizers, p.data.copy_ when loading a checkpoint) and through a NumPy
+    # array that shares the tensor's memory leave the tensor's _version alone: a memo of the weight (or of x)
+    # in acc that is checked against the same live tensor at the same version returns the old values.
+    rows, dim = 3, 8
+    out: dict[str, Any] = {}
+    for n, dtype in enumerate((torch.float64, torch.bfloat16, torch.float16)):
+        seed = 600 + 40 * n
+        steps = _DtypeSteps(out, str(dtype))
+        np_dtype = np.float64 if dtype == torch.float64 else np.int16
+        memory = (np.zeros((rows, dim), dtype=np_dtype), np.zeros(dim, dtype=np_dtype))
+        memory[0][...] = _numpy_bits(randn(rows, dim, dtype=torch.float64, seed=seed), dtype)
+        memory[1][...] = _numpy_bits(randn(dim, dtype=torch.float64, seed=seed + 1), dtype)
+        x = _over_memory(memory[0], dtype).requires_grad_()
+        weight = _over_memory(memory[1], dtype).requires_grad_()
+        steps["first call"] = _call_and_grad(x, weight, EPS, seed=seed + 2)
+        weight.data.mul_(-2.0).add_(randn(dim, dtype=dtype, seed=seed + 3))  # an optimizer step through .data
+        steps["weight changed through .data"] = _call_and_grad(x, weight, EPS, seed=seed + 4)
+        x.data.copy_(3.0 * randn(rows, dim, dtype=torch.float64, seed=seed + 5) + 1.0)
+        steps["x changed through .data"] = _call_and_grad(x, weight, EPS, seed=seed + 6)
+        weight.data.copy_(2.0 + randn(dim, dtype=torch.float64, seed=seed + 7))  # a checkpoint loaded
+        x.data.copy_(randn(rows, dim, dtype=torch.float64, seed=seed + 8) - 1.0)
+        steps["both loaded through .data.copy_"] = _call_and_grad(x, weight, 0.5, seed=seed + 9)
+        memory[1][...] = _numpy_bits(randn(dim, dtype=torch.float64, seed=seed + 10) - 2.0, dtype)
+        steps["weight written through shared NumPy memory"] = _call_and_grad(x, weight, EPS, seed=seed + 11)
+        memory[0][...] = _numpy_bits(2.0 * randn(rows, dim, dtype=torch.float64, seed=seed + 12), dtype)
+        steps["x written through shared NumPy memory"] = _call_and_grad(x, weight, EPS, seed=seed + 13)
+        versions_unchanged = x._version == 0 and weight._version == 0
+        out.setdefault("version counters never moved", {})[str(dtype)] = versions_unchanged
+    return out
+
+
+def _float64_truth(
+    x: torch.Tensor, weight: torch.Tensor, eps: float, gy: torch.Tensor, grstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Gradients of the op at (x, weight, eps) for incoming (gy, grstd), by autograd through a float64 formula."""
+    xd = x.detach().to(torch.float64).requires_grad_()
+    wd = weight.detach().to(torch.float64).requires_grad_()
+    rstd = torch.rsqrt(xd.pow(2).mean(dim=-1) + eps)
+    y = xd * rstd.unsqueeze(-1) * wd
+    grads = torch.autograd.grad((y, rstd), (xd, wd), (gy.to(torch.float64), grstd.to(torch.float64)))
+    return grads[0], grads[1]
+
+
+def _raises_or_grads_of_the_call(
+    dtype: torch.dtype, change: Callable[..., Any] | None, tol: float, seed: int
+) -> bool:
+    """Call the op, change a tensor in place (a torch in-place op), then run its backward.
+
+    True when that backward raises, or returns the gradients of the call as it
+    ran (from the values before the change, float64 truth, within tol). With
+    no change (change None), raising is not an answer: only the gradients are.
+    """
+    x = randn(3, 8, dtype=dtype, seed=seed).requires_grad_()
+    weight = (1.0 + randn(8, dtype=torch.float64, seed=seed + 1)).to(dtype).requires_grad_()
+    y, rstd = rms_norm(x, weight)
+    gy = randn(*y.shape, dtype=y.dtype, seed=seed + 2)
+    grstd = randn(*rstd.shape, dtype=rstd.dtype, seed=seed + 3)
+    truth = _float64_truth(x, weight, EPS, gy, grstd)
+    if change is not None:
+        with torch.no_grad():
+            change(x=x, weight=weight, y=y, rstd=rstd)
+    try:
+        grads = torch.autograd.grad((y, rstd), (x, weight), (gy, grstd))
+    except Exception:  # noqa: BLE001 - raising is one of the two right answers, after a change
+        return change is not None
+    rtol, atol = (1e-9, 1e-12) if dtype == torch.float64 else (tol, tol)
+    return all(
+        isinstance(g, torch.Tensor)
+        and g.shape == t.shape
+        and bool(torch.allclose(g.detach().to(torch.float64), t, rtol=rtol, atol=atol))
+        for g, t in zip(grads, truth, strict=True)
+    )
+
+
+@probe(category="autograd", weight=2, hints=["autograd-save"])
+def changed_in_place_before_backward(solution: Any) -> dict[str, Any]:
+    """x, weight or an output changed in place between a call and its backward: the backward raises, or returns the gradients of the call that ran."""
+    changes: dict[str, Callable[..., Any] | None] = {
+        "nothing changed": None,
+        "x changed in place": lambda x, **_: x.mul_(3.0).add_(1.0),
+        "weight changed in place": lambda weight, **_: weight.mul_(-2.0).add_(0.5),
+        "rstd changed in place": lambda rstd, **_: rstd.mul_(2.0),
+        "y changed in place": lambda y, **_: y.mul_(-1.5),
+        "x and weight changed in place": lambda x, weight, **_: (x.add_(2.0), weight.mul_(3.0)),
+    }
+    out: dict[str, Any] = {}
+    for n, dtype in enumerate((torch.float64, torch.bfloat16, torch.float16)):
+        out[str(dtype)] = {
+            name: _raises_or_grads_of_the_call(dtype, change, 2e-2, seed=700 + 40 * n + 4 * k)
+            for k, (name, change) in enumerate(changes.items())
+        }
+    return out
