@@ -343,3 +343,188 @@ def side_effects(actual: Any, expected: Any) -> CheckResult:
     except Failed as failure:
         return CheckResult(False, str(failure))
     return CheckResult(True, "")
+
+
+# ---------------------------------------------------------------- red team round 3
+# Checks of the round-3 probes, which read deltas off batches of zeros (each output is the float32
+# delta itself). Each failure names a reason, so the diagnosis tells the mistakes apart.
+
+UNIT_DISTINCT_SHARE = 0.95  # of a few hundred float32 draws, at most a handful coincide; a float16 draw keeps ~87%
+GRID_BITS = 16  # u = (delta + max_delta) / (2 max_delta) on a grid of 2**-16 or coarser: a float16 or 16-bit draw
+GRID_SHARE = 0.5  # a float32 draw lands on that grid once in 128 (23 random bits), never half the time
+LOW_BITS = 24  # the bits of u read for cycles: float32's resolution
+LONGEST_CYCLE = 64  # an LCG's low k bits cycle every 2**k calls: bits 0 to 5 of its state within 64
+PAIR_CELLS = 4  # consecutive draws (u_k, u_k+1) in a 4 x 4 grid: an independent stream fills every cell
+INTEGER_DTYPES = ("int32", "int64", "uint32", "uint64")
+
+
+def _result(reason: str, message: str) -> CheckResult:
+    return CheckResult(False, message, {"reason": reason})
+
+
+def _units(name: str, run: dict) -> list[float] | CheckResult:
+    """u = (delta + max_delta) / (2 max_delta) of every call, each delta one offset inside the range; or the failure."""
+    deltas, spreads, bound = run.get("deltas"), run.get("spreads"), run.get("max_delta")
+    if not isinstance(deltas, list) or not isinstance(spreads, list) or not isinstance(bound, float):
+        return _result("record", f"augmenter {name}: the record of its calls is incomplete")
+    if run.get("shapes_ok") is not True:
+        return _result("shape", f"augmenter {name}: a call returned another shape or dtype than its float32 input's")
+    for i, (d, spread) in enumerate(zip(deltas, spreads, strict=False)):
+        if not isinstance(d, float) or not abs(d) <= bound * (1 + 1e-6):
+            return _result("range", f"augmenter {name}: call {i + 1} applied {d!r}, outside [-{bound:g}, {bound:g}] or not finite")
+        if not isinstance(spread, float) or spread > abs(d) * 1e-6:
+            return _result("offset", f"augmenter {name}: call {i + 1} did not add one offset to the whole batch")
+    return [(d + bound) / (2 * bound) for d in deltas]
+
+
+def _binomial_low(n: int, p: float, alpha: float) -> int:
+    """The largest lo with P(Binomial(n, p) < lo) <= alpha."""
+    lo, tail = 0, 0.0
+    while lo <= n:
+        pmf = math.exp(math.lgamma(n + 1) - math.lgamma(lo + 1) - math.lgamma(n - lo + 1) + lo * math.log(p) + (n - lo) * math.log(1 - p))
+        if tail + pmf > alpha:
+            break
+        tail += pmf
+        lo += 1
+    return lo
+
+
+def unit_draws(actual: Any, expected: Any) -> CheckResult:
+    """Draws with float32's resolution, no repeats, consecutive draws independent, no cycling low bits."""
+    runs = actual.get("runs") if isinstance(actual, dict) else None
+    if not isinstance(runs, dict) or set(runs) != set(expected["runs"]):
+        return _result("record", "result['runs']: the probe's runs are missing")
+    streams: dict[str, list[float]] = {}
+    for name in expected["runs"]:
+        units = _units(name, runs[name])
+        if isinstance(units, CheckResult):
+            return units
+        n = len(units)
+        if n != len(expected["runs"][name]["deltas"]):
+            return _result("record", f"augmenter {name}: expected {len(expected['runs'][name]['deltas'])} calls")
+        distinct = len(set(units))
+        if distinct < UNIT_DISTINCT_SHARE * n:
+            return _result(
+                "repeats",
+                f"augmenter {name}: its {n} deltas took only {distinct} distinct values; a few hundred float32 uniform "
+                "draws almost never repeat one (a float16 draw has about a thousand values to take)",
+            )
+        on_grid = sum(1 for u in units if (u * 2**GRID_BITS).is_integer())
+        if on_grid >= GRID_SHARE * n:
+            return _result(
+                "grid",
+                f"augmenter {name}: {on_grid} of its {n} deltas lie on a grid of 2**{GRID_BITS} evenly spaced values "
+                "over the range: the draw has fewer random bits than float32's (a float16 or bfloat16 uniform, say)",
+            )
+        streams[name] = units
+    pairs = [[0] * PAIR_CELLS for _ in range(PAIR_CELLS)]
+    for units in streams.values():
+        for a, b in itertools.pairwise(units):
+            pairs[min(PAIR_CELLS - 1, int(a * PAIR_CELLS))][min(PAIR_CELLS - 1, int(b * PAIR_CELLS))] += 1
+    total = sum(map(sum, pairs))
+    lo = _binomial_low(total, 1 / PAIR_CELLS**2, 1e-9)
+    for i, row in enumerate(pairs):
+        for j, count in enumerate(row):
+            if count < lo:
+                return _result(
+                    "pairs",
+                    f"{count} of {total} pairs of consecutive deltas fell in cell ({i}, {j}) of a {PAIR_CELLS} x {PAIR_CELLS} "
+                    f"grid over the range, where independent uniform draws put at least {lo}: each delta must be a new "
+                    "random draw, not a step of a deterministic walk from the last one",
+                )
+    for name, units in streams.items():
+        n = len(units)
+        for bit in range(LOW_BITS, 0, -1):
+            bits = [int(u * 2**bit) % 2 for u in units]
+            if len(set(bits)) < 2:
+                continue  # below the draw's resolution: always 0
+            for cycle in range(2, LONGEST_CYCLE + 1):
+                if all(bits[j] == bits[j + cycle] for j in range(n - cycle)):
+                    return _result(
+                        "low-bits",
+                        f"augmenter {name}: bit {bit} of its unit draws repeats every {cycle} calls: the low bits of the "
+                        "generator cycle (those of a linear congruential generator do), so the stream repeats itself",
+                    )
+    return CheckResult(True, "")
+
+
+def other_process(actual: Any, expected: Any) -> CheckResult:
+    """The same seeds give the same deltas in a fresh Python process with another hash seed."""
+    here = actual.get("here") if isinstance(actual, dict) else None
+    there = actual.get("there") if isinstance(actual, dict) else None
+    if not isinstance(here, dict) or set(here) != set(expected["here"]):
+        return _result("record", "result['here']: the record of this process's deltas is incomplete")
+    if not isinstance(there, dict):
+        return _result("child-failed", f"the solution did not run in a fresh process: {there!r}"[:300])
+    for seed, wanted in here.items():
+        got = there.get(seed)
+        if not isinstance(wanted, list) or not isinstance(got, list) or len(got) != len(wanted):
+            return _result("child-failed", f"seed {seed}: the fresh process recorded no stream")
+        for k, (x, y) in enumerate(zip(wanted, got, strict=True)):
+            if not isinstance(x, float) or not isinstance(y, float) or abs(x - y) > SAME:
+                return _result(
+                    "process",
+                    f"seed {seed}, call {k + 1}: {x!r} in this process, {y!r} in a fresh one with another hash seed; "
+                    "the stream must depend on the seed alone, in any process (Python's str hash is salted per process)",
+                )
+    return CheckResult(True, "")
+
+
+def integer_counter(actual: Any, expected: Any) -> CheckResult:
+    """aug.calls is an integer variable of 32 or 64 bits, and it counts."""
+    if not isinstance(actual, dict):
+        return _result("record", "the result is not a dict")
+    dtype = actual.get("dtype")
+    if dtype not in INTEGER_DTYPES:
+        shown = dtype if dtype in DTYPES or dtype == "not a tf.Variable" else "another dtype"
+        return _result(
+            "dtype",
+            f"aug.calls is {shown}; the counter must be an integer tf.Variable (int32 or int64): a float32 count "
+            "stops at 2**24, where adding 1 rounds back",
+        )
+    if actual.get("calls") != expected["calls"]:
+        return _result("calls", f"int(aug.calls) after each call read {actual.get('calls')!r}, expected {expected['calls']!r}")
+    return CheckResult(True, "")
+
+
+def one_trace(actual: Any, expected: Any) -> CheckResult:
+    """Calls of one shape trace once, and the counter counts them."""
+    if not isinstance(actual, dict):
+        return _result("record", "the result is not a dict")
+    traces = actual.get("traces")
+    if traces != 1 or isinstance(traces, bool):
+        return _result(
+            "traces",
+            f"__call__ traced {traces!r} times for calls of one input shape; a tf.function that creates variables "
+            "in its first call traces twice: create them in __init__",
+        )
+    if actual.get("calls") != expected["calls"]:
+        return _result("calls", f"int(aug.calls) read {actual.get('calls')!r} after {expected['calls']!r} calls")
+    return CheckResult(True, "")
+
+
+def huge_range(actual: Any, expected: Any) -> CheckResult:
+    """A max_delta up to 1e38: finite deltas in range, reaching every quarter, each logged."""
+    runs = actual.get("runs") if isinstance(actual, dict) else None
+    if not isinstance(runs, dict) or set(runs) != set(expected["runs"]):
+        return _result("record", "result['runs']: the probe's runs are missing")
+    for name in expected["runs"]:
+        run = runs[name]
+        units = _units(name, run)
+        if isinstance(units, CheckResult):
+            return units
+        if len(units) != len(expected["runs"][name]["deltas"]):
+            return _result("record", f"augmenter {name}: expected {len(expected['runs'][name]['deltas'])} calls")
+        for q, which in enumerate(QUARTERS):
+            if not any(q / 4 <= u <= (q + 1) / 4 for u in units):
+                return _result("cover", f"augmenter {name}: none of its {len(units)} deltas fell in the {which} quarter of the range")
+        log = run.get("log")
+        if not isinstance(log, list) or len(log) != len(units):
+            n = len(log) if isinstance(log, list) else 0
+            return _result("log", f"augmenter {name}: {n} log line(s) for {len(units)} calls")
+        for k, (line, d) in enumerate(zip(log, run["deltas"], strict=True)):
+            if not isinstance(line, list) or len(line) != 2 or line[0] != k + 1 or not isinstance(line[1], float):
+                return _result("log", f"augmenter {name}: log line {k + 1} does not read 'batch {k + 1}: delta=<value>'")
+            if abs(line[1] - d) > LOG_ATOL + LOG_RTOL * abs(d):
+                return _result("log", f"augmenter {name}: log line {k + 1} says delta={line[1]!r}, but the call applied {d!r}")
+    return CheckResult(True, "")

@@ -20,11 +20,17 @@ candidate sees them.
 
 from __future__ import annotations
 
+import json
+import linecache
+import os
+import subprocess
+import sys
+import tempfile
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from probe_common import Session, graph_report, images
+from probe_common import LINE, Session, captured_output, graph_report, images, read_calls, tracing_count
 from probekit import probe
 
 SHAPE = (2, 4, 4)
@@ -305,3 +311,130 @@ def effects_are_graph_ops(solution: Any) -> dict[str, Any]:
     observation = s.observation()
     observation["graph"] = graph_report(s.augs["a"], images(5599, SHAPE))
     return observation
+
+
+# ---------------------------------------------------------------- red team round 3
+# New probes only (the older ones are unchanged, so the mutation record carries over). Where a probe
+# reads deltas off batches of zeros, the output is the float32 delta itself, exactly: its low bits
+# can be read, and a huge max_delta leaves no pixel to lose in the rounding.
+
+ZEROS = (2,)
+UNIT_DRAWS = 300
+CHILD_SEEDS = (71, -72, 2**40 + 3)
+CHILD_CALLS = 4
+# A fresh interpreter imports TensorFlow and the solution: a few seconds unloaded.
+CHILD_SECONDS = 80
+CHILD_SCRIPT = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import solution
+out = {}
+for seed in json.loads(sys.argv[2]):
+    aug = solution.Augmenter(seed, 1.0)
+    out[str(seed)] = [
+        float(np.asarray(aug(np.zeros((2,), np.float32)), dtype=np.float64).reshape(-1)[0]) for _ in range(int(sys.argv[3]))
+    ]
+with open(sys.argv[4], "w") as fh:
+    json.dump(out, fh)
+"""
+
+
+def zero_batch_deltas(aug: Any, calls: int) -> dict[str, Any]:
+    """Call ``aug`` on batches of zeros: the delta of each call read exactly, the spread and the log lines."""
+    deltas: list[float | None] = []
+    spreads: list[float | None] = []
+    shapes_ok = True
+    lines: list[str] = []
+    x = np.zeros(ZEROS, np.float32)
+    with captured_output(lines):
+        for _ in range(calls):
+            result = np.asarray(aug(x))
+            shapes_ok = shapes_ok and list(result.shape) == list(ZEROS) and result.dtype == np.float32
+            out = np.asarray(result, dtype=np.float64).reshape(-1)
+            deltas.append(float(out[0]) if out.size and np.isfinite(out[0]) else None)
+            spread = float(np.max(out) - np.min(out)) if out.size else None
+            spreads.append(spread if spread is not None and np.isfinite(spread) else None)
+    log = []
+    for line in lines:
+        match = LINE.search(line)
+        if match:
+            log.append([int(match.group(1)), float(match.group(2))])
+    return {"deltas": deltas, "spreads": spreads, "shapes_ok": bool(shapes_ok), "log": log}
+
+
+@probe(category="randomness", weight=2, check="unit_draws", hints=["random", "uniform"], timeout=60)
+def draws_fine_grained_and_independent(solution: Any) -> dict[str, Any]:
+    """Hundreds of draws, read exactly: float32's resolution (no float16 grid), no repeats, no cycling low bits, consecutive draws independent."""
+    # max_delta powers of two: delta = max_delta * (2u - 1) is exact, so u and its bits are read back exactly.
+    runs = {}
+    for name, seed, bound in (("unit", 61, 1.0), ("tiny", 62, 2.0**-20)):
+        aug = solution.Augmenter(seed, bound)
+        runs[name] = {"max_delta": bound, **zero_batch_deltas(aug, UNIT_DRAWS)}
+    return {"runs": runs}
+
+
+@probe(category="randomness", check="other_process", hints=["seed"], timeout=120)
+def same_stream_in_a_new_process(solution: Any) -> dict[str, Any]:
+    """Same-seed augmenters in this process and in a fresh Python process with another hash seed: the same deltas."""
+    here = {}
+    for seed in CHILD_SEEDS:
+        here[str(seed)] = zero_batch_deltas(solution.Augmenter(seed, 1.0), CHILD_CALLS)["deltas"]
+    source = "".join(linecache.getlines(solution.__file__))
+    if not source:
+        with open(solution.__file__, encoding="utf-8") as fh:
+            source = fh.read()
+    salt = os.environ.get("PYTHONHASHSEED", "")
+    env = dict(os.environ, PYTHONHASHSEED=str(int(salt) + 1 if salt.isdigit() else 1))
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "solution.py"), "w", encoding="utf-8") as fh:
+            fh.write(source)
+        result = os.path.join(folder, "result.json")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", CHILD_SCRIPT, folder, json.dumps(list(CHILD_SEEDS)), str(CHILD_CALLS), result],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=env, cwd=folder, timeout=CHILD_SECONDS, check=False,
+            )  # fmt: skip
+            if done.returncode != 0 or not os.path.exists(result):
+                there: Any = f"the fresh process failed (exit status {done.returncode})"
+            else:
+                with open(result, encoding="utf-8") as fh:
+                    there = json.load(fh)
+        except subprocess.TimeoutExpired:
+            there = "the fresh process did not finish"
+    return {"here": here, "there": there}
+
+
+@probe(category="counter", check="integer_counter", hints=["counter"])
+def counter_is_an_integer_variable(solution: Any) -> dict[str, Any]:
+    """aug.calls is an integer tf.Variable of 32 or 64 bits (a float32 count stops at 2**24) that counts every call."""
+    aug = solution.Augmenter(63)
+    calls = []
+    with captured_output([]):
+        for k in range(3):
+            aug(images(6300 + k, SHAPE))
+            calls.append(read_calls(aug))
+    variable = getattr(aug, "calls", None)
+    dtype = variable.dtype.name if isinstance(variable, tf.Variable) else "not a tf.Variable"
+    return {"dtype": dtype, "calls": calls}
+
+
+@probe(category="counter", check="one_trace", hints=["counter", "retrace"])
+def one_trace_for_one_shape(solution: Any) -> dict[str, Any]:
+    """Calls of one input shape trace __call__ exactly once: the variables exist before the first call (made in __init__)."""
+    aug = solution.Augmenter(64)
+    with captured_output([]):
+        for k in range(3):
+            aug(images(6400 + k, SHAPE))
+    return {"traces": tracing_count(aug.__call__), "calls": read_calls(aug)}
+
+
+@probe(category="randomness", check="huge_range", hints=["uniform"], timeout=60)
+def max_delta_up_to_1e38(solution: Any) -> dict[str, Any]:
+    """max_delta as large as the statement allows, as a float, a Python int and a NumPy scalar: finite deltas over the whole range, logged."""
+    runs = {}
+    for name, seed, bound in (("float", 65, 1e38), ("int", 66, 10**30), ("float32", 67, np.float32(3e37))):
+        aug = solution.Augmenter(seed, bound)
+        runs[name] = {"max_delta": float(bound), **zero_batch_deltas(aug, 48)}
+    return {"runs": runs}
