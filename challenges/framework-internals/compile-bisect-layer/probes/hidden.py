@@ -23,6 +23,7 @@ fit the sandbox's /tmp).
 from __future__ import annotations
 
 import gc
+import math
 import weakref
 from typing import Any
 
@@ -53,7 +54,11 @@ def triple(x: torch.Tensor) -> torch.Tensor:
 @torch.library.custom_op("bisect_hidden::scaled", mutates_args=())
 def scaled(x: torch.Tensor) -> torch.Tensor:
     """Returns x.dtype; its fake kernel claims float64."""
-    return x * 0.5
+    # The values are x.dtype, but they sit at the front of a storage big enough for the float64 tensor the fake
+    # kernel promises: a compiled graph that trusts the fake reads (or writes) that many bytes, and must not run off
+    # the end of the real allocation (a heap overrun would crash the probe process instead of showing the mismatch).
+    out = torch.empty(2 * x.numel(), dtype=x.dtype, device=x.device)[: x.numel()].view(x.shape)
+    return out.copy_(x * 0.5)
 
 
 @scaled.register_fake
@@ -935,3 +940,113 @@ def state_read_outside_arguments_changes(solution: Any) -> dict[str, Any]:
     default_scale.fill_(1.0)
     bisect("default argument changed in place", reads_default_argument)
     return answers
+
+
+# ---------------------------------------------------------------- red team round 4
+
+
+@probe(category="wrong-results", weight=2, hints=["try-order", "compare-results"])
+def lower_precision_path_only_inductor_undoes(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; under compile the function takes a bfloat16 shortcut that eager computes in float32, as Inductor's code does again."""
+
+    # Layers are not monotone: Dynamo's graph and AOTAutograd's, run op by
+    # op, round 256 + x to bfloat16 (odd x comes back off by one), while
+    # Inductor keeps the sum in float32 inside its kernel and returns x, as
+    # eager does. The first failing layer is "dynamo"; a tool that tries
+    # Inductor first and stops there when it agrees answers None.
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        if torch.compiler.is_compiling():
+            return (x + 256) - 256
+        return ((x.float() + 256) - 256).to(x.dtype)
+
+    x = torch.arange(1, 32, 2, dtype=torch.float32).to(torch.bfloat16)
+    return {"layer": solution.first_failing_layer(fn, (x,), fullgraph=True)}
+
+
+@probe(category="wrong-results", weight=2, hints=["try-order", "mutated-args"])
+def call_only_dynamo_keeps(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; under compile the function also calls an in-place custom op that declares no mutation, and ignores its result."""
+
+    # Dynamo's graph makes the call, so its argument copy is updated where
+    # eager's is not: "dynamo". AOTAutograd trusts mutates_args=() and drops
+    # the unread call as dead code, so aot_eager and Inductor agree with
+    # eager again: neither a later layer nor the middle one tells.
+    def fn(running: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        if torch.compiler.is_compiling():
+            ema_update_(running, x)
+        return x * 2
+
+    args = (randn(3, 4, seed=80), randn(3, 4, seed=81))
+    return {"layer": solution.first_failing_layer(fn, args, fullgraph=True)}
+
+
+@probe(category="passing", weight=2, hints=["fullgraph"])
+def python_math_on_sizes_and_ints(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; plain Python math (math.factorial, math.comb) on a tensor's size and on an int argument."""
+
+    # torch.compile(fn, backend=..., fullgraph=fullgraph) specialises sizes
+    # and ints on the first compile, so the math runs in Python while Dynamo
+    # traces: every layer works. dynamic=True makes them symbolic, which
+    # math.factorial and math.comb cannot take: an error under fullgraph.
+    def on_size(x: torch.Tensor) -> torch.Tensor:
+        return x * math.factorial(x.shape[0])
+
+    def on_int(x: torch.Tensor, n: int) -> torch.Tensor:
+        return x * math.comb(n, 2)
+
+    return {
+        "size": solution.first_failing_layer(on_size, (randn(5, seed=82),), fullgraph=True),
+        "int argument": solution.first_failing_layer(on_int, (randn(6, seed=83), 7), fullgraph=True),
+    }
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "tolerance"])
+def inductor_decomposition_rounds_otherwise(solution: Any) -> dict[str, Any]:
+    """bfloat16 batch norm in training mode and log_softmax: Inductor decomposes each into other arithmetic that rounds otherwise."""
+
+    # aot_eager runs the same ATen kernels as eager and agrees exactly;
+    # Inductor's decompositions (which the aot_eager_decomp_partition
+    # backend also applies) land far outside bfloat16's tolerance for batch
+    # norm, and up to about twice it on a few log-probabilities near 0.
+    def batch_norm(x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.batch_norm(x, None, None, training=True)
+
+    def log_softmax(x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.log_softmax(x, -1)
+
+    return {
+        "batch norm": solution.first_failing_layer(
+            batch_norm, ((randn(8, 4, 64, seed=84) * 3 + 5).to(torch.bfloat16),), fullgraph=True
+        ),
+        "log_softmax": solution.first_failing_layer(
+            log_softmax, ((randn(64, 256, seed=4) * 3).to(torch.bfloat16),), fullgraph=True
+        ),
+    }
+
+
+@probe(category="wrong-results", weight=2, hints=["compare-results", "outputs-and-args"])
+def tuple_and_list_are_alike(solution: Any) -> dict[str, Any]:
+    """fullgraph=True; under compile the function returns a list where eager returns a tuple, or the other way round, with the same items."""
+
+    # assert_close compares a tuple and a list item by item, as sequences:
+    # the dynamo layer works, and every case fails at aot_autograd only
+    # (grad_mode_checked raises there), without compiling C++.
+    cases = {
+        "list for a tuple": (
+            lambda x: (x * 2, grad_mode_checked(x)),
+            lambda x: [x * 2, grad_mode_checked(x)],
+        ),
+        "tuple for a list": (
+            lambda x: [x + 1, grad_mode_checked(x)],
+            lambda x: (x + 1, grad_mode_checked(x)),
+        ),
+        "nested in a dict": (
+            lambda x: {"a": (x * 2, [x - 1]), "b": grad_mode_checked(x)},
+            lambda x: {"a": [x * 2, (x - 1,)], "b": grad_mode_checked(x)},
+        ),
+    }
+    x = randn(3, 4, seed=85)
+    return {
+        name: solution.first_failing_layer(_one_way_eager_another_compiled(eager, compiled), (x,), fullgraph=True)
+        for name, (eager, compiled) in cases.items()
+    }
